@@ -1,0 +1,1 @@
+"""Meowgent: a local AI agent in a web page, served by Ollama."""

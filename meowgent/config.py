@@ -1,0 +1,103 @@
+"""Settings: every default in one place, read from flags and `MEOWGENT_*` variables."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How one Meowgent server behaves. Frozen: pass a new one (`dataclasses.replace`) to change it."""
+
+    workspace: Path = field(default_factory=Path.cwd)
+    """The only folder the file tools and the shell see."""
+    ollama_host: str = DEFAULT_OLLAMA_HOST
+    """Base URL of the Ollama server."""
+    model: str = "qwen3"
+    """The model a new chat starts with."""
+    host: str = "127.0.0.1"
+    """Address the web page binds to; anything but loopback requires a login."""
+    port: int = 7860
+    share: bool = False
+    """Ask Gradio for a temporary public link (requires a login)."""
+    auth: tuple[str, str] | None = None
+    """(user, password) for the page; made up and printed when sharing without one."""
+    data_dir: Path = field(default_factory=lambda: Path.home() / ".meowgent")
+    """Where conversations and rules are stored."""
+    allow_private_fetch: bool = False
+    """Let web_fetch reach loopback and private addresses (your own LAN)."""
+    shell_timeout: float = 60.0
+    """Seconds before run_shell kills the command's whole process group."""
+    max_turns: int = 25
+    """Model replies per answer before the agent stops and says so."""
+    num_ctx: int = 16384
+    """Upper bound for the context window sent as options.num_ctx."""
+    connect_timeout: float = 5.0
+    """Seconds to wait for the Ollama server to accept a connection."""
+    read_timeout: float = 120.0
+    """Seconds of silence from a streaming model before we call it stalled."""
+    max_tool_output: int = 30_000
+    """Characters of one tool result the model sees; longer output keeps head and tail."""
+    fetch_max_bytes: int = 5_000_000
+    fetch_timeout: float = 20.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())
+        object.__setattr__(self, "data_dir", Path(self.data_dir).expanduser())
+
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _parse_auth(value: str) -> tuple[str, str]:
+    user, sep, password = value.partition(":")
+    if not sep or not user or not password:
+        raise argparse.ArgumentTypeError("use --auth USER:PASSWORD")
+    return user, password
+
+
+def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Build Settings from command-line flags; each flag falls back to its MEOWGENT_* variable."""
+    env = os.environ if environ is None else environ
+    defaults = Settings(workspace=Path(env.get("MEOWGENT_WORKSPACE", ".")))
+
+    def env_or(name: str, default: object) -> object:
+        return env.get(f"MEOWGENT_{name}", default)
+
+    parser = argparse.ArgumentParser(
+        prog="python app.py",
+        description="Meowgent: chat with a local Ollama model that can use tools, with your approval.",
+    )
+    parser.add_argument("--host", default=env_or("HOST", defaults.host), help="address to bind (MEOWGENT_HOST; default %(default)s; anything but loopback requires a login)")
+    parser.add_argument("--port", type=int, default=int(env_or("PORT", defaults.port)), help="port for the page (MEOWGENT_PORT; default %(default)s)")
+    parser.add_argument("--workspace", default=str(defaults.workspace), help="the only folder the agent's file tools and shell see (MEOWGENT_WORKSPACE; default: current folder)")
+    parser.add_argument("--model", default=env_or("MODEL", defaults.model), help="model a new chat starts with (MEOWGENT_MODEL; default %(default)s)")
+    parser.add_argument("--share", action="store_true", default=str(env_or("SHARE", "")).lower() in _TRUE, help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)")
+    parser.add_argument("--auth", type=_parse_auth, default=None, metavar="USER:PASS", help="require this login (MEOWGENT_AUTH)")
+    parser.add_argument("--data-dir", default=str(env_or("DATA_DIR", defaults.data_dir)), help="where conversations are stored (MEOWGENT_DATA_DIR; default %(default)s)")
+    parser.add_argument("--num-ctx", type=int, default=int(env_or("NUM_CTX", defaults.num_ctx)), help="largest context window to ask the model for (MEOWGENT_NUM_CTX; default %(default)s)")
+    parser.add_argument("--shell-timeout", type=float, default=float(env_or("SHELL_TIMEOUT", defaults.shell_timeout)), help="seconds before a shell command is killed (MEOWGENT_SHELL_TIMEOUT; default %(default)s)")
+    parser.add_argument("--allow-private-fetch", action="store_true", default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE, help="let web_fetch reach private and loopback addresses (MEOWGENT_ALLOW_PRIVATE_FETCH=1)")
+    args = parser.parse_args(argv)
+    auth = args.auth
+    if auth is None and env.get("MEOWGENT_AUTH"):
+        auth = _parse_auth(env["MEOWGENT_AUTH"])
+    return Settings(
+        workspace=Path(args.workspace),
+        ollama_host=env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,
+        model=args.model,
+        host=args.host,
+        port=args.port,
+        share=args.share,
+        auth=auth,
+        data_dir=Path(args.data_dir),
+        allow_private_fetch=args.allow_private_fetch,
+        shell_timeout=args.shell_timeout,
+        num_ctx=args.num_ctx,
+    )

@@ -1,0 +1,157 @@
+"""The agent's event types.
+
+The splitter emits `TextDelta`, `ToolCallDelta` and `ToolCallDone`. The agent emits
+`TextDelta`, `ThinkingDelta` and the call-level events below. The UI reads only these,
+never model text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# ---- stream level (ToolCallSplitter) ----
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """New prose from the model."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """New raw text of the tool call being written (only the new piece)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDone:
+    """A tool call's raw text between the tags, stripped; `complete` is False if the stream ended inside it."""
+
+    raw: str
+    complete: bool = True
+
+
+# ---- agent level ----
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    """What the person sent; starts a run."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A plain note for the person that is not an error (e.g. old output was shortened)."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A parsed call: `id` is ours, unique within a conversation."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """New reasoning text from a thinking model."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """The model began writing a tool call; later `ToolCallProgress` events carry its raw text."""
+
+    call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallProgress:
+    """More raw JSON of the call being written."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallReady:
+    """The call is complete and parsed. `risky` says whether it waits for the person."""
+
+    call: ToolCall
+    risky: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallInvalid:
+    """The call could not be parsed or validated; `error` is what the model was told."""
+
+    call_id: str
+    raw: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalNeeded:
+    """The run pauses: these risky calls wait, in order, for the person."""
+
+    calls: tuple[ToolCall, ...]
+
+
+ResultStatus = Literal["done", "error", "rejected"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A call finished, failed or was rejected; `output` is exactly what the model sees."""
+
+    call_id: str
+    name: str
+    output: str
+    status: ResultStatus
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """Something failed; `message` is a plain sentence for a person."""
+
+    message: str
+    kind: str = "error"
+
+
+DoneReason = Literal["complete", "paused", "stopped", "error", "max_turns"]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """The run ended. Token counts come from the last model response, when Ollama gave them."""
+
+    reason: DoneReason
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+AgentEvent = (
+    UserMessage
+    | Notice
+    | TextDelta
+    | ThinkingDelta
+    | ToolCallStarted
+    | ToolCallProgress
+    | ToolCallReady
+    | ToolCallInvalid
+    | ApprovalNeeded
+    | ToolResult
+    | ErrorEvent
+    | Done
+)

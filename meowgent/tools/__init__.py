@@ -1,0 +1,208 @@
+"""Tool registry: `@tool(risky=...)` turns a typed function into a tool the model can call.
+
+A tool is a plain function whose first parameter is a `ToolContext` and whose other
+parameters carry `Annotated[T, "description"]` hints. Its JSON schema comes from the
+signature through pydantic, its description from the docstring. Bad input never raises
+out of `run_tool`: it becomes an error text the model can act on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import threading
+import time
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from meowgent.config import Settings
+
+log = logging.getLogger(__name__)
+
+# Modules that define the built-in tools; imported lazily so importing the registry stays cheap.
+_TOOL_MODULES = ("meowgent.tools.files", "meowgent.tools.shell", "meowgent.tools.web")
+
+
+class ToolError(Exception):
+    """Raised by a tool for bad input or a failed action; the message goes to the model as is."""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a running tool may use besides its arguments."""
+
+    settings: Settings
+    cancel: threading.Event = field(default_factory=threading.Event)
+    """Set when the person presses Stop; long tools check it."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    risky: bool
+    function: Callable[..., str]
+    arguments_model: type[BaseModel]
+
+    def schema(self) -> dict[str, Any]:
+        """The tool in Ollama's `tools` format (also shown in the system prompt)."""
+        parameters = self.arguments_model.model_json_schema()
+        _drop_titles(parameters)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+        }
+
+    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Checked and converted arguments, or ToolError naming each problem."""
+        if not isinstance(arguments, Mapping):
+            raise ToolError(f"arguments for {self.name} must be a JSON object, got {type(arguments).__name__}.")
+        try:
+            model = self.arguments_model.model_validate(dict(arguments))
+        except ValidationError as exc:
+            raise ToolError(_describe_validation_error(self, exc)) from None
+        return {name: getattr(model, name) for name in type(model).model_fields}
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a call produced: `text` is what the model sees; `ok` is False for errors."""
+
+    text: str
+    ok: bool
+    duration: float = 0.0
+
+
+_registry: dict[str, Tool] = {}
+
+
+def tool(*, risky: bool) -> Callable[[Callable[..., str]], Callable[..., str]]:
+    """Register a function as a tool. `risky` tools wait for the person's approval."""
+
+    def register(function: Callable[..., str]) -> Callable[..., str]:
+        name = function.__name__
+        if name in _registry:
+            raise ValueError(f"tool {name!r} is registered twice")
+        _registry[name] = Tool(
+            name=name,
+            description=inspect.cleandoc(function.__doc__ or "").strip(),
+            risky=risky,
+            function=function,
+            arguments_model=_arguments_model(function),
+        )
+        return function
+
+    return register
+
+
+def registry() -> dict[str, Tool]:
+    """All registered tools by name, built-ins included."""
+    for module in _TOOL_MODULES:
+        importlib.import_module(module)
+    return dict(_registry)
+
+
+def get_tool(name: str) -> Tool:
+    """The tool called `name`, or ToolError listing the tools that exist."""
+    tools = registry()
+    if not isinstance(name, str) or name not in tools:
+        raise ToolError(f"there is no tool named {name!r}. Available tools: {', '.join(sorted(tools))}.")
+    return tools[name]
+
+
+def execute(name: str, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutcome:
+    """Validate and run a tool; every failure becomes an error outcome, never an exception."""
+    started = time.monotonic()
+    try:
+        found = get_tool(name)
+        text = found.function(context, **found.validate(arguments))
+        return ToolOutcome(_cap(text, context.settings.max_tool_output), True, time.monotonic() - started)
+    except ToolError as exc:
+        return ToolOutcome(f"Error: {exc}", False, time.monotonic() - started)
+    except Exception as exc:  # a bug in a tool must not end the conversation
+        log.exception("tool %s failed", name)
+        return ToolOutcome(
+            f"Error: {name} failed unexpectedly ({type(exc).__name__}: {exc}).",
+            False,
+            time.monotonic() - started,
+        )
+
+
+def run_tool(name: str, arguments: Mapping[str, Any], *, settings: Settings, cancel: threading.Event | None = None) -> str:
+    """Validate and run a registered tool; returns the text the model sees, errors included."""
+    context = ToolContext(settings=settings, cancel=cancel or threading.Event())
+    return execute(name, arguments, context).text
+
+
+def cap_text(text: str, limit: int) -> str:
+    """Keep the head and the tail of a long text, saying how much was cut in between."""
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n\n[... {cut:,} characters cut ...]\n\n{text[-tail:]}"
+
+
+_cap = cap_text
+
+
+def _arguments_model(function: Callable[..., str]) -> type[BaseModel]:
+    hints = typing.get_type_hints(function, include_extras=True)
+    parameters = list(inspect.signature(function).parameters.values())[1:]  # first is the ToolContext
+    fields: dict[str, Any] = {}
+    for parameter in parameters:
+        annotation = hints.get(parameter.name, Any)
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (_with_description(annotation), default)
+    return create_model(
+        f"{function.__name__}_arguments",
+        __config__=ConfigDict(extra="forbid"),
+        **fields,
+    )
+
+
+def _with_description(annotation: Any) -> Any:
+    """`Annotated[T, "text"]` becomes `Annotated[T, Field(description="text")]` for pydantic."""
+    if typing.get_origin(annotation) is not Annotated:
+        return annotation
+    base, *metadata = typing.get_args(annotation)
+    converted = [Field(description=item) if isinstance(item, str) else item for item in metadata]
+    return Annotated[(base, *converted)]
+
+
+def _drop_titles(schema: Any) -> None:
+    """Pydantic's auto titles only repeat the names; they cost the model context."""
+    if isinstance(schema, dict):
+        schema.pop("title", None)
+        for key, value in schema.items():
+            if key != "properties":
+                _drop_titles(value)
+            else:
+                for prop in value.values():
+                    _drop_titles(prop)
+    elif isinstance(schema, list):
+        for item in schema:
+            _drop_titles(item)
+
+
+def _describe_validation_error(found: Tool, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown argument '{where}'")
+        elif error["type"] == "missing":
+            problems.append(f"missing required argument '{where}'")
+        else:
+            problems.append(f"'{where}': {error['msg']} (got {error.get('input')!r:.80})")
+    allowed = ", ".join(
+        f"{name}{'' if field_info.is_required() else '?'}"
+        for name, field_info in found.arguments_model.model_fields.items()
+    )
+    return f"invalid arguments for {found.name}: {'; '.join(problems)}. Arguments are: {allowed} (? = optional)."
