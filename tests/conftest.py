@@ -1,0 +1,18 @@
+"""Fixtures shared by the whole test suite."""
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.scripted_ollama import ScriptedOllama
+
+# Tests only talk to servers on loopback; a proxy configured in the environment must not get in between.
+os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+
+@pytest.fixture
+def ollama_server() -> Iterator[ScriptedOllama]:
+    """A started ScriptedOllama with the default models; stopped after the test."""
+    with ScriptedOllama() as server:
+        yield server
