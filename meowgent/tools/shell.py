@@ -1,1 +1,278 @@
-"""File tools: read_file, write_file, edit_file, list_files, search_files (placeholder until the tools land)."""
+"""run_shell: one shell command in the workspace, with a time limit, Stop, and capped output."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import math
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+from meowgent.tools import ToolContext, ToolError, cap_text, tool
+
+MAX_TIMEOUT = 600.0
+"""Seconds; a longer `timeout` from the model is lowered to this."""
+
+_POLL = 0.1  # how often Stop and the clock are checked while nothing is printed
+_GRACE = 1.0  # between SIGTERM and SIGKILL, so programs can clean up
+_LINGER = 1.0  # how long a background process may hold the output pipes once the shell has exited
+_CHUNK = 65536
+_COMMAND_ECHO = 300  # characters of the command repeated in the result; the model already knows it
+_SECTION_FRAMING = 150  # characters of section headings and cut notes, besides the status lines
+
+
+class _Ending(enum.Enum):
+    """Why the command's process group was ended; the value is the sentence the model reads."""
+
+    TIMED_OUT = "timed out after {timeout:g} s; the command and its child processes were stopped."
+    STOPPED = "stopped by the person; the command and its child processes were stopped."
+    BACKGROUND = "it left processes running in the background; they were stopped (a command's processes end with it)."
+
+
+@tool(risky=True)
+def run_shell(
+    ctx: ToolContext,
+    command: Annotated[str, "the command line; bash runs it in the workspace folder"],
+    timeout: Annotated[float | None, "seconds before it is stopped (at most 600); omit for the default"] = None,
+) -> str:
+    """Run a shell command in the workspace folder with bash (shell=True, so pipes, `&&` and redirections work)
+    and return its exit status, stdout and stderr. There is no stdin: interactive programs read end of input at
+    once, so pass non-interactive flags such as `-y`. The command and every process it started are stopped when
+    the time limit runs out or the person presses Stop; processes left in the background are stopped when it
+    ends. Long output is cut in the middle, keeping its head and tail.
+    """
+    if not command.strip():
+        raise ToolError("command is empty; give the shell command to run.")
+    limit = _time_limit(timeout, ctx.settings.shell_timeout)
+    size = ctx.settings.max_tool_output
+    finished = _run(command, cwd=ctx.settings.workspace, timeout=limit, cancel=ctx.cancel, keep=size)
+    return _report(command, finished, timeout=limit, size=size)
+
+
+def _time_limit(requested: float | None, default: float) -> float:
+    if requested is None:
+        return default
+    if math.isnan(requested) or requested <= 0:
+        raise ToolError(f"timeout must be a positive number of seconds (at most {MAX_TIMEOUT:g}), got {requested}.")
+    return min(requested, MAX_TIMEOUT)
+
+
+@dataclass
+class _Capture:
+    """One output stream, bounded while it is read so a command printing gigabytes cannot eat memory."""
+
+    keep: int
+    """Bytes kept at each end; at least the characters the result can show, as a character is at least a byte."""
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    total: int = 0
+    dropped: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        excess = len(self.tail) - self.keep
+        if excess > 0:
+            del self.tail[:excess]
+            self.dropped += excess
+
+    def text(self, room: int) -> str:
+        """At most `room` characters (plus the cut note), head and tail kept."""
+        if not self.dropped:
+            return cap_text(_decode(self.head + self.tail), room)
+        # The middle is gone already, so the cut is counted in bytes, the only unit known for it.
+        head = self.head[: room * 2 // 3]
+        tail = self.tail[max(len(self.tail) - (room - len(head)), 0) :]
+        cut = self.total - len(head) - len(tail)
+        return f"{_decode(head)}\n\n[... {cut:,} bytes cut ...]\n\n{_decode(tail)}"
+
+
+@dataclass(frozen=True)
+class _Finished:
+    returncode: int
+    ending: _Ending | None
+    duration: float
+    stdout: _Capture
+    stderr: _Capture
+
+
+def _run(command: str, *, cwd: Path, timeout: float, cancel: threading.Event, keep: int) -> _Finished:
+    started = time.monotonic()
+    job = _Job(_start(command, cwd), keep)
+    try:
+        ending = job.watch(deadline=started + timeout, cancel=cancel)
+        if ending is None and _group_alive(job.group):
+            ending = _Ending.BACKGROUND
+        if ending is not None:
+            job.stop()
+    finally:
+        job.close()
+    return _Finished(job.process.returncode, ending, time.monotonic() - started, job.stdout, job.stderr)
+
+
+def _start(command: str, cwd: Path) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            command,
+            shell=True,
+            executable=shutil.which("bash") or "/bin/sh",
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # Its own session: the whole group can be signalled, and there is no terminal to prompt on.
+            start_new_session=True,
+            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"},
+        )
+    except OSError as exc:
+        raise ToolError(f"could not start the command in {cwd}: {exc.strerror or exc}.") from None
+
+
+class _Job:
+    """A started command: its process group, and its output pipes until they close."""
+
+    def __init__(self, process: subprocess.Popen[bytes], keep: int) -> None:
+        self.process = process
+        self.group = process.pid  # a new session's leader gives the group its id
+        self.stdout, self.stderr = _Capture(keep), _Capture(keep)
+        self.pipes = selectors.DefaultSelector()
+        self.pipes.register(process.stdout, selectors.EVENT_READ, self.stdout)
+        self.pipes.register(process.stderr, selectors.EVENT_READ, self.stderr)
+
+    def watch(self, *, deadline: float, cancel: threading.Event) -> _Ending | None:
+        """Read output until the command is over; returns why it must be cut short, if it must."""
+        exited_at: float | None = None
+        while True:
+            self._pump()
+            if exited_at is None and self.process.poll() is not None:
+                exited_at = time.monotonic()
+            if exited_at is not None and not self.pipes.get_map():
+                return None
+            if cancel.is_set():
+                return _Ending.STOPPED
+            now = time.monotonic()
+            # Waiting for pipe EOF here would hang on any background process that inherited the pipes.
+            if exited_at is not None and now - exited_at >= _LINGER:
+                return _Ending.BACKGROUND
+            if now >= deadline:
+                return _Ending.TIMED_OUT
+
+    def stop(self) -> None:
+        """SIGTERM the whole group, SIGKILL whatever is left after a grace period, then read what remains briefly."""
+        _signal_group(self.group, signal.SIGTERM)
+        self._pump_until(lambda: self.process.poll() is not None and not _group_alive(self.group), _GRACE)
+        if _group_alive(self.group):
+            _signal_group(self.group, signal.SIGKILL)
+        self._pump_until(lambda: not self.pipes.get_map(), _LINGER)
+
+    def close(self) -> None:
+        """Release the pipes and reap the shell; if a bug got us here early, kill the group first."""
+        if self.process.poll() is None:
+            _signal_group(self.group, signal.SIGKILL)
+        # A process that escaped the group may still hold a pipe; closing our end is all we can do.
+        for key in list(self.pipes.get_map().values()):
+            key.fileobj.close()
+        self.pipes.close()
+        self.process.wait()
+
+    def _pump(self) -> None:
+        """Read what is ready, waiting at most one poll interval; with no pipes left, wait for the shell instead."""
+        if not self.pipes.get_map():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(_POLL)
+            return
+        for key, _ in self.pipes.select(_POLL):
+            chunk = os.read(key.fd, _CHUNK)
+            if chunk:
+                key.data.add(chunk)
+            else:
+                self.pipes.unregister(key.fileobj)
+                key.fileobj.close()
+
+    def _pump_until(self, done: Callable[[], bool], seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not done() and time.monotonic() < end:
+            self._pump()
+
+
+def _signal_group(group: int, signum: signal.Signals) -> None:
+    # Gone already, or only processes of another user (setuid) are left, which we cannot stop anyway.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signum)
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of the group still runs. Zombies do not count: some containers' init never reaps them."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # a member runs as another user; /proc still tells
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    return any(_running_in(group, stat) for stat in proc.glob("[0-9]*/stat"))
+
+
+def _running_in(group: int, stat: Path) -> bool:
+    try:
+        text = stat.read_text()
+    except OSError:  # the process ended while we looked
+        return False
+    # The command name is in parentheses and may hold anything, so fields are counted after the last one.
+    state, _parent, process_group = text[text.rindex(")") + 2 :].split()[:3]
+    return state != "Z" and int(process_group) == group
+
+
+def _report(command: str, finished: _Finished, *, timeout: float, size: int) -> str:
+    """The result for the model, at most about `size` characters."""
+    lines = [
+        f"$ {cap_text(command, _COMMAND_ECHO)}",
+        f"exit status: {_status(finished.returncode)} ({finished.duration:.2f} s)",
+    ]
+    if finished.ending is not None:
+        lines.append(finished.ending.value.format(timeout=timeout))
+    budget = max(size - len("\n".join(lines)) - _SECTION_FRAMING, 100)
+    stdout_room, stderr_room = _share(finished.stdout.total, finished.stderr.total, budget)
+    for name, capture, room in (("stdout", finished.stdout, stdout_room), ("stderr", finished.stderr, stderr_room)):
+        if capture.total:
+            lines += [f"--- {name} ---", capture.text(room).rstrip("\n")]
+    if not (finished.stdout.total or finished.stderr.total):
+        lines.append("(no output)")
+    return "\n".join(lines)
+
+
+def _share(stdout_size: int, stderr_size: int, budget: int) -> tuple[int, int]:
+    """Room for each stream: half the budget each, and what one leaves unused goes to the other.
+
+    Sizes are in bytes, which bound the characters from above: a stream may get a little less room than it could.
+    """
+    half = budget // 2
+    return budget - min(stderr_size, half), budget - min(stdout_size, half)
+
+
+def _status(returncode: int) -> str:
+    if returncode >= 0:
+        return str(returncode)
+    try:
+        return f"killed by {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"killed by signal {-returncode}"
+
+
+def _decode(data: bytes | bytearray) -> str:
+    return data.decode("utf-8", errors="replace")
