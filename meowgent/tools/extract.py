@@ -1,0 +1,200 @@
+"""Readable Markdown from an HTML page: pure functions, no I/O.
+
+readability-lxml finds the article; html2text turns it into Markdown. Around them we add
+what Mozilla's Readability (Firefox Reader View) does and readability-lxml lacks: drop
+what a reader never sees, prune boilerplate by class name with Mozilla's exemptions,
+retry without that pruning when it leaves too little, and fall back to the page's main
+region when the "article" is a sliver of the page (a home page or a listing).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import html2text
+import lxml.etree
+import lxml.html
+from readability import Document
+from readability.readability import Unparseable, text_length
+
+_NEVER_SHOWN = frozenset({"script", "style", "noscript", "template", "link", "meta", "dialog"})
+_CONTROLS_AND_EMBEDS = frozenset(
+    {"button", "select", "textarea", "input", "iframe", "object", "embed", "svg", "canvas"}
+)
+_PAGE_CHROME = frozenset({"nav", "aside", "footer"})
+_INVISIBLE_TAGS = _NEVER_SHOWN | _CONTROLS_AND_EMBEDS | _PAGE_CHROME
+_BOILERPLATE_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
+# HTML's own whitespace (not U+00A0); runs of it mean one space outside <pre>.
+_HTML_SPACES = re.compile(r"[ \t\n\r\f]{2,}")
+
+# Mozilla Readability's lists (Readability.js REGEXPS.unlikelyCandidates, okMaybeItsACandidate, shareElements).
+_UNLIKELY = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu"
+    r"|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination"
+    r"|pager|popup|yom-remote",
+    re.I,
+)
+_MAYBE_CONTENT = re.compile(r"and|article|body|column|content|main|shadow", re.I)
+_SHARE = re.compile(r"(?:\b|_)(?:share|sharedaddy)(?:\b|_)", re.I)
+_SHARE_MAX_CHARS = 500
+# Text inside these is content whatever its class says: prose, code and data.
+_PROTECTING_TAGS = frozenset({"p", "pre", "code", "table"})
+_NEVER_PRUNED = frozenset({"html", "body", "a", "main", "article"})
+
+# Below this many characters the class-name pruning probably cut the article itself (Mozilla retries at 500).
+_SHORT_ARTICLE_CHARS = 1000
+# The article's other parts must add this much text, and be prose rather than link lists, to be taken whole.
+_ARTICLE_GROWTH = 1.3
+_ARTICLE_MAX_LINK_DENSITY = 0.15
+# An article under this share of the page's visible text means the page has no single article.
+_SLIVER_SHARE = 0.15
+
+# lxml refuses a str that declares its own encoding; XHTML pages start with one.
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
+_EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
+# html2text keeps the space that starts a heading's text: "##  Title".
+_HEADING_GAP = re.compile(r"^(#{1,6})  +", re.M)
+
+
+class _Readability(Document):
+    """readability-lxml, with two of its steps changed to behave like Mozilla's Readability."""
+
+    def remove_unlikely_candidates(self) -> None:
+        """Skipped: `_drop_unlikely` prunes by class name with Mozilla's exemptions.
+
+        readability-lxml would also drop links (`<a class="popup">` around a sentence) and embedded
+        tweets, which Mozilla keeps.
+        """
+
+    def get_semantic_main_candidate(self, candidates: dict, best_candidate: dict) -> dict:
+        """Like readability-lxml's step for <main>, also for <article>: take the whole article when it has more text.
+
+        Sites that split a story into <section>s (Medium) otherwise lose every section but one.
+        """
+        best = best_candidate["elem"]
+        article = next((ancestor for ancestor in best.iterancestors() if ancestor.tag == "article"), None)
+        if (
+            article is not None
+            and text_length(article) >= _ARTICLE_GROWTH * text_length(best)
+            and self.get_link_density(article) <= _ARTICLE_MAX_LINK_DENSITY
+        ):
+            candidates[article] = self.score_node(article)
+            return candidates[article]
+        return super().get_semantic_main_candidate(candidates, best_candidate)
+
+
+def extract_markdown(html: str, url: str) -> tuple[str, str]:
+    """The page's title (else url) and its main text as Markdown; links become their text, images are dropped."""
+    try:
+        doc = lxml.html.document_fromstring(_XML_DECLARATION.sub("", html, count=1))
+    except lxml.etree.ParserError:  # nothing but whitespace
+        return "", ""
+    title = _title(doc) or url
+    _drop_invisible(doc)
+    page_chars = _visible_chars(doc.text_content())
+    pruned = copy.deepcopy(doc)
+    _drop_unlikely(pruned)
+    markdown = _article(pruned)
+    if _visible_chars(markdown) < _SHORT_ARTICLE_CHARS:
+        unpruned = _article(doc)
+        if _visible_chars(unpruned) > _visible_chars(markdown):
+            markdown = unpruned
+    if _visible_chars(markdown) < _SLIVER_SHARE * page_chars:
+        markdown = _to_markdown(lxml.html.tostring(_main_region(pruned), encoding="unicode"))
+    return title, _tidy(markdown)
+
+
+def _title(doc: lxml.html.HtmlElement) -> str:
+    for path in (".//title", ".//h1"):
+        found = doc.find(path)
+        if found is not None:
+            text = " ".join(found.text_content().split())
+            if text:
+                return text
+    return ""
+
+
+def _drop_invisible(doc: lxml.html.HtmlElement) -> None:
+    """Drop what a reader never sees, and collapse whitespace runs, which make readability-lxml's regexes slow."""
+    preformatted = {inner for pre in doc.iter("pre", "textarea") for inner in pre.iter()}
+    doomed = []
+    for element in doc.iter():
+        if (
+            not isinstance(element.tag, str)  # comments and processing instructions
+            or element.tag in _INVISIBLE_TAGS
+            or element.get("hidden") is not None
+            or element.get("aria-hidden") == "true"
+            or element.get("role") in _BOILERPLATE_ROLES
+            or _HIDDEN_STYLE.search(element.get("style") or "")
+        ):
+            doomed.append(element)
+        elif element not in preformatted:
+            if element.text:
+                element.text = _HTML_SPACES.sub(" ", element.text)
+            if element.tail:
+                element.tail = _HTML_SPACES.sub(" ", element.tail)
+    _drop_all(doomed)
+
+
+def _drop_unlikely(doc: lxml.html.HtmlElement) -> None:
+    """Drop boilerplate recognized by its class or id (comments, share bars, related posts), as Mozilla does."""
+    holds_article = {ancestor for found in doc.iter("main", "article") for ancestor in found.iterancestors()}
+    doomed = []
+    stack = [(doc, False)]
+    while stack:
+        element, protected = stack.pop()
+        if not protected and element.tag not in _NEVER_PRUNED and element not in holds_article:
+            names = f"{element.get('class') or ''} {element.get('id') or ''}"
+            if (_UNLIKELY.search(names) and not _MAYBE_CONTENT.search(names)) or (
+                _SHARE.search(names) and len(element.text_content()) < _SHARE_MAX_CHARS
+            ):
+                doomed.append(element)
+                continue
+        protected = protected or element.tag in _PROTECTING_TAGS
+        stack.extend((child, protected) for child in element if isinstance(child.tag, str))
+    _drop_all(doomed)
+
+
+def _drop_all(elements: list[lxml.html.HtmlElement]) -> None:
+    for element in elements:
+        if element.getparent() is not None:  # the root cannot go, and it keeps what it holds
+            element.drop_tree()
+
+
+def _article(doc: lxml.html.HtmlElement) -> str:
+    try:
+        summary = _Readability(doc).summary(html_partial=True)
+    except Unparseable:
+        return ""
+    return _to_markdown(summary)
+
+
+def _main_region(doc: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    for path in (".//main", ".//*[@role='main']", ".//body"):
+        found = doc.find(path)
+        if found is not None:
+            return found
+    return doc
+
+
+def _to_markdown(html: str) -> str:
+    converter = html2text.HTML2Text()
+    converter.body_width = 0  # the model reads long lines fine; wrapping would break its quotes
+    converter.unicode_snob = True
+    # URLs would be most of the text on link-heavy pages and cost the model context it needs for the words.
+    converter.ignore_links = True
+    converter.ignore_images = True
+    return converter.handle(html)
+
+
+def _visible_chars(text: str) -> int:
+    return len(" ".join(text.split()))
+
+
+def _tidy(markdown: str) -> str:
+    markdown = _TRAILING_SPACE.sub("", markdown)
+    markdown = _HEADING_GAP.sub(r"\1 ", markdown)
+    return _EXTRA_BLANK_LINES.sub("\n\n", markdown).strip("\n")

@@ -1,0 +1,112 @@
+"""extract_markdown on small hand-made pages: each test names one thing the cleaning must do."""
+
+from __future__ import annotations
+
+from meowgent.tools.extract import extract_markdown
+
+URL = "https://news.example/story"
+PROSE = " ".join(f"Sentence number {n} of the story, with a comma, and some words to score." for n in range(12))
+
+
+def page(body: str, *, title: str = "A story") -> str:
+    return f"<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+def article(*extra: str) -> str:
+    paragraphs = "".join(f"<p>{PROSE}</p>" for _ in range(3))
+    return page(f"<article><h1>The headline</h1>{paragraphs}{''.join(extra)}</article>")
+
+
+def test_title_and_paragraphs_as_markdown() -> None:
+    title, markdown = extract_markdown(article(), URL)
+    assert title == "A story"
+    assert markdown.count(PROSE) == 3
+    assert "\n\n" in markdown
+    assert not markdown.startswith(("\n", " "))
+
+
+def test_links_keep_their_text_and_lose_their_urls_images_go() -> None:
+    link = '<p>Read <a href="https://other.example/deep/path">the report</a> now. <img src="x.png" alt="chart"></p>'
+    _, markdown = extract_markdown(article(link), URL)
+    assert "Read the report now." in markdown
+    assert "other.example" not in markdown
+    assert "x.png" not in markdown
+    assert "](" not in markdown
+
+
+def test_lines_are_not_wrapped() -> None:
+    _, markdown = extract_markdown(article(), URL)
+    assert PROSE in markdown.splitlines()
+
+
+def test_hidden_elements_and_scripts_are_dropped() -> None:
+    hidden = (
+        '<p hidden>HIDDENATTR</p><p style="display: none">DISPLAYNONE</p>'
+        '<p style="color:red; visibility:hidden">INVISIBLE</p><div aria-hidden="true">ARIAHIDDEN</div>'
+        "<script>SCRIPTTEXT()</script><style>.x{}</style><noscript>NOSCRIPT</noscript>"
+    )
+    _, markdown = extract_markdown(article(hidden), URL)
+    for word in ("HIDDENATTR", "DISPLAYNONE", "INVISIBLE", "ARIAHIDDEN", "SCRIPTTEXT", "NOSCRIPT", ".x{}"):
+        assert word not in markdown
+
+
+def test_share_bars_related_posts_and_comments_are_dropped_by_class_name() -> None:
+    extras = (
+        '<div class="sharedaddy">Share this: Twitter Facebook</div>'
+        '<div id="jp-relatedposts"><p>RELATEDPOST one, two, three, four, five, six, seven.</p></div>'
+        '<section class="comments-area"><p>COMMENTTEXT from a reader, with, many, commas, in it.</p></section>'
+    )
+    _, markdown = extract_markdown(article(extras), URL)
+    for word in ("Share this", "RELATEDPOST", "COMMENTTEXT"):
+        assert word not in markdown
+
+
+def test_a_link_or_text_inside_a_paragraph_survives_a_boilerplate_class() -> None:
+    # readability-lxml alone drops both: `popup` and `menu` are on its list of unlikely names.
+    inline = '<p>He said <a class="popup" href="#">KEEPLINK</a> and <span class="menu-term">KEEPSPAN</span>.</p>'
+    _, markdown = extract_markdown(article(inline), URL)
+    assert "KEEPLINK" in markdown
+    assert "KEEPSPAN" in markdown
+
+
+def test_preformatted_whitespace_is_kept() -> None:
+    code = "<pre>def f():\n    return  1\n\n\nprint(f())</pre>"
+    _, markdown = extract_markdown(article(code), URL)
+    assert "    return  1" in markdown
+
+
+def test_short_page_whose_text_sits_in_boilerplate_named_elements_is_read_anyway() -> None:
+    # Like MathJax's `CtxtMenu` containers: pruning by name leaves almost nothing, so the retry keeps them.
+    body = "".join(f'<div class="ContextMenu_{n}">Equation {n} says that energy equals mass.</div>' for n in range(8))
+    _, markdown = extract_markdown(page(f"<h1>Equations</h1>{body}"), URL)
+    assert "Equation 7 says" in markdown
+
+
+def test_a_page_without_one_article_falls_back_to_its_main_region() -> None:
+    teasers = "".join(f"<section><h2>Headline {n}</h2><p>Teaser {n} in a few words.</p></section>" for n in range(40))
+    html = page(f"<header><p>SITE HEADER</p></header><main>{teasers}</main>")
+    _, markdown = extract_markdown(html, URL)
+    assert "Headline 0" in markdown
+    assert "Teaser 39" in markdown
+    assert "SITE HEADER" not in markdown
+
+
+def test_title_falls_back_to_the_first_heading_then_to_the_url() -> None:
+    assert extract_markdown("<html><body><h1> Only   a heading </h1><p>x</p></body></html>", URL)[0] == "Only a heading"
+    assert extract_markdown("<html><body><p>No title at all.</p></body></html>", URL)[0] == URL
+
+
+def test_empty_and_degenerate_pages() -> None:
+    assert extract_markdown("", URL) == ("", "")
+    assert extract_markdown("   \n", URL) == ("", "")
+    assert extract_markdown("<html></html>", URL) == (URL, "")
+    assert extract_markdown("just some text, no tags", URL)[1] == "just some text, no tags"
+
+
+def test_an_xhtml_page_with_an_xml_declaration() -> None:
+    xhtml = '<?xml version="1.0" encoding="utf-8"?>\n' + article().replace(
+        "<html>", '<html xmlns="http://www.w3.org/1999/xhtml">'
+    )
+    title, markdown = extract_markdown(xhtml, URL)
+    assert title == "A story"
+    assert PROSE in markdown
