@@ -74,16 +74,59 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         prog="python app.py",
         description="Meowgent: chat with a local Ollama model that can use tools, with your approval.",
     )
-    parser.add_argument("--host", default=env_or("HOST", defaults.host), help="address to bind (MEOWGENT_HOST; default %(default)s; anything but loopback requires a login)")
-    parser.add_argument("--port", type=int, default=int(env_or("PORT", defaults.port)), help="port for the page (MEOWGENT_PORT; default %(default)s)")
-    parser.add_argument("--workspace", default=str(defaults.workspace), help="the only folder the agent's file tools and shell see (MEOWGENT_WORKSPACE; default: current folder)")
-    parser.add_argument("--model", default=env_or("MODEL", defaults.model), help="model a new chat starts with (MEOWGENT_MODEL; default %(default)s)")
-    parser.add_argument("--share", action="store_true", default=str(env_or("SHARE", "")).lower() in _TRUE, help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)")
-    parser.add_argument("--auth", type=_parse_auth, default=None, metavar="USER:PASS", help="require this login (MEOWGENT_AUTH)")
-    parser.add_argument("--data-dir", default=str(env_or("DATA_DIR", defaults.data_dir)), help="where conversations are stored (MEOWGENT_DATA_DIR; default %(default)s)")
-    parser.add_argument("--num-ctx", type=int, default=int(env_or("NUM_CTX", defaults.num_ctx)), help="largest context window to ask the model for (MEOWGENT_NUM_CTX; default %(default)s)")
-    parser.add_argument("--shell-timeout", type=float, default=float(env_or("SHELL_TIMEOUT", defaults.shell_timeout)), help="seconds before a shell command is killed (MEOWGENT_SHELL_TIMEOUT; default %(default)s)")
-    parser.add_argument("--allow-private-fetch", action="store_true", default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE, help="let web_fetch reach private and loopback addresses (MEOWGENT_ALLOW_PRIVATE_FETCH=1)")
+    parser.add_argument(
+        "--host",
+        default=env_or("HOST", defaults.host),
+        help="address to bind (MEOWGENT_HOST; default %(default)s; anything but loopback requires a login)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env_or("PORT", defaults.port)),
+        help="port for the page (MEOWGENT_PORT; default %(default)s)",
+    )
+    parser.add_argument(
+        "--workspace",
+        default=str(defaults.workspace),
+        help="the only folder the agent's file tools and shell see (MEOWGENT_WORKSPACE; default: current folder)",
+    )
+    parser.add_argument(
+        "--model",
+        default=env_or("MODEL", defaults.model),
+        help="model a new chat starts with (MEOWGENT_MODEL; default %(default)s)",
+    )
+    parser.add_argument(
+        "--share",
+        action="store_true",
+        default=str(env_or("SHARE", "")).lower() in _TRUE,
+        help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)",
+    )
+    parser.add_argument(
+        "--auth", type=_parse_auth, default=None, metavar="USER:PASS", help="require this login (MEOWGENT_AUTH)"
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=str(env_or("DATA_DIR", defaults.data_dir)),
+        help="where conversations are stored (MEOWGENT_DATA_DIR; default %(default)s)",
+    )
+    parser.add_argument(
+        "--num-ctx",
+        type=int,
+        default=int(env_or("NUM_CTX", defaults.num_ctx)),
+        help="largest context window to ask the model for (MEOWGENT_NUM_CTX; default %(default)s)",
+    )
+    parser.add_argument(
+        "--shell-timeout",
+        type=float,
+        default=float(env_or("SHELL_TIMEOUT", defaults.shell_timeout)),
+        help="seconds before a shell command is killed (MEOWGENT_SHELL_TIMEOUT; default %(default)s)",
+    )
+    parser.add_argument(
+        "--allow-private-fetch",
+        action="store_true",
+        default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE,
+        help="let web_fetch reach private and loopback addresses (MEOWGENT_ALLOW_PRIVATE_FETCH=1)",
+    )
     args = parser.parse_args(argv)
     auth = args.auth
     if auth is None and env.get("MEOWGENT_AUTH"):

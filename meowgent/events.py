@@ -69,6 +69,13 @@ class ThinkingDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ThinkingDone:
+    """The model stopped thinking after `seconds`; carried in the event so a replay shows it too."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallStarted:
     """The model began writing a tool call; later `ToolCallProgress` events carry its raw text."""
 
@@ -146,6 +153,7 @@ AgentEvent = (
     | Notice
     | TextDelta
     | ThinkingDelta
+    | ThinkingDone
     | ToolCallStarted
     | ToolCallProgress
     | ToolCallReady

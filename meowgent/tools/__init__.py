@@ -133,7 +133,9 @@ def execute(name: str, arguments: Mapping[str, Any], context: ToolContext) -> To
         )
 
 
-def run_tool(name: str, arguments: Mapping[str, Any], *, settings: Settings, cancel: threading.Event | None = None) -> str:
+def run_tool(
+    name: str, arguments: Mapping[str, Any], *, settings: Settings, cancel: threading.Event | None = None
+) -> str:
     """Validate and run a registered tool; returns the text the model sees, errors included."""
     context = ToolContext(settings=settings, cancel=cancel or threading.Event())
     return execute(name, arguments, context).text
