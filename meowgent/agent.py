@@ -1,0 +1,358 @@
+"""Agent: the generator loop that streams a reply, runs safe calls and pauses on risky ones.
+
+Nothing here blocks on a person. A risky call ends the run with `ApprovalNeeded`; the
+person's decision starts a new run through `resume`. Every failure becomes an event, and
+the transcript stays consistent so the next message or a retry just works.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from meowgent.config import Settings
+from meowgent.events import (
+    AgentEvent,
+    ApprovalNeeded,
+    Done,
+    ErrorEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallDone,
+    ToolCallInvalid,
+    ToolCallProgress,
+    ToolCallReady,
+    ToolCallStarted,
+    ToolResult,
+    UserMessage,
+)
+from meowgent.llm import ChatChunk, ModelError, ModelInfo, OllamaClient
+from meowgent.prompt import system_prompt
+from meowgent.stream import ToolCallSplitter
+from meowgent.toolcall import CallParseError, new_call_id, normalize_arguments, parse_tool_call
+from meowgent.tools import ToolContext, ToolError, execute, get_tool, registry
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidCall:
+    """A call that could not be parsed or validated; it gets `error` as its result."""
+
+    id: str
+    name: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The person's answer to one waiting call."""
+
+    approved: bool
+    reason: str = ""
+
+
+@dataclass
+class Conversation:
+    """One chat: the transcript sent to Ollama (system prompt excluded) and the calls not yet run."""
+
+    id: str
+    model: str
+    think: bool = True
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    pending: list[ToolCall | InvalidCall] = field(default_factory=list)
+    """Calls of the last reply still to run, in the model's order; the head may wait for approval."""
+
+
+Outcome = Literal["complete", "paused", "stopped", "error"]
+
+
+@dataclass
+class _Reply:
+    ended: Outcome = "complete"
+    final: ChatChunk | None = None
+
+
+def default_needs_approval(call: ToolCall) -> bool:
+    """Risk comes from our registry, never from anything the model says about its call."""
+    return get_tool(call.name).risky
+
+
+class Agent:
+    """Runs conversations against one Ollama server with the registered tools."""
+
+    def __init__(
+        self,
+        client: OllamaClient,
+        settings: Settings,
+        *,
+        needs_approval: Callable[[ToolCall], bool] = default_needs_approval,
+    ) -> None:
+        self._client = client
+        self._settings = settings
+        self._needs_approval = needs_approval
+        self._tools = registry()
+
+    def run(self, conversation: Conversation, text: str, cancel: threading.Event) -> Iterator[AgentEvent]:
+        """Answer a new message from the person. Calls still waiting are rejected first."""
+        yield UserMessage(text)
+        yield from self._settle_all(conversation, "The person sent a new message instead of approving this call.")
+        conversation.messages.append({"role": "user", "content": text})
+        yield from self._turns(conversation, cancel)
+
+    def resume(
+        self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
+    ) -> Iterator[AgentEvent]:
+        """Apply the person's decisions to the waiting calls, then let the model continue."""
+        outcome = yield from self._run_pending(conversation, decisions, cancel)
+        if outcome != "complete":
+            yield Done(outcome)
+            return
+        yield from self._turns(conversation, cancel)
+
+    def retry(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
+        """Answer the last user message again, dropping everything after it."""
+        last_user = max((i for i, m in enumerate(conversation.messages) if m["role"] == "user"), default=None)
+        if last_user is None:
+            yield ErrorEvent("There is no message to answer again yet.", "nothing_to_retry")
+            yield Done("error")
+            return
+        del conversation.messages[last_user + 1 :]
+        dropped = [call for call in conversation.pending if isinstance(call, ToolCall)]
+        conversation.pending.clear()
+        yield UserMessage(conversation.messages[last_user]["content"])
+        for call in dropped:  # not recorded (that reply is gone), but the page must stop showing them as waiting
+            yield ToolResult(call.id, call.name, "Not run: the person asked for a new answer.", "rejected")
+        yield from self._turns(conversation, cancel)
+
+    def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]:
+        """The queued calls that need the person's decision, in order."""
+        return tuple(c for c in conversation.pending if isinstance(c, ToolCall) and self._needs_approval(c))
+
+    def _turns(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
+        try:
+            info = self._client.show(conversation.model)
+        except ModelError as exc:
+            yield ErrorEvent(exc.message, exc.kind)
+            yield Done("error")
+            return
+        for _ in range(self._settings.max_turns):
+            reply = yield from self._stream_reply(conversation, info, cancel)
+            counts = _token_counts(reply.final)
+            if reply.ended != "complete":
+                yield Done(reply.ended, *counts)
+                return
+            if not conversation.pending:
+                yield Done("complete", *counts)
+                return
+            outcome = yield from self._run_pending(conversation, {}, cancel)
+            if outcome != "complete":
+                yield Done(outcome, *counts)
+                return
+        yield ErrorEvent(
+            f"I stopped after {self._settings.max_turns} model replies in a row without a final answer. "
+            "Send a message to let it continue.",
+            "max_turns",
+        )
+        yield Done("max_turns")
+
+    def _stream_reply(
+        self, conversation: Conversation, info: ModelInfo, cancel: threading.Event
+    ) -> Iterator[AgentEvent]:
+        reply = _Reply()
+        splitter = ToolCallSplitter()
+        content: list[str] = []
+        thinking: list[str] = []
+        native: list[dict[str, Any]] = []
+        calls: list[ToolCall | InvalidCall] = []
+        open_call: list[str] = []  # the id of the call being written, if any
+        thinking_since: float | None = None
+        stream = self._client.stream_chat(**self._request(conversation, info), cancel=cancel)
+        try:
+            for chunk in stream:
+                if cancel.is_set():
+                    reply.ended = "stopped"
+                    break
+                if chunk.thinking:
+                    thinking_since = thinking_since or time.monotonic()
+                    thinking.append(chunk.thinking)
+                    yield ThinkingDelta(chunk.thinking)
+                elif thinking_since is not None and (chunk.content or chunk.tool_calls or chunk.done):
+                    yield ThinkingDone(time.monotonic() - thinking_since)
+                    thinking_since = None
+                if chunk.content:
+                    content.append(chunk.content)
+                    for piece in splitter.feed(chunk.content):
+                        yield from self._on_piece(piece, open_call, calls)
+                for call in chunk.tool_calls:
+                    native.append({"function": {"name": call.name, "arguments": call.arguments}})
+                    yield from self._on_native_call(call.name, call.arguments, calls)
+                if chunk.done:
+                    reply.final = chunk
+            else:
+                if cancel.is_set():
+                    reply.ended = "stopped"
+        except ModelError as exc:
+            reply.ended = "error"
+            yield ErrorEvent(exc.message, exc.kind)
+        finally:
+            stream.close()  # closes the HTTP response, so Ollama stops generating
+        for piece in splitter.close():
+            yield from self._on_piece(piece, open_call, calls, interrupted=reply.ended != "complete")
+
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
+        if reply.ended != "complete":
+            message["content"] += f"\n\n[This answer was cut off: {_CUT_REASON[reply.ended]}.]"
+        if thinking:
+            message["thinking"] = "".join(thinking)
+        if native:
+            message["tool_calls"] = native
+        conversation.messages.append(message)
+        conversation.pending = calls if reply.ended == "complete" else []
+        return reply
+
+    def _request(self, conversation: Conversation, info: ModelInfo) -> dict[str, Any]:
+        system = system_prompt(self._tools.values(), workspace=self._settings.workspace)
+        context = min(info.context_length or self._settings.num_ctx, self._settings.num_ctx)
+        return {
+            "model": conversation.model,
+            "messages": [{"role": "system", "content": system}, *wire_messages(conversation.messages, info)],
+            # Sending think to a model without the capability is an HTTP 400.
+            "think": conversation.think if "thinking" in info.capabilities else None,
+            "options": {"num_ctx": context},
+        }
+
+    def _on_piece(
+        self,
+        piece: TextDelta | ToolCallDelta | ToolCallDone,
+        open_call: list[str],
+        calls: list[ToolCall | InvalidCall],
+        *,
+        interrupted: bool = False,
+    ) -> Iterator[AgentEvent]:
+        if isinstance(piece, TextDelta):
+            yield piece
+            return
+        if not open_call:
+            open_call.append(new_call_id())
+            yield ToolCallStarted(open_call[0])
+        call_id = open_call[0]
+        if isinstance(piece, ToolCallDelta):
+            yield ToolCallProgress(call_id, piece.text)
+            return
+        open_call.clear()
+        if interrupted:  # the Done event that follows marks the panel; nothing to run or tell the model
+            return
+        try:
+            if not piece.complete:
+                raise CallParseError("the tool call was not finished: end it with </tool_call>.")
+            call = parse_tool_call(piece.raw, call_id=call_id)
+        except CallParseError as exc:
+            yield from self._invalid(InvalidCall(call_id, "", f"Error: {exc}"), piece.raw, calls)
+            return
+        yield from self._accept(call, calls)
+
+    def _on_native_call(self, name: str, arguments: Any, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
+        call_id = new_call_id()
+        yield ToolCallStarted(call_id)
+        raw = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+        yield ToolCallProgress(call_id, raw)
+        try:
+            call = ToolCall(call_id, name, normalize_arguments(arguments, name=name))
+        except CallParseError as exc:
+            yield from self._invalid(InvalidCall(call_id, name, f"Error: {exc}"), raw, calls)
+            return
+        yield from self._accept(call, calls)
+
+    def _accept(self, call: ToolCall, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
+        try:
+            get_tool(call.name).validate(call.arguments)
+        except ToolError as exc:
+            raw = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+            yield from self._invalid(InvalidCall(call.id, call.name, f"Error: {exc}"), raw, calls)
+            return
+        calls.append(call)
+        yield ToolCallReady(call, self._needs_approval(call))
+
+    @staticmethod
+    def _invalid(call: InvalidCall, raw: str, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
+        calls.append(call)
+        yield ToolCallInvalid(call.id, raw, call.error)
+
+    def _run_pending(
+        self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
+    ) -> Iterator[AgentEvent]:
+        """Run the queued calls in order; stop at the first risky call nobody has decided yet."""
+        context = ToolContext(self._settings, cancel)
+        while conversation.pending:
+            if cancel.is_set():
+                return "stopped"
+            call = conversation.pending[0]
+            if isinstance(call, InvalidCall):
+                result = ToolResult(call.id, call.name, call.error, "error")
+            elif self._needs_approval(call) and call.id not in decisions:
+                yield ApprovalNeeded(self.waiting(conversation))
+                return "paused"
+            elif self._needs_approval(call) and not decisions[call.id].approved:
+                result = _rejected(call, decisions[call.id].reason)
+            else:
+                outcome = execute(call.name, call.arguments, context)
+                status = "done" if outcome.ok else "error"
+                result = ToolResult(call.id, call.name, outcome.text, status, outcome.duration)
+            _record(conversation, result)
+            conversation.pending.pop(0)
+            yield result
+        return "stopped" if cancel.is_set() else "complete"
+
+    def _settle_all(self, conversation: Conversation, reason: str) -> Iterator[AgentEvent]:
+        """Give every call still queued a result, so the transcript never has a call without one."""
+        for call in conversation.pending:
+            if isinstance(call, InvalidCall):
+                result = ToolResult(call.id, call.name, call.error, "error")
+            else:
+                result = _rejected(call, reason)
+            _record(conversation, result)
+            yield result
+        conversation.pending.clear()
+
+
+_CUT_REASON = {"stopped": "the person pressed Stop", "error": "the model server failed"}
+
+
+def _rejected(call: ToolCall, reason: str) -> ToolResult:
+    text = f"The person rejected this call to {call.name}; it did not run."
+    if reason:
+        text += f" Their reason: {reason}"
+    return ToolResult(call.id, call.name, text, "rejected")
+
+
+def _record(conversation: Conversation, result: ToolResult) -> None:
+    conversation.messages.append({"role": "tool", "content": result.output, "tool_name": result.name})
+
+
+def _token_counts(final: ChatChunk | None) -> tuple[int | None, int | None]:
+    return (final.prompt_tokens, final.output_tokens) if final else (None, None)
+
+
+def wire_messages(messages: list[dict[str, Any]], info: ModelInfo) -> list[dict[str, Any]]:
+    """The transcript as this model's chat template expects it.
+
+    Models with the `tools` capability have a template that renders role `tool`. For the
+    others the role would be dropped or mangled, so the result goes in a user message.
+    """
+    if "tools" in info.capabilities:
+        return messages
+    return [
+        {
+            "role": "user",
+            "content": f'<tool_response name="{m.get("tool_name", "")}">\n{m["content"]}\n</tool_response>',
+        }
+        if m["role"] == "tool"
+        else m
+        for m in messages
+    ]

@@ -1,0 +1,275 @@
+"""The agent loop end to end: real ollama client, scripted server, real tools."""
+
+import json
+import threading
+import time
+
+import pytest
+
+from meowgent.agent import Agent, Conversation, Decision
+from meowgent.config import Settings
+from meowgent.events import (
+    ApprovalNeeded,
+    ErrorEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallInvalid,
+    ToolCallProgress,
+    ToolCallReady,
+    ToolResult,
+)
+from meowgent.llm import OllamaClient
+from tests.scripted_ollama import (
+    Drop,
+    ErrorLine,
+    NativeToolCalls,
+    Stall,
+    Text,
+    Thinking,
+    Turn,
+    reply,
+    tool_call_text,
+)
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    (tmp_path / "notes.md").write_text("first line\nsecond line\n")
+    return tmp_path
+
+
+def make_agent(server, workspace, **overrides):
+    settings = Settings(workspace=workspace, **overrides)
+    return Agent(OllamaClient(server.url, read_timeout=overrides.get("read_timeout", 10)), settings)
+
+
+def answer(agent, conversation, text, cancel=None):
+    return list(agent.run(conversation, text, cancel or threading.Event()))
+
+
+def prose(events):
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def test_a_plain_answer_streams_and_lands_in_the_transcript(ollama_server, workspace):
+    ollama_server.script(reply("Hello there, human.", chunk_size=3))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    events = answer(agent, conversation, "hi")
+    assert prose(events) == "Hello there, human."
+    assert events[-1].reason == "complete"
+    assert conversation.messages == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello there, human."},
+    ]
+    request = ollama_server.chat_requests[0]
+    system = request["messages"][0]
+    assert system["role"] == "system"
+    assert str(workspace) in system["content"]
+    assert all(name in system["content"] for name in ("read_file", "write_file", "run_shell", "web_fetch"))
+    assert request["options"]["num_ctx"] == 16384  # the cap, below qwen3's 40960
+
+
+def test_safe_calls_run_at_once_and_results_go_back_to_the_model(ollama_server, workspace):
+    ollama_server.script(
+        Turn(Text("Looking. " + tool_call_text("list_files", {"path": "."})), chunk_size=5),
+        Turn(Text(tool_call_text("read_file", {"path": "notes.md"}))),
+        reply("The file has two lines."),
+    )
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    events = answer(agent, conversation, "what is in notes.md?")
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.name for r in results] == ["list_files", "read_file"]
+    assert all(r.status == "done" for r in results)
+    assert "notes.md" in results[0].output
+    assert "second line" in results[1].output
+    assert prose(events) == "Looking. The file has two lines."
+    assert any(isinstance(e, ToolCallProgress) for e in events)
+    last_request = ollama_server.chat_requests[-1]["messages"]
+    tool_messages = [m for m in last_request if m["role"] == "tool"]
+    assert [m["tool_name"] for m in tool_messages] == ["list_files", "read_file"]
+    assert "second line" in tool_messages[1]["content"]
+
+
+def test_models_without_tool_support_get_results_as_user_messages(ollama_server, workspace):
+    ollama_server.script(Text(tool_call_text("read_file", {"path": "notes.md"})), reply("ok"))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "llama-plain")
+    answer(agent, conversation, "read it")
+    sent = ollama_server.chat_requests[-1]["messages"]
+    assert not any(m["role"] == "tool" for m in sent)
+    assert sent[-1]["role"] == "user"
+    assert sent[-1]["content"].startswith('<tool_response name="read_file">')
+    assert "think" not in ollama_server.chat_requests[-1]  # llama-plain cannot think
+
+
+def test_native_tool_calls_work_like_text_ones(ollama_server, workspace):
+    ollama_server.script(
+        Turn(
+            Thinking("I should read it."), NativeToolCalls([{"name": "read_file", "arguments": {"path": "notes.md"}}])
+        ),
+        reply("Read it."),
+    )
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    events = answer(agent, conversation, "read notes")
+    assert [e.status for e in events if isinstance(e, ToolResult)] == ["done"]
+    assert any(isinstance(e, ThinkingDelta) for e in events)
+    assert any(isinstance(e, ThinkingDone) for e in events)
+    assistant = conversation.messages[1]
+    assert assistant["tool_calls"] == [{"function": {"name": "read_file", "arguments": {"path": "notes.md"}}}]
+    assert ollama_server.chat_requests[0]["think"] is True
+
+
+def test_risky_call_pauses_and_runs_only_after_approval(ollama_server, workspace):
+    ollama_server.script(
+        Text(tool_call_text("write_file", {"path": "poem.md", "content": "meow\n"})),
+        reply("Written."),
+    )
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    events = answer(agent, conversation, "write a poem")
+    assert isinstance(events[-2], ApprovalNeeded)
+    assert events[-1].reason == "paused"
+    assert not (workspace / "poem.md").exists()
+    (call,) = events[-2].calls
+    assert agent.waiting(conversation) == (call,)
+    resumed = list(agent.resume(conversation, {call.id: Decision(True)}, threading.Event()))
+    assert (workspace / "poem.md").read_text() == "meow\n"
+    assert [e.status for e in resumed if isinstance(e, ToolResult)] == ["done"]
+    assert prose(resumed) == "Written."
+    assert agent.waiting(conversation) == ()
+
+
+def test_rejection_reason_reaches_the_model(ollama_server, workspace):
+    ollama_server.script(Text(tool_call_text("run_shell", {"command": "rm -rf *"})), reply("Understood."))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    (call,) = next(e for e in answer(agent, conversation, "clean up") if isinstance(e, ApprovalNeeded)).calls
+    list(agent.resume(conversation, {call.id: Decision(False, "too dangerous")}, threading.Event()))
+    assert (workspace / "notes.md").exists()
+    tool_message = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"][-1]
+    assert "rejected" in tool_message["content"]
+    assert "too dangerous" in tool_message["content"]
+
+
+def test_a_decision_for_another_call_does_not_run_the_waiting_one(ollama_server, workspace):
+    ollama_server.script(Text(tool_call_text("write_file", {"path": "x.md", "content": "x"})))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    answer(agent, conversation, "write")
+    events = list(agent.resume(conversation, {"call_forged": Decision(True)}, threading.Event()))
+    assert isinstance(events[0], ApprovalNeeded)
+    assert events[-1].reason == "paused"
+    assert not (workspace / "x.md").exists()
+
+
+def test_a_new_message_rejects_waiting_calls_and_tells_the_model(ollama_server, workspace):
+    ollama_server.script(Text(tool_call_text("run_shell", {"command": "ls"})), reply("Sure, something else."))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    answer(agent, conversation, "list")
+    events = answer(agent, conversation, "never mind, tell a joke")
+    assert [e.status for e in events if isinstance(e, ToolResult)] == ["rejected"]
+    roles = [m["role"] for m in conversation.messages]
+    assert roles == ["user", "assistant", "tool", "user", "assistant"]
+    assert "new message" in conversation.messages[2]["content"]
+
+
+@pytest.mark.parametrize(
+    ("call_text", "phrase"),
+    [
+        ('<tool_call>{"name": "read_file", "arguments": {"path": </tool_call>', "not valid JSON"),
+        (tool_call_text("delete_everything", {}), "no tool named 'delete_everything'"),
+        (tool_call_text("read_file", {"path": 42}), "'path': Input should be a valid string"),
+        (tool_call_text("write_file", {"path": "a"}), "missing required argument 'content'"),
+        ("<tool_call>" + json.dumps({"name": "read_file", "arguments": {"path": "notes.md"}}), "not finished"),
+    ],
+)
+def test_bad_calls_become_errors_the_model_can_act_on(ollama_server, workspace, call_text, phrase):
+    ollama_server.script(Text(call_text), reply("Let me fix that."))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    events = answer(agent, conversation, "go")
+    invalid = [e for e in events if isinstance(e, ToolCallInvalid)]
+    assert len(invalid) == 1
+    assert phrase in invalid[0].error
+    assert not any(isinstance(e, ToolCallReady) for e in events)
+    assert events[-1].reason == "complete"
+    fed_back = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert phrase in fed_back[0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("failure", "phrase", "kind"),
+    [
+        (ErrorLine("model runner crashed"), "model runner crashed", "broken"),
+        (Drop(), "", "broken"),
+    ],
+)
+def test_a_broken_stream_keeps_the_partial_answer_and_the_next_message_works(
+    ollama_server, workspace, failure, phrase, kind
+):
+    ollama_server.script(Turn(Text("The first half"), failure), reply("Fine now."))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    events = answer(agent, conversation, "go")
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert error.kind == kind
+    assert phrase in error.message
+    assert events[-1].reason == "error"
+    assert conversation.messages[-1]["content"].startswith("The first half")
+    assert "cut off" in conversation.messages[-1]["content"]
+    assert prose(answer(agent, conversation, "again")) == "Fine now."
+
+
+def test_a_stall_past_the_read_timeout_is_an_error(ollama_server, workspace):
+    ollama_server.script(Turn(Text("Thinking about"), Stall(3), Text(" it")))
+    agent = make_agent(ollama_server, workspace, read_timeout=0.5)
+    events = answer(agent, Conversation("c", "qwen3"), "go")
+    assert next(e for e in events if isinstance(e, ErrorEvent)).kind == "stalled"
+
+
+def test_unknown_model_says_how_to_get_it(ollama_server, workspace):
+    events = answer(make_agent(ollama_server, workspace), Conversation("c", "mistral"), "hi")
+    error = next(e for e in events if isinstance(e, ErrorEvent))
+    assert "ollama pull mistral" in error.message
+    assert events[-1].reason == "error"
+
+
+def test_cancel_closes_the_stream_and_keeps_the_partial_answer(ollama_server, workspace):
+    ollama_server.script(reply("word " * 400, chunk_size=5, delay=0.01))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    cancel = threading.Event()
+    events = []
+    for event in agent.run(conversation, "talk", cancel):
+        events.append(event)
+        if len(events) == 20:
+            cancel.set()
+    assert events[-1].reason == "stopped"
+    assert ollama_server.wait_for_disconnects(1)
+    assert "pressed Stop" in conversation.messages[-1]["content"]
+    assert len(prose(events)) < len("word " * 400)
+
+
+def test_max_turns_is_enforced(ollama_server, workspace):
+    ollama_server.script(*[Text(tool_call_text("list_files", {})) for _ in range(3)])
+    agent = make_agent(ollama_server, workspace, max_turns=3)
+    events = answer(agent, Conversation("c", "qwen3"), "loop forever")
+    assert events[-1].reason == "max_turns"
+    assert "3 model replies" in next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert len(ollama_server.chat_requests) == 3
+
+
+def test_retry_answers_the_last_message_again(ollama_server, workspace):
+    ollama_server.script(reply("First try."), reply("Second try."))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    answer(agent, conversation, "hello")
+    events = list(agent.retry(conversation, threading.Event()))
+    assert prose(events) == "Second try."
+    assert [m["content"] for m in conversation.messages] == ["hello", "Second try."]
+
+
+def test_stop_ends_the_answer_at_once_even_while_the_model_is_silent(ollama_server, workspace):
+    ollama_server.script(Turn(Text("Loading"), Stall(8), Text(" never shown")))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    started = time.monotonic()
+    events = answer(agent, conversation, "go", cancel)
+    assert time.monotonic() - started < 3  # the stall lasts 8 s
+    assert events[-1].reason == "stopped"
+    assert prose(events) == "Loading"
+    assert conversation.messages[-1]["content"].startswith("Loading")
