@@ -40,6 +40,10 @@ class ToolCallSplitter:
 
     def feed(self, chunk: str) -> list[SplitterEvent]:
         """Consume the next piece of the stream and return what it completes."""
+        if self._in_string and not self._escaped and not self._held and '"' not in chunk and "\\" not in chunk:
+            # Most of a big call is the inside of one JSON string: nothing in this chunk can change state.
+            self._call_parts.append(chunk)
+            return [ToolCallDelta(chunk)] if chunk else []
         data = self._held + chunk
         self._held = ""
         position = 0
