@@ -1,0 +1,81 @@
+"""Meowgent's entry point: flags and environment -> Settings -> build_app() -> launch()."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import socket
+import sys
+from collections.abc import Sequence
+
+# Read by gradio at import time, so set before anything imports it.
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+from meowgent.config import Settings, parse_settings
+
+GENERATED_USER = "meowgent"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def login_for(settings: Settings) -> tuple[tuple[str, str] | None, bool]:
+    """The login the page requires, and whether we made it up.
+
+    A public link or a non-loopback address never serves without a login: a page that runs
+    shell commands must not be open to whoever finds the URL.
+    """
+    if settings.auth is not None:
+        return settings.auth, False
+    if settings.share or not is_loopback(settings.host):
+        return (GENERATED_USER, secrets.token_urlsafe(12)), True
+    return None, False
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    settings = parse_settings(argv)
+    if not settings.workspace.is_dir():
+        sys.exit(
+            f"The workspace folder {settings.workspace} does not exist. Create it or pick another with --workspace."
+        )
+    if _port_taken(settings.host, settings.port):
+        sys.exit(f"Port {settings.port} is already in use. Stop the other program or pick another with --port.")
+    auth, generated = login_for(settings)
+
+    from meowgent.ui.app import serve  # imported late: gradio is slow to import
+
+    print(f"Meowgent: workspace {settings.workspace}, model server {settings.ollama_host}")
+    if generated:
+        print(f"Login required. User: {auth[0]}  Password: {auth[1]}")
+    demo, local_url, share_url = serve(settings, auth=auth)
+    print(f"Open {local_url} in your browser.")
+    if settings.share:
+        if share_url:
+            print(f"Public link (log in with the password above): {share_url}")
+        else:
+            print("Could not create a public link (is this computer offline?). Still serving locally.")
+    try:
+        demo.block_thread()
+    except KeyboardInterrupt:
+        demo.close()
+
+
+def _port_taken(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+if __name__ == "__main__":
+    main()

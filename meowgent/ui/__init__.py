@@ -1,0 +1,1 @@
+"""The web page: the only package that knows Gradio."""

@@ -1,0 +1,278 @@
+"""build_app(settings) -> gr.Blocks: layout and event wiring only.
+
+Every event that shows an answer does the same thing: act through the ChatService, then
+follow the conversation's event log and render it, throttled to about 20 updates a second
+plus one on every status change.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import gradio as gr
+
+from meowgent.agent import Agent, Decision
+from meowgent.config import Settings
+from meowgent.llm import ModelError, ModelInfo, OllamaClient
+from meowgent.runs import RunRegistry
+from meowgent.ui.approval import describe_queue
+from meowgent.ui.render import ChatView
+from meowgent.ui.sessions import ChatError, ChatService
+
+FRAME_SECONDS = 0.05
+"""At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
+STATUS_SECONDS = 5.0
+
+WELCOME = """### 🐱 Hi, I'm Meowgent
+
+I can read and change files in your workspace, run commands and read web pages.
+**I always ask before I change anything.** Try one of the examples below."""
+
+EXAMPLES = [
+    "What files are in my workspace?",
+    "Write a short poem about cats to poem.md",
+    "How much disk space is free on this computer?",
+]
+
+CSS = """
+#approval { border: 2px solid var(--color-accent); border-radius: 12px; padding: 8px; }
+#approval #approval { border: none; padding: 0; }  /* Gradio repeats a group's id on an inner div */
+#status p { margin: 0; }
+"""
+
+
+def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
+    client = client or OllamaClient(
+        settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
+    )
+    service = ChatService(Agent(client, settings), RunRegistry(), default_model=settings.model)
+
+    with gr.Blocks(title="Meowgent", fill_height=True) as demo:
+        owner_key = gr.BrowserState("", storage_key="meowgent-owner")
+        chat_id = gr.State("")
+        head_call = gr.State("")  # the call the card shows; a click names it, so a stale click applies to nothing
+
+        with gr.Sidebar(open=True, width=340):
+            gr.Markdown("## 🐱 Meowgent")
+            status = gr.Markdown("Checking the model server…", elem_id="status")
+            model = gr.Dropdown(
+                label="Model", choices=[settings.model], value=settings.model, allow_custom_value=True, elem_id="model"
+            )
+            gr.Markdown(f"**Workspace**  \n`{settings.workspace}`")
+            new_chat = gr.Button("＋ New chat", elem_id="new_chat")
+
+        chatbot = gr.Chatbot(elem_id="chat", label="Chat", placeholder=WELCOME, height="58vh", buttons=["copy"])
+        with gr.Group(visible=False, elem_id="approval") as card:
+            card_text = gr.Markdown()
+            # A plain text box, not Markdown: it shows a 1 MB file whole without freezing the page,
+            # and scrolls inside, so the buttons below stay in view.
+            card_details = gr.Textbox(
+                show_label=False, interactive=False, lines=1, max_lines=10, elem_id="card_details", buttons=["copy"]
+            )
+            with gr.Row():
+                approve = gr.Button("✅ Approve", variant="primary", elem_id="approve")
+                reject = gr.Button("✋ Reject", variant="stop", elem_id="reject")
+            reason = gr.Textbox(label="If you reject, tell the assistant why (optional)", lines=1, elem_id="reason")
+        with gr.Row(equal_height=True):
+            msg = gr.Textbox(
+                placeholder="Ask me anything, then press Enter",
+                show_label=False,
+                scale=8,
+                elem_id="msg",
+                autofocus=True,
+            )
+            stop = gr.Button("⏹ Stop", visible=False, scale=1, elem_id="stop", variant="stop")
+        with gr.Row():
+            retry = gr.Button("↻ Retry last answer", size="sm", elem_id="retry")
+        gr.Examples(EXAMPLES, inputs=msg, label="Examples")
+        timer = gr.Timer(STATUS_SECONDS)
+
+        shown = [chatbot, card, card_text, card_details, head_call, stop]
+
+        def owner_of(key: str, request: gr.Request) -> str:
+            # With a login, the account owns the chats; otherwise a random key kept in this browser.
+            return f"user:{request.username}" if request.username else f"browser:{key}"
+
+        def frame(view: ChatView, owner: str, chat: str) -> tuple[Any, ...]:
+            try:
+                running = service.is_running(owner, chat)
+                waiting = () if running else service.waiting(owner, chat)
+            except ChatError:  # not this owner's chat: show nothing of it
+                running, waiting = False, ()
+            card_description = describe_queue(waiting, settings.workspace)
+            return (
+                view.messages(),
+                gr.update(visible=bool(waiting)),
+                card_description.summary,
+                card_description.details,
+                waiting[0].id if waiting else "",
+                gr.update(visible=running),
+            )
+
+        def follow(owner: str, chat: str) -> Iterator[tuple[Any, ...]]:
+            """Render the conversation's log, then keep streaming while an answer runs."""
+            view = ChatView()
+            try:
+                batches = service.follow(owner, chat, poll=FRAME_SECONDS)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+                batches = iter(())
+            last = 0.0
+            for batch in batches:
+                changed = False
+                for event in batch:
+                    changed |= view.apply(event)
+                now = time.monotonic()
+                if changed or now - last >= FRAME_SECONDS:
+                    last = now
+                    yield frame(view, owner, chat)
+            yield frame(view, owner, chat)
+
+        def on_load(key: str, request: gr.Request):
+            key = key or secrets.token_urlsafe(24)
+            owner = owner_of(key, request)
+            chats = service.chats(owner)
+            chat = chats[0] if chats else service.new_chat(owner)
+            model_value = chat.conversation.model
+            for update in follow(owner, chat.id):
+                yield key, chat.id, gr.update(value=model_value), *update
+
+        def on_send(key: str, chat: str, text: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                service.send(owner, chat, text)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+                yield text, *_unchanged(len(shown))
+                return
+            for update in follow(owner, chat):
+                yield "", *update
+
+        def on_decide(key: str, chat: str, call_id: str, why: str, approved: bool, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                service.decide(owner, chat, {call_id: Decision(approved, why.strip())})
+            except ChatError as exc:
+                gr.Warning(str(exc))
+            for update in follow(owner, chat):
+                yield "", *update
+
+        def on_approve(key: str, chat: str, call_id: str, why: str, request: gr.Request):
+            yield from on_decide(key, chat, call_id, why, True, request)
+
+        def on_reject(key: str, chat: str, call_id: str, why: str, request: gr.Request):
+            yield from on_decide(key, chat, call_id, why, False, request)
+
+        def on_stop(key: str, chat: str, request: gr.Request) -> None:
+            try:
+                service.stop(owner_of(key, request), chat)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+
+        def on_retry(key: str, chat: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                service.retry(owner, chat)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+                return
+            yield from follow(owner, chat)
+
+        def on_new_chat(key: str, chat: str, picked: str, request: gr.Request):
+            owner = owner_of(key, request)
+            fresh = service.new_chat(owner, picked or settings.model)
+            return fresh.id, *frame(ChatView(), owner, fresh.id)
+
+        def on_model(key: str, chat: str, picked: str, request: gr.Request) -> None:
+            if picked:
+                try:
+                    service.set_model(owner_of(key, request), chat, picked)
+                except ChatError as exc:
+                    gr.Warning(str(exc))
+
+        def on_tick(picked: str):
+            banner, models = server_status(client, settings)
+            wanted = picked or settings.model
+            choices = [(label, name) for name, label in models] or [(wanted, wanted)]
+            return banner, gr.update(choices=choices, value=pick_model(wanted, [name for name, _ in models]))
+
+        load = demo.load(on_load, [owner_key], [owner_key, chat_id, model, *shown], concurrency_limit=None)
+        load.then(on_tick, [model], [status, model])
+        timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
+        msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
+        approve.click(on_approve, [owner_key, chat_id, head_call, reason], [reason, *shown], concurrency_limit=None)
+        reject.click(on_reject, [owner_key, chat_id, head_call, reason], [reason, *shown], concurrency_limit=None)
+        stop.click(on_stop, [owner_key, chat_id], None, queue=False)
+        retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None)
+        new_chat.click(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
+        # The chatbot's own trash button would empty only the page; make it a real fresh start.
+        chatbot.clear(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
+        model.change(on_model, [owner_key, chat_id, model], None, concurrency_limit=None)
+    return demo
+
+
+def serve(
+    settings: Settings, *, auth: tuple[str, str] | None = None, client: OllamaClient | None = None
+) -> tuple[gr.Blocks, str, str | None]:
+    """Build and start the app without blocking; returns it with its local and public URLs."""
+    demo = build_app(settings, client=client)
+    # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
+    demo.queue(default_concurrency_limit=None)
+    _, local_url, share_url = demo.launch(
+        server_name=settings.host,
+        server_port=settings.port,
+        share=settings.share,
+        auth=auth,
+        prevent_thread_lock=True,
+        show_error=False,
+        quiet=True,
+        css=CSS,
+        max_threads=200,
+    )
+    return demo, local_url, share_url
+
+
+def server_status(client: OllamaClient, settings: Settings) -> tuple[str, list[tuple[str, str]]]:
+    """The banner text and the installed models as (name, label) pairs."""
+    health = client.health()
+    if not health.ok:
+        return f"🔴 {health.message}", []
+    try:
+        models = [(info.name, model_label(_facts(client, info))) for info in client.list_models()]
+    except ModelError as exc:
+        return f"🔴 {exc.message}", []
+    if not models:
+        return (
+            f"🟡 Ollama {health.version} is running but has no models yet. "
+            f"Download one in a terminal: `ollama pull {settings.model}`",
+            [],
+        )
+    return f"🟢 Connected to Ollama {health.version}", models
+
+
+def pick_model(wanted: str, installed: list[str]) -> str:
+    """The installed name for `wanted` (`qwen3` is `qwen3:latest`), else the first installed model."""
+    for name in (wanted, f"{wanted}:latest"):
+        if name in installed:
+            return name
+    return installed[0] if installed else wanted
+
+
+def _facts(client: OllamaClient, info: ModelInfo) -> ModelInfo:
+    try:
+        return client.show(info.name)
+    except ModelError:
+        return info
+
+
+def model_label(info: ModelInfo) -> str:
+    """`qwen3 · 8.2B · tools · thinking`: what a person needs to pick a model."""
+    marks = [info.parameter_size or ""] + [c for c in ("tools", "thinking", "vision") if c in info.capabilities]
+    return " · ".join([info.name, *[m for m in marks if m]])
+
+
+def _unchanged(count: int) -> tuple[Any, ...]:
+    return tuple(gr.skip() for _ in range(count))

@@ -1,0 +1,47 @@
+"""The real app, launched in this process against a scripted model server."""
+
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from meowgent.config import Settings
+from meowgent.ui.app import serve
+from tests.scripted_ollama import ScriptedOllama
+
+
+@dataclass
+class RunningApp:
+    url: str
+    ollama: ScriptedOllama
+    workspace: Path
+    settings: Settings
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def running_app(tmp_path: Path) -> Iterator[RunningApp]:
+    """A fresh app with its own workspace and scripted model server; script turns on `.ollama`."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    with ScriptedOllama() as ollama:
+        settings = Settings(
+            workspace=workspace,
+            ollama_host=ollama.url,
+            port=free_port(),
+            data_dir=tmp_path / "data",
+            shell_timeout=30,
+            read_timeout=5,
+        )
+        demo, url, _ = serve(settings)
+        try:
+            yield RunningApp(url, ollama, workspace, settings)
+        finally:
+            demo.close()

@@ -1,0 +1,92 @@
+"""The launched app through gradio_client: streaming, approval by id, stale clicks, isolation."""
+
+import pytest
+from gradio_client import Client
+
+from tests.scripted_ollama import Text, reply, tool_call_text
+
+
+def chat_text(chat):
+    """All text the chatbot shows, titles of panels included."""
+    parts = []
+    for message in chat:
+        parts.append((message.get("metadata") or {}).get("title") or "")
+        content = message["content"]
+        parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
+    return "\n".join(parts)
+
+
+@pytest.fixture
+def client(running_app):
+    return Client(running_app.url, verbose=False)
+
+
+def open_page(client):
+    key, _model, chat, card, _details = client.predict("", api_name="/on_load")
+    return key, chat, card
+
+
+def test_an_answer_streams_into_the_chat(running_app, client):
+    running_app.ollama.script(reply("Purr. All good here.", chunk_size=3, delay=0.01))
+    key, chat, _ = open_page(client)
+    assert chat == []
+    job = client.submit(key, "hello", api_name="/on_send")
+    updates = list(job)
+    assert len(updates) >= 2  # the answer arrived in several frames, not all at once
+    _msg, chat, card, _details = job.result()
+    assert "Purr. All good here." in chat_text(chat)
+    assert card == ""
+
+
+def test_a_risky_call_waits_then_runs_on_approve(running_app, client):
+    running_app.ollama.script(
+        Text(tool_call_text("write_file", {"path": "cat.md", "content": "meow"})), reply("Saved.")
+    )
+    key, _, _ = open_page(client)
+    _msg, chat, card, details = client.predict(key, "save a cat", api_name="/on_send")
+    assert "Create the new file** `cat.md`" in card
+    assert details == "meow"
+    assert not (running_app.workspace / "cat.md").exists()
+    _reason, chat, card, _details = client.predict(key, "", api_name="/on_approve")
+    assert (running_app.workspace / "cat.md").read_text() == "meow"
+    assert "Saved." in chat_text(chat)
+    assert card == ""
+
+
+def test_reject_does_not_run_and_the_reason_reaches_the_model(running_app, client):
+    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch made.txt"})), reply("OK, I won't."))
+    key, _, _ = open_page(client)
+    client.predict(key, "make a file", api_name="/on_send")
+    _reason, chat, _card, _details = client.predict(key, "not today", api_name="/on_reject")
+    assert not (running_app.workspace / "made.txt").exists()
+    assert "OK, I won't." in chat_text(chat)
+    tool_message = running_app.ollama.chat_requests[-1]["messages"][-1]
+    assert "not today" in tool_message["content"]
+
+
+def test_a_stale_approval_runs_nothing(running_app, client):
+    running_app.ollama.script(
+        Text(tool_call_text("run_shell", {"command": "echo once >> count.txt"})),
+        reply("Done."),
+    )
+    key, _, _ = open_page(client)
+    client.predict(key, "count", api_name="/on_send")
+    client.predict(key, "", api_name="/on_approve")
+    client.predict(key, "", api_name="/on_approve")  # a second click on a card that is gone
+    assert (running_app.workspace / "count.txt").read_text() == "once\n"
+    assert len(running_app.ollama.chat_requests) == 2
+
+
+def test_two_clients_are_isolated(running_app):
+    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch a-was-here"})))
+    alice, bob = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
+    alice_key, _, _ = open_page(alice)
+    bob_key, bob_chat, _ = open_page(bob)
+    _msg, _chat, _card, alice_details = alice.predict(alice_key, "touch it", api_name="/on_send")
+    assert alice_details == "touch a-was-here"
+    # Bob sees nothing of Alice's chat, and his approve (even with her key) reaches only his own chat.
+    _msg, bob_chat, bob_card, _details = bob.predict(bob_key, "", api_name="/on_approve")
+    bob.predict(alice_key, "", api_name="/on_approve")
+    assert "touch it" not in chat_text(bob_chat)
+    assert bob_card == ""
+    assert not (running_app.workspace / "a-was-here").exists()

@@ -1,0 +1,287 @@
+"""The real page in headless Chromium: streaming, live tool arguments, approval, Stop, errors, sessions, reload.
+
+One Chromium serves the whole file; each test gets a fresh browser context (its own localStorage, so its own
+owner key) against a fresh app and scripted model server.
+"""
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
+
+from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text  # noqa: E402
+
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+VIEWPORT = {"width": 1280, "height": 900}
+WAIT_MS = 10_000
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=WAIT_MS)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_context(browser: Browser) -> BrowserContext:
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    return context
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = new_context(browser)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()
+
+
+def open_app(page: Page, url: str, *, banner: str = "Connected") -> None:
+    """Load the page and wait until its load event has finished (the banner is filled in right after it)."""
+    page.goto(url)
+    expect(page.locator("#status")).to_contain_text(banner)
+
+
+def send(page: Page, text: str) -> None:
+    box = page.locator("#msg textarea")
+    box.fill(text)
+    box.press("Enter")
+
+
+def chat_text(page: Page) -> str:
+    return page.locator("#chat").inner_text()
+
+
+def assert_stops_growing(page: Page, *, settle: float = 0.6) -> str:
+    """The chat's text is the same before and after `settle` seconds; returns it."""
+    before = chat_text(page)
+    time.sleep(settle)  # nothing to wait *for*: the point is that nothing arrives
+    after = chat_text(page)
+    assert after == before, "the chat kept changing after it should have stopped"
+    return after
+
+
+def numbered_words(count: int) -> str:
+    """`w0001 w0002 …`: a long answer whose growth and end are easy to see."""
+    return " ".join(f"w{i:04d}" for i in range(1, count + 1))
+
+
+def test_a_streamed_answer_appears(running_app, page):
+    running_app.ollama.script(reply("Purr. Everything in your workspace looks tidy.", chunk_size=3, delay=0.01))
+    open_app(page, running_app.url)
+    send(page, "how are things?")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("how are things?")
+    expect(chat).to_contain_text("Purr. Everything in your workspace looks tidy.")
+    expect(page.locator("#msg textarea")).to_have_value("")
+    expect(page.locator("#stop")).to_be_hidden()
+    expect(page.locator("#approve")).to_be_hidden()
+
+
+def test_partial_tool_arguments_show_while_the_call_streams(running_app, page):
+    lines = [f"note {i:03d}: cats sleep sixteen hours a day" for i in range(50)]  # ~2.3 KB
+    content = "\n".join(lines)
+    running_app.ollama.script(
+        Turn(
+            Text("I'll write your notes now.\n"),
+            Text(tool_call_text("write_file", {"path": "notes.md", "content": content})),
+            chunk_size=8,
+            delay=0.05,  # ~300 lines: the whole call takes about 15 s to arrive
+        )
+    )
+    open_app(page, running_app.url)
+    started = time.perf_counter()
+    send(page, "write my notes to notes.md")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("write_file → notes.md")
+    expect(chat).to_contain_text('"content": "note 000: cats sleep')
+    expect(chat).to_contain_text("note 003")
+    seen_after = time.perf_counter() - started
+    # Still streaming: the end of the call has not arrived, nothing waits for approval, the answer runs.
+    assert seen_after < 10, f"partial arguments appeared only after {seen_after:.1f} s"
+    assert lines[-1] not in chat_text(page)
+    expect(page.locator("#approve")).to_be_hidden()
+    expect(page.locator("#stop")).to_be_visible()
+    assert len(running_app.ollama.chat_requests) == 1
+    # Don't wait 15 s for the rest: stop it, and the half-written call never runs.
+    page.locator("#stop").click()
+    expect(chat).to_contain_text("Stopped")
+    assert running_app.ollama.wait_for_disconnects(1)
+    assert not (running_app.workspace / "notes.md").exists()
+
+
+def test_approve_runs_the_command_and_its_output_reaches_the_model(running_app, page):
+    running_app.ollama.script(
+        Turn(
+            Text("Let me work that out with the shell.\n"),
+            Text(tool_call_text("run_shell", {"command": "echo meow-$((6*7))"})),
+        ),
+        reply("The shell says meow-42, so the answer is 42."),
+    )
+    open_app(page, running_app.url)
+    send(page, "what is 6 times 7, the shell way?")
+    card = page.locator("#approval").first  # Gradio puts the group's id on two nested divs
+    expect(card).to_be_visible()
+    expect(card).to_contain_text("Run this command")
+    expect(page.locator("#card_details textarea")).to_have_value("echo meow-$((6*7))")
+    expect(page.locator("#chat")).to_contain_text("run_shell → echo meow-$((6*7))")
+    page.locator("#approve").click()
+    expect(page.locator("#chat")).to_contain_text("the answer is 42")
+    expect(page.locator("#approve")).to_be_hidden()
+    expect(card).to_be_hidden()
+    tool_message = running_app.ollama.chat_requests[-1]["messages"][-1]
+    assert "meow-42" in tool_message["content"]
+
+
+def test_reject_does_not_run_and_the_reason_reaches_the_model(running_app, page):
+    running_app.ollama.script(
+        Turn(Text("I'll make the file.\n"), Text(tool_call_text("run_shell", {"command": "touch made.txt"}))),
+        reply("Understood, I left it alone."),
+    )
+    open_app(page, running_app.url)
+    send(page, "make a file")
+    expect(page.locator("#approve")).to_be_visible()
+    page.locator("#reason textarea").fill("not on a Sunday")
+    page.locator("#reject").click()
+    expect(page.locator("#chat")).to_contain_text("Understood, I left it alone.")
+    expect(page.locator("#approve")).to_be_hidden()
+    assert not (running_app.workspace / "made.txt").exists()
+    tool_message = running_app.ollama.chat_requests[-1]["messages"][-1]
+    assert "not on a Sunday" in tool_message["content"]
+
+
+def test_stop_halts_a_slow_stream(running_app, page):
+    running_app.ollama.script(
+        reply(numbered_words(3_000), chunk_size=6, delay=0.01),  # ~30 s if nobody stops it
+        reply("Fresh answer after the stop."),
+    )
+    open_app(page, running_app.url)
+    send(page, "count for me")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("w0040")
+    page.locator("#stop").click()
+    expect(chat).to_contain_text("Stopped", timeout=2_000)
+    assert running_app.ollama.wait_for_disconnects(1, timeout=2.0)
+    shown = assert_stops_growing(page)
+    assert "w2999" not in shown
+    expect(page.locator("#stop")).to_be_hidden()
+    send(page, "anything else?")
+    expect(chat).to_contain_text("Fresh answer after the stop.")
+
+
+def test_stop_ends_an_approved_slow_command(running_app, page):
+    running_app.ollama.script(
+        Turn(Text("This will take a while.\n"), Text(tool_call_text("run_shell", {"command": "sleep 100"}))),
+        reply("Okay, after the stop."),
+    )
+    open_app(page, running_app.url)
+    send(page, "wait for a long time")
+    page.locator("#approve").click()
+    stop = page.locator("#stop")
+    expect(stop).to_be_visible()
+    clicked = time.perf_counter()
+    stop.click()
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("stopped by the person", timeout=5_000)
+    expect(stop).to_be_hidden(timeout=5_000)
+    assert time.perf_counter() - clicked < 5
+    send(page, "and now?")
+    expect(chat).to_contain_text("Okay, after the stop.")
+
+
+def test_a_dropped_stream_shows_a_plain_error_and_keeps_the_partial_answer(running_app, page):
+    running_app.ollama.script(Turn(Text("partial answer"), Drop()))
+    open_app(page, running_app.url)
+    send(page, "tell me everything")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("connection closed before it was finished")
+    expect(chat).to_contain_text("partial answer")
+    expect(page.locator("#stop")).to_be_hidden()
+    assert "Traceback" not in page.locator("body").inner_text()
+    assert "Traceback" not in page.content()
+
+
+def test_two_browsers_at_once_are_independent(running_app, browser, page):
+    running_app.ollama.script(
+        Turn(Text("Alice, I need your approval.\n"), Text(tool_call_text("run_shell", {"command": "touch alice.txt"})))
+    )
+    open_app(page, running_app.url)
+    send(page, "alice asks for a file")
+    expect(page.locator("#approve")).to_be_visible()
+
+    other = new_context(browser)
+    try:
+        bob = other.new_page()
+        open_app(bob, running_app.url)
+        expect(bob.locator("#approve")).to_be_hidden()
+        running_app.ollama.script(reply("Hello Bob, here is your answer.", chunk_size=4, delay=0.01))
+        send(bob, "bob says hi")
+        expect(bob.locator("#chat")).to_contain_text("Hello Bob, here is your answer.")
+        expect(bob.locator("#approve")).to_be_hidden()
+        expect(page.locator("#approve")).to_be_visible()  # Alice still waits, untouched by Bob's answer
+        bob_text, alice_text = chat_text(bob), chat_text(page)
+    finally:
+        other.close()
+    assert "alice" not in bob_text.lower()
+    assert "touch alice.txt" not in bob_text
+    assert "Bob" not in alice_text
+    assert not (running_app.workspace / "alice.txt").exists()
+
+
+def test_a_reload_mid_stream_reattaches_to_the_answer(running_app, page):
+    running_app.ollama.script(reply(numbered_words(600) + " THE-END", chunk_size=6, delay=0.01))  # ~6 s
+    open_app(page, running_app.url)
+    send(page, "count slowly")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("w0050")
+    page.reload()
+    expect(chat).to_contain_text("count slowly")  # the same chat came back, from its beginning
+    expect(chat).to_contain_text("w0001")
+    midway = chat_text(page)
+    assert "THE-END" not in midway, "the answer finished before the reloaded page could follow it"
+    expect(chat).to_contain_text("THE-END")
+    assert len(chat_text(page)) > len(midway)
+    assert len(running_app.ollama.chat_requests) == 1  # re-attached, not asked again
+    assert_stops_growing(page, settle=0.3)
+
+
+def test_the_banner_says_how_to_start_ollama_and_recovers(running_app, page):
+    running_app.ollama.stop()
+    open_app(page, running_app.url, banner="ollama serve")
+    running_app.ollama.start()
+    expect(page.locator("#status")).to_contain_text("Connected", timeout=11_000)  # rechecked every 5 s
+    expect(page.locator("#status")).not_to_contain_text("ollama serve")
+
+
+def test_the_chat_clear_button_forgets_the_conversation(running_app, page):
+    running_app.ollama.script("I'll remember pineapple.", "A fresh start.")
+    open_app(page, running_app.url)
+    send(page, "remember the word pineapple")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("I'll remember pineapple.")
+    page.locator("#chat button[aria-label='Clear']").click()
+    expect(chat).not_to_contain_text("pineapple")
+    send(page, "what was the word?")
+    expect(chat).to_contain_text("A fresh start.")
+    assert not any("pineapple" in m["content"] for m in running_app.ollama.chat_requests[-1]["messages"])
+    expect(chat).not_to_contain_text("pineapple", timeout=1_000)
