@@ -16,9 +16,10 @@ import gradio as gr
 
 from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
-from meowgent.llm import ModelError, ModelInfo, OllamaClient
+from meowgent.llm import ModelError, OllamaClient
 from meowgent.runs import RunRegistry
 from meowgent.ui.approval import describe_queue
+from meowgent.ui.models import describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
 
@@ -61,6 +62,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             model = gr.Dropdown(
                 label="Model", choices=[settings.model], value=settings.model, allow_custom_value=True, elem_id="model"
             )
+            facts = gr.Markdown(elem_id="model_facts")
+            think = gr.Checkbox(label="Think before answering", value=True, visible=False, elem_id="think")
+            with gr.Accordion("Get a model", open=False):
+                pull_name = gr.Textbox(placeholder=settings.model, show_label=False, elem_id="pull_name")
+                pull = gr.Button("Download", size="sm", elem_id="pull")
+                pull_status = gr.Markdown(elem_id="pull_status")
             gr.Markdown(f"**Workspace**  \n`{settings.workspace}`")
             new_chat = gr.Button("＋ New chat", elem_id="new_chat")
 
@@ -186,18 +193,40 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             fresh = service.new_chat(owner, picked or settings.model)
             return fresh.id, *frame(ChatView(), owner, fresh.id)
 
-        def on_model(key: str, chat: str, picked: str, request: gr.Request) -> None:
-            if picked:
-                try:
-                    service.set_model(owner_of(key, request), chat, picked)
-                except ChatError as exc:
-                    gr.Warning(str(exc))
+        def on_model(key: str, chat: str, picked: str, request: gr.Request):
+            if not picked:
+                return gr.skip(), gr.skip()
+            try:
+                service.set_model(owner_of(key, request), chat, picked)
+                info = client.show(picked)
+            except (ChatError, ModelError) as exc:
+                return str(exc), gr.update(visible=False)
+            return model_facts(info, num_ctx_cap=settings.num_ctx), gr.update(visible="thinking" in info.capabilities)
+
+        def on_think(key: str, chat: str, enabled: bool, request: gr.Request) -> None:
+            try:
+                service.set_thinking(owner_of(key, request), chat, enabled)
+            except ChatError as exc:
+                gr.Warning(str(exc))
 
         def on_tick(picked: str):
-            banner, models = server_status(client, settings)
+            server = server_status(client, suggested=settings.model)
             wanted = picked or settings.model
-            choices = [(label, name) for name, label in models] or [(wanted, wanted)]
-            return banner, gr.update(choices=choices, value=pick_model(wanted, [name for name, _ in models]))
+            choices = [(model_label(info), info.name) for info in server.models] or [(wanted, wanted)]
+            value = pick_model(wanted, [info.name for info in server.models])
+            return server.banner, gr.update(choices=choices, value=value)
+
+        def on_pull(name: str, progress=gr.Progress()):
+            name = name.strip() or settings.model
+            try:
+                for step in client.pull(name):
+                    fraction, sentence = describe_pull(step)
+                    progress(fraction, desc=sentence)
+                    yield sentence
+            except ModelError as exc:
+                yield f"⚠️ {exc.message}"
+                return
+            yield f"✅ **{name}** is ready. Pick it in the list above."
 
         load = demo.load(on_load, [owner_key], [owner_key, chat_id, model, *shown], concurrency_limit=None)
         load.then(on_tick, [model], [status, model])
@@ -210,7 +239,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         new_chat.click(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
         # The chatbot's own trash button would empty only the page; make it a real fresh start.
         chatbot.clear(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
-        model.change(on_model, [owner_key, chat_id, model], None, concurrency_limit=None)
+        model.change(on_model, [owner_key, chat_id, model], [facts, think], concurrency_limit=None)
+        think.change(on_think, [owner_key, chat_id, think], None, concurrency_limit=None)
+        pull_event = gr.on([pull.click, pull_name.submit], on_pull, [pull_name], [pull_status], concurrency_limit=None)
+        pull_event.then(on_tick, [model], [status, model])
     return demo
 
 
@@ -233,45 +265,6 @@ def serve(
         max_threads=200,
     )
     return demo, local_url, share_url
-
-
-def server_status(client: OllamaClient, settings: Settings) -> tuple[str, list[tuple[str, str]]]:
-    """The banner text and the installed models as (name, label) pairs."""
-    health = client.health()
-    if not health.ok:
-        return f"🔴 {health.message}", []
-    try:
-        models = [(info.name, model_label(_facts(client, info))) for info in client.list_models()]
-    except ModelError as exc:
-        return f"🔴 {exc.message}", []
-    if not models:
-        return (
-            f"🟡 Ollama {health.version} is running but has no models yet. "
-            f"Download one in a terminal: `ollama pull {settings.model}`",
-            [],
-        )
-    return f"🟢 Connected to Ollama {health.version}", models
-
-
-def pick_model(wanted: str, installed: list[str]) -> str:
-    """The installed name for `wanted` (`qwen3` is `qwen3:latest`), else the first installed model."""
-    for name in (wanted, f"{wanted}:latest"):
-        if name in installed:
-            return name
-    return installed[0] if installed else wanted
-
-
-def _facts(client: OllamaClient, info: ModelInfo) -> ModelInfo:
-    try:
-        return client.show(info.name)
-    except ModelError:
-        return info
-
-
-def model_label(info: ModelInfo) -> str:
-    """`qwen3 · 8.2B · tools · thinking`: what a person needs to pick a model."""
-    marks = [info.parameter_size or ""] + [c for c in ("tools", "thinking", "vision") if c in info.capabilities]
-    return " · ".join([info.name, *[m for m in marks if m]])
 
 
 def _unchanged(count: int) -> tuple[Any, ...]:

@@ -285,3 +285,24 @@ def test_the_chat_clear_button_forgets_the_conversation(running_app, page):
     expect(chat).to_contain_text("A fresh start.")
     assert not any("pineapple" in m["content"] for m in running_app.ollama.chat_requests[-1]["messages"])
     expect(chat).not_to_contain_text("pineapple", timeout=1_000)
+
+
+def test_a_model_downloads_with_a_progress_bar_and_appears_in_the_picker(running_app, page):
+    running_app.ollama.pull_delay = 0.15  # slow enough to watch the bar move
+    open_app(page, running_app.url)
+    page.get_by_text("Get a model").click()
+    page.locator("#pull_name textarea").fill("qwen3:0.6b")
+    page.locator("#pull").click()
+    expect(page.locator("#pull_status")).to_contain_text("Downloading part")
+    expect(page.locator("#pull_status")).to_contain_text("%")
+    expect(page.locator("#pull_status")).to_contain_text("qwen3:0.6b is ready")
+    page.locator("#model input").click()
+    expect(page.get_by_role("option", name="qwen3:0.6b")).to_be_visible()
+
+
+def test_an_unknown_model_download_says_so_in_a_sentence(running_app, page):
+    open_app(page, running_app.url)
+    page.get_by_text("Get a model").click()
+    page.locator("#pull_name textarea").fill("no-such-model")
+    page.locator("#pull").click()
+    expect(page.locator("#pull_status")).to_contain_text("There's no model called 'no-such-model'")
