@@ -55,6 +55,8 @@ class Decision:
 
     approved: bool
     reason: str = ""
+    arguments: dict[str, Any] | None = None
+    """The arguments the person edited the call to, if they changed it before approving."""
 
 
 @dataclass
@@ -301,9 +303,9 @@ class Agent:
             elif self._needs_approval(call) and not decisions[call.id].approved:
                 result = _rejected(call, decisions[call.id].reason)
             else:
-                outcome = execute(call.name, call.arguments, context)
-                status = "done" if outcome.ok else "error"
-                result = ToolResult(call.id, call.name, outcome.text, status, outcome.duration)
+                decision = decisions.get(call.id)
+                edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
+                result = _execute(call, edited, context)
             _record(conversation, result)
             conversation.pending.pop(0)
             yield result
@@ -322,6 +324,16 @@ class Agent:
 
 
 _CUT_REASON = {"stopped": "the person pressed Stop", "error": "the model server failed"}
+
+
+def _execute(call: ToolCall, edited: dict[str, Any] | None, context: ToolContext) -> ToolResult:
+    """Run the call, or the person's edit of it; the model is told when what ran differs from what it asked."""
+    outcome = execute(call.name, call.arguments if edited is None else edited, context)
+    text = outcome.text
+    if edited is not None:
+        ran = json.dumps(edited, ensure_ascii=False)
+        text = f"The person changed this call before approving it. It ran with these arguments: {ran}\n\n{text}"
+    return ToolResult(call.id, call.name, text, "done" if outcome.ok else "error", outcome.duration, edited)
 
 
 def _rejected(call: ToolCall, reason: str) -> ToolResult:

@@ -126,6 +126,8 @@ class ToolResult:
     output: str
     status: ResultStatus
     duration: float = 0.0
+    edited_arguments: dict[str, Any] | None = None
+    """What actually ran, when the person changed the call before approving it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ plus one on every status change.
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from collections.abc import Iterator
@@ -54,7 +55,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     with gr.Blocks(title="Meowgent", fill_height=True) as demo:
         owner_key = gr.BrowserState("", storage_key="meowgent-owner")
         chat_id = gr.State("")
-        head_call = gr.State("")  # the call the card shows; a click names it, so a stale click applies to nothing
+        # The ids of the calls the card shows, head first: a click names them, so a stale click applies to nothing.
+        card_calls = gr.State([])
 
         with gr.Sidebar(open=True, width=340):
             gr.Markdown("## 🐱 Meowgent")
@@ -79,8 +81,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             card_details = gr.Textbox(
                 show_label=False, interactive=False, lines=1, max_lines=10, elem_id="card_details", buttons=["copy"]
             )
+            with gr.Accordion("✏️ Change it before approving", open=False):
+                edit_args = gr.Code(language="json", interactive=True, show_label=False, elem_id="edit_args")
             with gr.Row():
                 approve = gr.Button("✅ Approve", variant="primary", elem_id="approve")
+                approve_all = gr.Button("✅ Approve all", variant="primary", visible=False, elem_id="approve_all")
                 reject = gr.Button("✋ Reject", variant="stop", elem_id="reject")
             reason = gr.Textbox(label="If you reject, tell the assistant why (optional)", lines=1, elem_id="reason")
         with gr.Row(equal_height=True):
@@ -97,7 +102,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         gr.Examples(EXAMPLES, inputs=msg, label="Examples")
         timer = gr.Timer(STATUS_SECONDS)
 
-        shown = [chatbot, card, card_text, card_details, head_call, stop]
+        shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, stop]
 
         def owner_of(key: str, request: gr.Request) -> str:
             # With a login, the account owns the chats; otherwise a random key kept in this browser.
@@ -115,7 +120,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 gr.update(visible=bool(waiting)),
                 card_description.summary,
                 card_description.details,
-                waiting[0].id if waiting else "",
+                json.dumps(waiting[0].arguments, indent=2, ensure_ascii=False) if waiting else "",
+                gr.update(visible=len(waiting) > 1),
+                [call.id for call in waiting],
                 gr.update(visible=running),
             )
 
@@ -158,20 +165,28 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             for update in follow(owner, chat):
                 yield "", *update
 
-        def on_decide(key: str, chat: str, call_id: str, why: str, approved: bool, request: gr.Request):
+        def on_decide(key: str, chat: str, decisions: dict[str, Decision], request: gr.Request):
             owner = owner_of(key, request)
             try:
-                service.decide(owner, chat, {call_id: Decision(approved, why.strip())})
+                service.decide(owner, chat, decisions)
             except ChatError as exc:
                 gr.Warning(str(exc))
             for update in follow(owner, chat):
                 yield "", *update
 
-        def on_approve(key: str, chat: str, call_id: str, why: str, request: gr.Request):
-            yield from on_decide(key, chat, call_id, why, True, request)
+        def on_approve(key: str, chat: str, shown_ids: list[str], edited: str, request: gr.Request):
+            try:
+                arguments = json.loads(edited) if edited.strip() else None
+            except json.JSONDecodeError as exc:
+                gr.Warning(f"The changed request isn't valid JSON ({exc.msg}, line {exc.lineno}). Nothing was run.")
+                return
+            yield from on_decide(key, chat, {_head(shown_ids): Decision(True, arguments=arguments)}, request)
 
-        def on_reject(key: str, chat: str, call_id: str, why: str, request: gr.Request):
-            yield from on_decide(key, chat, call_id, why, False, request)
+        def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
+            yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
+
+        def on_reject(key: str, chat: str, shown_ids: list[str], why: str, request: gr.Request):
+            yield from on_decide(key, chat, {_head(shown_ids): Decision(False, why.strip())}, request)
 
         def on_stop(key: str, chat: str, request: gr.Request) -> None:
             try:
@@ -232,8 +247,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         load.then(on_tick, [model], [status, model])
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
         msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
-        approve.click(on_approve, [owner_key, chat_id, head_call, reason], [reason, *shown], concurrency_limit=None)
-        reject.click(on_reject, [owner_key, chat_id, head_call, reason], [reason, *shown], concurrency_limit=None)
+        approve.click(on_approve, [owner_key, chat_id, card_calls, edit_args], [reason, *shown], concurrency_limit=None)
+        approve_all.click(on_approve_all, [owner_key, chat_id, card_calls], [reason, *shown], concurrency_limit=None)
+        reject.click(on_reject, [owner_key, chat_id, card_calls, reason], [reason, *shown], concurrency_limit=None)
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
         retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None)
         new_chat.click(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
@@ -265,6 +281,10 @@ def serve(
         max_threads=200,
     )
     return demo, local_url, share_url
+
+
+def _head(call_ids: list[str]) -> str:
+    return call_ids[0] if call_ids else ""
 
 
 def _unchanged(count: int) -> tuple[Any, ...]:

@@ -47,13 +47,20 @@ def describe_call(call: ToolCall, workspace: Path) -> CallDescription:
 
 
 def describe_queue(calls: tuple[ToolCall, ...], workspace: Path) -> CallDescription:
-    """The head call in full, and how many more wait after it."""
+    """Every waiting call in one line each; the details are those of the first, which is decided first."""
     if not calls:
         return CallDescription("", "")
     head = describe_call(calls[0], workspace)
-    summary = "### The assistant wants to do this\n\n" + head.summary
-    if len(calls) > 1:
-        summary += f"\n\n*{len(calls) - 1} more request(s) will follow after this one.*"
+    if len(calls) == 1:
+        summary = "### The assistant wants to do this\n\n" + head.summary
+    else:
+        steps = "\n".join(
+            f"{n}. {describe_call(call, workspace).summary.rstrip(':')}" for n, call in enumerate(calls, 1)
+        )
+        summary = (
+            f"### The assistant wants to do {len(calls)} things, in this order\n\n{steps}\n\n"
+            "The details of the first one are below. Decide it alone, or approve all at once."
+        )
     return CallDescription(browser_safe(summary), browser_safe(head.details))
 
 

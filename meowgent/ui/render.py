@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import gradio as gr
@@ -72,6 +72,7 @@ class _Call:
     state: CallState = "writing"
     result: str = ""
     duration: float | None = None
+    edited: bool = False
 
 
 @dataclass
@@ -127,9 +128,11 @@ class ChatView:
                 self.waiting = calls
                 for call in calls:
                     self._calls[call.id].state = "waiting"
-            case ToolResult(call_id, _, output, status, duration):
+            case ToolResult(call_id, _, output, status, duration, edited):
                 panel = self._calls[call_id]
                 panel.state, panel.result, panel.duration = status, output, duration
+                if edited is not None and panel.call is not None:
+                    panel.call, panel.edited = replace(panel.call, arguments=edited), True
                 self.waiting = tuple(c for c in self.waiting if c.id != call_id)
             case ErrorEvent(message, _):
                 self._items.append(_Note(f"⚠️ {message}"))
@@ -199,7 +202,9 @@ def _render_call(panel: _Call) -> gr.ChatMessage:
         "id": panel.call_id,
         "status": "pending" if panel.state in ("writing", "ready", "waiting") else "done",
     }
-    if panel.state in _STATE_LOG:
+    if panel.edited:
+        metadata["log"] = "ran as you changed it"
+    elif panel.state in _STATE_LOG:
         metadata["log"] = _STATE_LOG[panel.state]
     if panel.duration is not None and panel.state in ("done", "error"):
         metadata["duration"] = round(panel.duration, 2)

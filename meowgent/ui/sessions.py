@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from meowgent.agent import Agent, Conversation, Decision
 from meowgent.events import AgentEvent, ToolCall
 from meowgent.runs import RunBusy, RunRegistry
+from meowgent.tools import ToolError, get_tool
 
 TITLE_CHARS = 48
 
@@ -100,6 +101,13 @@ class ChatService:
         waiting_ids = {call.id for call in waiting}
         if not decisions or not waiting or waiting[0].id not in decisions or not set(decisions) <= waiting_ids:
             raise ChatError("That request is no longer waiting for you, so nothing was run.")
+        for call in waiting:
+            edited = decisions.get(call.id)
+            if edited is not None and edited.approved and edited.arguments is not None:
+                try:  # the same checks the model's own call passed
+                    get_tool(call.name).validate(edited.arguments)
+                except ToolError as exc:
+                    raise ChatError(f"The changed request can't run: {exc}") from None
         chat = self.get(owner, chat_id)
         self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
 

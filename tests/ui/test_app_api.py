@@ -21,9 +21,15 @@ def client(running_app):
     return Client(running_app.url, verbose=False)
 
 
+def screen(values):
+    """(chat, card summary, card details): the last values of every event that shows the chat."""
+    chat, card, details, _edit_args = values[-4:]
+    return chat, card, details
+
+
 def open_page(client):
-    key, _model, chat, card, _details = client.predict("", api_name="/on_load")
-    return key, chat, card
+    values = client.predict("", api_name="/on_load")
+    return values[0], *screen(values)[:2]
 
 
 def test_an_answer_streams_into_the_chat(running_app, client):
@@ -33,7 +39,7 @@ def test_an_answer_streams_into_the_chat(running_app, client):
     job = client.submit(key, "hello", api_name="/on_send")
     updates = list(job)
     assert len(updates) >= 2  # the answer arrived in several frames, not all at once
-    _msg, chat, card, _details = job.result()
+    chat, card, _details = screen(job.result())
     assert "Purr. All good here." in chat_text(chat)
     assert card == ""
 
@@ -43,11 +49,11 @@ def test_a_risky_call_waits_then_runs_on_approve(running_app, client):
         Text(tool_call_text("write_file", {"path": "cat.md", "content": "meow"})), reply("Saved.")
     )
     key, _, _ = open_page(client)
-    _msg, chat, card, details = client.predict(key, "save a cat", api_name="/on_send")
+    chat, card, details = screen(client.predict(key, "save a cat", api_name="/on_send"))
     assert "Create the new file** `cat.md`" in card
     assert details == "meow"
     assert not (running_app.workspace / "cat.md").exists()
-    _reason, chat, card, _details = client.predict(key, "", api_name="/on_approve")
+    chat, card, _details = screen(client.predict(key, "", api_name="/on_approve"))
     assert (running_app.workspace / "cat.md").read_text() == "meow"
     assert "Saved." in chat_text(chat)
     assert card == ""
@@ -57,7 +63,7 @@ def test_reject_does_not_run_and_the_reason_reaches_the_model(running_app, clien
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch made.txt"})), reply("OK, I won't."))
     key, _, _ = open_page(client)
     client.predict(key, "make a file", api_name="/on_send")
-    _reason, chat, _card, _details = client.predict(key, "not today", api_name="/on_reject")
+    chat, _card, _details = screen(client.predict(key, "not today", api_name="/on_reject"))
     assert not (running_app.workspace / "made.txt").exists()
     assert "OK, I won't." in chat_text(chat)
     tool_message = running_app.ollama.chat_requests[-1]["messages"][-1]
@@ -82,11 +88,46 @@ def test_two_clients_are_isolated(running_app):
     alice, bob = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
     alice_key, _, _ = open_page(alice)
     bob_key, bob_chat, _ = open_page(bob)
-    _msg, _chat, _card, alice_details = alice.predict(alice_key, "touch it", api_name="/on_send")
+    _chat, _card, alice_details = screen(alice.predict(alice_key, "touch it", api_name="/on_send"))
     assert alice_details == "touch a-was-here"
     # Bob sees nothing of Alice's chat, and his approve (even with her key) reaches only his own chat.
-    _msg, bob_chat, bob_card, _details = bob.predict(bob_key, "", api_name="/on_approve")
+    bob_chat, bob_card, _details = screen(bob.predict(bob_key, "", api_name="/on_approve"))
     bob.predict(alice_key, "", api_name="/on_approve")
     assert "touch it" not in chat_text(bob_chat)
     assert bob_card == ""
     assert not (running_app.workspace / "a-was-here").exists()
+
+
+def test_an_edited_call_is_validated_runs_as_edited_and_the_model_is_told(running_app, client):
+    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "echo proposed > out.txt"})), reply("Ok."))
+    key, _, _ = open_page(client)
+    _chat, _card, details = screen(client.predict(key, "write it", api_name="/on_send"))
+    assert details == "echo proposed > out.txt"
+    client.predict(key, '{"command": 42}', api_name="/on_approve")  # fails validation: nothing runs
+    assert not (running_app.workspace / "out.txt").exists()
+    chat, _card, _details = screen(client.predict(key, '{"command": "echo edited > out.txt"}', api_name="/on_approve"))
+    assert (running_app.workspace / "out.txt").read_text() == "edited\n"
+    told = running_app.ollama.chat_requests[-1]["messages"][-1]["content"]
+    assert "The person changed this call before approving it" in told
+    assert "echo edited > out.txt" in told
+    assert "ran as you changed it" in str(chat)
+
+
+def test_approve_all_decides_every_call_the_card_showed(running_app, client):
+    running_app.ollama.script(
+        Text(
+            tool_call_text("write_file", {"path": "a.md", "content": "A"})
+            + tool_call_text("write_file", {"path": "b.md", "content": "B"})
+        ),
+        reply("Both written."),
+    )
+    key, _, _ = open_page(client)
+    _chat, card, details = screen(client.predict(key, "write two", api_name="/on_send"))
+    assert "wants to do 2 things" in card
+    assert "`a.md`" in card
+    assert "`b.md`" in card
+    assert details == "A"
+    _chat, card, _details = screen(client.predict(key, api_name="/on_approve_all"))
+    assert (running_app.workspace / "a.md").read_text() == "A"
+    assert (running_app.workspace / "b.md").read_text() == "B"
+    assert card == ""

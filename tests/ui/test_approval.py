@@ -88,17 +88,22 @@ def test_an_unknown_tool_shows_its_arguments_as_readable_json(workspace):
     assert "café" in card.details  # readable, not \u00e9
 
 
-def test_a_queue_shows_the_head_in_full_and_counts_the_rest(workspace):
+def test_a_queue_lists_every_call_in_order_with_the_details_of_the_first(workspace):
     calls = (
         ToolCall("c1", "run_shell", {"command": "make test"}),
         ToolCall("c2", "write_file", {"path": "a.md", "content": "secret second"}),
         ToolCall("c3", "web_fetch", {"url": "https://example.com/third"}),
     )
     card = describe_queue(calls, workspace)
-    assert card.summary.startswith("### The assistant wants to do this\n\n**Run this command**")
-    assert "2 more request(s) will follow after this one." in card.summary
+    assert card.summary.startswith("### The assistant wants to do 3 things, in this order")
+    steps = [line for line in card.summary.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
+    assert steps == [
+        f"1. **Run this command** in the folder `{workspace}`",
+        "2. **Create the new file** `a.md` with this text (1 line, 13 bytes)",
+        "3. **Read a web page** from `example.com`",
+    ]
     assert card.details == "make test"
-    assert "secret second" not in card.summary + card.details
+    assert "secret second" not in card.summary
 
 
 def test_a_queue_of_one_does_not_mention_more(workspace):
