@@ -1,0 +1,455 @@
+"""Store: conversations, transcripts, page event logs, tool calls and the audit trail in one SQLite file.
+
+The standard library's sqlite3 in WAL mode: no server, readers never wait for the writer, and
+a process killed mid-write leaves the last committed state. Every public write is one
+transaction, so a crash never leaves half of it. The store keeps JSON-able dicts (transcript
+messages as sent to Ollama, records from `meowgent.records`); it does not decide who may see
+what: `conversations(owner)` filters, the chat service checks ownership.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
+
+_dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+
+
+class StoreError(Exception):
+    """The data folder cannot be used, or a conversation is not in it; the message is a plain sentence."""
+
+
+@dataclass(frozen=True)
+class ConversationRow:
+    """One conversation without its contents, as the chat list shows it."""
+
+    id: str
+    owner: str
+    title: str
+    model: str
+    workspace: str
+    think: bool
+    created: float
+    updated: float
+    interrupted: bool
+
+
+@dataclass(frozen=True)
+class StoredConversation:
+    """A conversation as saved: `pending` holds call records, `events` event records, both in order."""
+
+    row: ConversationRow
+    messages: list[dict[str, Any]]
+    pending: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+
+
+def _v1_core(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL DEFAULT '',
+            workspace TEXT NOT NULL DEFAULT '',
+            think INTEGER NOT NULL DEFAULT 1,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            pending TEXT NOT NULL DEFAULT '[]',
+            interrupted INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    conn.execute("CREATE INDEX conversations_by_owner ON conversations (owner, updated)")
+    for table in ("messages", "events"):
+        conn.execute(
+            f"""CREATE TABLE {table} (
+                conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                PRIMARY KEY (conversation_id, seq)
+            ) WITHOUT ROWID"""
+        )
+    # A rowid table on purpose: `calls()` lists calls in the order they were first recorded.
+    conn.execute(
+        """CREATE TABLE tool_calls (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            call_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected', 'done', 'error')),
+            result TEXT,
+            started REAL,
+            finished REAL,
+            PRIMARY KEY (conversation_id, call_id)
+        )"""
+    )
+
+
+def _v2_audit(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE audit (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            time REAL NOT NULL,
+            tool TEXT NOT NULL,
+            proposed TEXT NOT NULL,
+            run TEXT,
+            decision TEXT,
+            scope TEXT,
+            decided_by TEXT,
+            outcome TEXT,
+            PRIMARY KEY (conversation_id, seq)
+        ) WITHOUT ROWID"""
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit]
+"""Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_CONVERSATION_COLUMNS = "id, owner, title, model, workspace, think, created, updated, interrupted"
+
+
+class Store:
+    """One SQLite file, shared by the threads of this process and by other processes on the same folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            # Autocommit mode: transactions are begun explicitly below, so DDL in migrations is transactional too.
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            try:
+                self._open()
+            except BaseException:
+                self._conn.close()
+                raise
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"Cannot open the data file {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- conversations ----
+
+    def create_conversation(
+        self,
+        conversation_id: str,
+        *,
+        owner: str,
+        title: str,
+        model: str,
+        workspace: str | Path,
+        think: bool = True,
+        now: float | None = None,
+    ) -> ConversationRow:
+        now = time.time() if now is None else now
+        row = ConversationRow(conversation_id, owner, title, model, str(workspace), think, now, now, False)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO conversations (id, owner, title, model, workspace, think, created, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.id, row.owner, row.title, row.model, row.workspace, row.think, row.created, row.updated),
+            )
+        return row
+
+    def conversations(self, owner: str) -> list[ConversationRow]:
+        """The owner's conversations, most recently updated first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE owner = ?"
+                " ORDER BY updated DESC, created DESC, id",
+                (owner,),
+            ).fetchall()
+        return [_conversation_row(row) for row in rows]
+
+    def load(self, conversation_id: str) -> StoredConversation | None:
+        """Everything saved about one conversation, read as one consistent snapshot."""
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {_CONVERSATION_COLUMNS}, pending FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            messages = _bodies(conn, "messages", conversation_id)
+            events = _bodies(conn, "events", conversation_id)
+        return StoredConversation(_conversation_row(row[:-1]), messages, json.loads(row[-1]), events)
+
+    def save_conversation(
+        self,
+        conversation_id: str,
+        *,
+        title: str,
+        model: str,
+        think: bool,
+        messages: list[dict[str, Any]],
+        pending: list[dict[str, Any]],
+        now: float | None = None,
+    ) -> None:
+        """Replace the transcript and the pending calls, and mark the conversation updated.
+
+        Only the changed tail is written: stored messages are compared with the new ones by
+        their JSON text, rows from the first difference on are deleted and the rest inserted.
+        An answer that appends messages therefore costs a read of the transcript and a write
+        of the new messages; a retry that drops the tail is a delete.
+        """
+        now = time.time() if now is None else now
+        bodies = [_dump(message) for message in messages]
+        with self._write() as conn:
+            changed = conn.execute(
+                "UPDATE conversations SET title = ?, model = ?, think = ?, pending = ?, updated = ? WHERE id = ?",
+                (title, model, think, _dump(pending), now, conversation_id),
+            )
+            if changed.rowcount == 0:
+                raise _missing(conversation_id)
+            stored = [
+                body
+                for (body,) in conn.execute(
+                    "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
+                )
+            ]
+            common = min(len(stored), len(bodies))
+            keep = next((i for i in range(common) if stored[i] != bodies[i]), common)
+            conn.execute("DELETE FROM messages WHERE conversation_id = ? AND seq >= ?", (conversation_id, keep))
+            conn.executemany(
+                "INSERT INTO messages (conversation_id, seq, body) VALUES (?, ?, ?)",
+                [(conversation_id, seq, body) for seq, body in enumerate(bodies[keep:], keep)],
+            )
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        self._update(conversation_id, "title", title)
+
+    def mark_interrupted(self, conversation_id: str, interrupted: bool) -> None:
+        """Flag a conversation whose answer was cut short by a restart (or clear the flag)."""
+        self._update(conversation_id, "interrupted", interrupted)
+
+    def delete(self, conversation_id: str) -> None:
+        """Delete a conversation with its transcript, events, calls and audit rows; missing is fine."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    def unfinished(self) -> list[str]:
+        """Ids of conversations whose event log does not end with a Done record: answers cut short by a crash."""
+        with self._read() as conn:
+            last_events = conn.execute(
+                "SELECT c.id, e.body FROM conversations AS c JOIN events AS e ON e.conversation_id = c.id"
+                " WHERE e.seq = (SELECT MAX(seq) FROM events WHERE conversation_id = c.id)"
+                " ORDER BY c.updated DESC, c.id"
+            ).fetchall()
+        return [conversation_id for conversation_id, body in last_events if json.loads(body).get("type") != "Done"]
+
+    # ---- event log ----
+
+    def append_events(self, conversation_id: str, records: list[dict[str, Any]]) -> None:
+        """Append event records after the last stored one, all or none."""
+        bodies = [_dump(record) for record in records]
+        with self._write() as conn:
+            _require(conn, conversation_id)
+            (start,) = conn.execute(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+            conn.executemany(
+                "INSERT INTO events (conversation_id, seq, body) VALUES (?, ?, ?)",
+                [(conversation_id, seq, body) for seq, body in enumerate(bodies, start)],
+            )
+
+    def events(self, conversation_id: str) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            return _bodies(conn, "events", conversation_id)
+
+    # ---- tool calls and audit ----
+
+    def record_call(
+        self,
+        conversation_id: str,
+        call_id: str,
+        *,
+        name: str,
+        arguments: dict[str, Any],
+        status: CallStatus,
+        result: str | None = None,
+        started: float | None = None,
+        finished: float | None = None,
+    ) -> None:
+        """Insert or update one call. On update, `result`, `started` and `finished` left None keep their value."""
+        with self._write() as conn:
+            _require(conn, conversation_id)
+            conn.execute(
+                "INSERT INTO tool_calls (conversation_id, call_id, name, arguments, status, result, started, finished)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (conversation_id, call_id) DO UPDATE SET"
+                " name = excluded.name, arguments = excluded.arguments, status = excluded.status,"
+                " result = COALESCE(excluded.result, result), started = COALESCE(excluded.started, started),"
+                " finished = COALESCE(excluded.finished, finished)",
+                (conversation_id, call_id, name, _dump(arguments), status, result, started, finished),
+            )
+
+    def calls(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The conversation's calls in the order they were first recorded."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT call_id, name, arguments, status, result, started, finished FROM tool_calls"
+                " WHERE conversation_id = ? ORDER BY rowid",
+                (conversation_id,),
+            ).fetchall()
+        return [
+            {
+                "call_id": call_id,
+                "name": name,
+                "arguments": json.loads(arguments),
+                "status": status,
+                "result": result,
+                "started": started,
+                "finished": finished,
+            }
+            for call_id, name, arguments, status, result, started, finished in rows
+        ]
+
+    def add_audit(
+        self,
+        conversation_id: str,
+        *,
+        time: float,
+        tool: str,
+        proposed: Any,
+        run: Any | None,
+        decision: str,
+        scope: str,
+        decided_by: str,
+        outcome: str,
+    ) -> None:
+        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and how it went."""
+        with self._write() as conn:
+            _require(conn, conversation_id)
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM audit WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO audit (conversation_id, seq, time, tool, proposed, run, decision, scope, decided_by,"
+                " outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    seq,
+                    time,
+                    tool,
+                    _dump(proposed),
+                    None if run is None else _dump(run),
+                    decision,
+                    scope,
+                    decided_by,
+                    outcome,
+                ),
+            )
+
+    def audit(self, conversation_id: str) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome FROM audit"
+                " WHERE conversation_id = ? ORDER BY seq",
+                (conversation_id,),
+            ).fetchall()
+        return [
+            {
+                "seq": seq,
+                "time": at,
+                "tool": tool,
+                "proposed": json.loads(proposed),
+                "run": None if run is None else json.loads(run),
+                "decision": decision,
+                "scope": scope,
+                "decided_by": decided_by,
+                "outcome": outcome,
+            }
+            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome in rows
+        ]
+
+    # ---- internals ----
+
+    def _open(self) -> None:
+        self._conn.execute("PRAGMA busy_timeout = 5000")  # first, so the pragmas below wait for other processes too
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: a kill loses nothing, power loss at most the tail
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        with self._write() as conn:
+            (version,) = conn.execute("PRAGMA user_version").fetchone()
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"This data folder was written by a newer Meowgent (data version {version}, this one knows"
+                    f" up to {SCHEMA_VERSION}). Upgrade Meowgent, or start it with another data folder."
+                )
+            if version < SCHEMA_VERSION:
+                for migration in MIGRATIONS[version:]:
+                    migration(conn)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        # IMMEDIATE takes the write lock up front. A deferred transaction that reads and then writes
+        # fails at once with "database is locked" if another process wrote in between; busy_timeout
+        # does not help there, but it does make BEGIN IMMEDIATE wait its turn.
+        with self._transaction("BEGIN IMMEDIATE") as conn:
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        # A transaction even for reads, so several SELECTs see one snapshot while other processes write.
+        with self._transaction("BEGIN") as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute(begin)
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
+                    self._conn.execute("ROLLBACK")
+                raise
+
+    def _update(self, conversation_id: str, column: str, value: object) -> None:
+        with self._write() as conn:
+            changed = conn.execute(f"UPDATE conversations SET {column} = ? WHERE id = ?", (value, conversation_id))
+            if changed.rowcount == 0:
+                raise _missing(conversation_id)
+
+
+def _conversation_row(row: tuple[Any, ...]) -> ConversationRow:
+    conversation_id, owner, title, model, workspace, think, created, updated, interrupted = row
+    return ConversationRow(
+        conversation_id, owner, title, model, workspace, bool(think), created, updated, bool(interrupted)
+    )
+
+
+def _bodies(conn: sqlite3.Connection, table: str, conversation_id: str) -> list[dict[str, Any]]:
+    rows = conn.execute(f"SELECT body FROM {table} WHERE conversation_id = ? ORDER BY seq", (conversation_id,))
+    return [json.loads(body) for (body,) in rows]
+
+
+def _require(conn: sqlite3.Connection, conversation_id: str) -> None:
+    if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
+        raise _missing(conversation_id)
+
+
+def _missing(conversation_id: str) -> StoreError:
+    return StoreError(f"Conversation {conversation_id} is not in the store (it may have been deleted).")
