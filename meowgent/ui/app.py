@@ -7,10 +7,14 @@ plus one on every status change.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import secrets
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -18,12 +22,13 @@ import gradio as gr
 from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
 from meowgent.llm import ModelError, OllamaClient
-from meowgent.runs import RunRegistry
+from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.models import describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
 
+DATABASE = "meowgent.db"
 FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
@@ -50,10 +55,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     client = client or OllamaClient(
         settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
     )
-    service = ChatService(Agent(client, settings), RunRegistry(), default_model=settings.model)
+    store = Store(settings.data_dir / DATABASE)
+    service = ChatService(Agent(client, settings), store, default_model=settings.model, workspace=settings.workspace)
 
     with gr.Blocks(title="Meowgent", fill_height=True) as demo:
-        owner_key = gr.BrowserState("", storage_key="meowgent-owner")
+        # A fixed secret in the data folder: the browser's owner key stays readable after a restart.
+        owner_key = gr.BrowserState("", storage_key="meowgent-owner", secret=browser_secret(settings.data_dir))
         chat_id = gr.State("")
         # The ids of the calls the card shows, head first: a click names them, so a stale click applies to nothing.
         card_calls = gr.State([])
@@ -72,6 +79,17 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 pull_status = gr.Markdown(elem_id="pull_status")
             gr.Markdown(f"**Workspace**  \n`{settings.workspace}`")
             new_chat = gr.Button("＋ New chat", elem_id="new_chat")
+            chats = gr.Radio(label="Your chats", choices=[], elem_id="chats")
+            with gr.Accordion("This chat", open=False, elem_id="chat_tools"):
+                title = gr.Textbox(label="Name", elem_id="title")
+                rename = gr.Button("Rename", size="sm", elem_id="rename")
+                delete = gr.Button("🗑 Delete this chat", size="sm", variant="stop", elem_id="delete")
+                with gr.Row(visible=False) as confirm_row:
+                    confirm_delete = gr.Button("Yes, delete it", size="sm", variant="stop", elem_id="confirm_delete")
+                    cancel_delete = gr.Button("Keep it", size="sm", elem_id="cancel_delete")
+                export = gr.Button("Prepare downloads", size="sm", elem_id="export")
+                download_md = gr.DownloadButton("⬇ Markdown", visible=False, size="sm", elem_id="download_md")
+                download_json = gr.DownloadButton("⬇ JSON", visible=False, size="sm", elem_id="download_json")
 
         chatbot = gr.Chatbot(elem_id="chat", label="Chat", placeholder=WELCOME, height="58vh", buttons=["copy"])
         with gr.Group(visible=False, elem_id="approval") as card:
@@ -145,14 +163,30 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                     yield frame(view, owner, chat)
             yield frame(view, owner, chat)
 
+        def chat_list(owner: str, current: str):
+            rows = service.chats(owner)
+            return gr.update(choices=[(row.title, row.id) for row in rows], value=current)
+
+        def show_chat(owner: str, chat: str):
+            """Everything that changes when another chat is shown: list, name, model, then the chat itself."""
+            opened = service.get(owner, chat)
+            for update in follow(owner, chat):
+                yield chat, chat_list(owner, chat), opened.title, gr.update(value=opened.conversation.model), *update
+
         def on_load(key: str, request: gr.Request):
             key = key or secrets.token_urlsafe(24)
             owner = owner_of(key, request)
-            chats = service.chats(owner)
-            chat = chats[0] if chats else service.new_chat(owner)
-            model_value = chat.conversation.model
-            for update in follow(owner, chat.id):
-                yield key, chat.id, gr.update(value=model_value), *update
+            rows = service.chats(owner)
+            chat = rows[0].id if rows else service.new_chat(owner).id
+            for update in show_chat(owner, chat):
+                yield key, *update
+
+        def on_open(key: str, picked: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                yield from show_chat(owner, picked)
+            except ChatError as exc:
+                gr.Warning(str(exc))
 
         def on_send(key: str, chat: str, text: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -205,8 +239,48 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def on_new_chat(key: str, chat: str, picked: str, request: gr.Request):
             owner = owner_of(key, request)
-            fresh = service.new_chat(owner, picked or settings.model)
-            return fresh.id, *frame(ChatView(), owner, fresh.id)
+            try:
+                current = service.get(owner, chat)
+            except ChatError:
+                current = None
+            # An untouched chat is already a fresh start; don't pile up empty ones.
+            fresh = current if current and not current.conversation.messages else service.new_chat(owner, picked)
+            yield from show_chat(owner, fresh.id)
+
+        def chat_list_of(key: str, chat: str, request: gr.Request):
+            return chat_list(owner_of(key, request), chat)
+
+        def on_rename(key: str, chat: str, name: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                service.rename(owner, chat, name)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+            return chat_list(owner, chat)
+
+        def on_delete(key: str, chat: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                service.delete(owner, chat)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+            rows = service.chats(owner)
+            yield from show_chat(owner, rows[0].id if rows else service.new_chat(owner).id)
+
+        def on_export(key: str, chat: str, request: gr.Request):
+            try:
+                markdown, document = service.export(owner_of(key, request), chat)
+            except ChatError as exc:
+                gr.Warning(str(exc))
+                return gr.skip(), gr.skip()
+            # Gradio serves files only from its temp folder or the working directory.
+            folder = Path(tempfile.mkdtemp(prefix="meowgent-export-"))
+            (folder / "chat.md").write_text(markdown, encoding="utf-8")
+            (folder / "chat.json").write_text(document, encoding="utf-8")
+            return (
+                gr.update(value=str(folder / "chat.md"), visible=True),
+                gr.update(value=str(folder / "chat.json"), visible=True),
+            )
 
         def on_model(key: str, chat: str, picked: str, request: gr.Request):
             if not picked:
@@ -243,23 +317,54 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 return
             yield f"✅ **{name}** is ready. Pick it in the list above."
 
-        load = demo.load(on_load, [owner_key], [owner_key, chat_id, model, *shown], concurrency_limit=None)
+        opened = [chat_id, chats, title, model, *shown]
+        load = demo.load(on_load, [owner_key], [owner_key, *opened], concurrency_limit=None)
         load.then(on_tick, [model], [status, model])
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
-        msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
-        approve.click(on_approve, [owner_key, chat_id, card_calls, edit_args], [reason, *shown], concurrency_limit=None)
-        approve_all.click(on_approve_all, [owner_key, chat_id, card_calls], [reason, *shown], concurrency_limit=None)
-        reject.click(on_reject, [owner_key, chat_id, card_calls, reason], [reason, *shown], concurrency_limit=None)
+        send = msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
+        send.then(chat_list_of, [owner_key, chat_id], [chats])
+        answers = [
+            send,
+            approve.click(
+                on_approve, [owner_key, chat_id, card_calls, edit_args], [reason, *shown], concurrency_limit=None
+            ),
+            approve_all.click(
+                on_approve_all, [owner_key, chat_id, card_calls], [reason, *shown], concurrency_limit=None
+            ),
+            reject.click(on_reject, [owner_key, chat_id, card_calls, reason], [reason, *shown], concurrency_limit=None),
+            retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None),
+        ]
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
-        retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None)
-        new_chat.click(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
+        # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
+        switch = {"concurrency_limit": None, "cancels": answers}
+        new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch)
         # The chatbot's own trash button would empty only the page; make it a real fresh start.
-        chatbot.clear(on_new_chat, [owner_key, chat_id, model], [chat_id, *shown], concurrency_limit=None)
+        chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch)
+        chats.input(on_open, [owner_key, chats], opened, **switch)
+        rename.click(on_rename, [owner_key, chat_id, title], [chats], concurrency_limit=None)
+        delete.click(lambda: gr.update(visible=True), None, [confirm_row], queue=False)
+        cancel_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False)
+        confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False).then(
+            on_delete, [owner_key, chat_id], opened, **switch
+        )
+        export.click(on_export, [owner_key, chat_id], [download_md, download_json], concurrency_limit=None)
         model.change(on_model, [owner_key, chat_id, model], [facts, think], concurrency_limit=None)
         think.change(on_think, [owner_key, chat_id, think], None, concurrency_limit=None)
         pull_event = gr.on([pull.click, pull_name.submit], on_pull, [pull_name], [pull_status], concurrency_limit=None)
         pull_event.then(on_tick, [model], [status, model])
     return demo
+
+
+def browser_secret(data_dir: Path) -> str:
+    """The key that encrypts owner keys in browsers; made once and kept private in the data folder."""
+    path = data_dir / "browser-secret"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # another process made it first
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as file:
+                file.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()
 
 
 def serve(

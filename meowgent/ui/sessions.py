@@ -2,23 +2,34 @@
 
 Gradio-free on purpose: the ownership and approval rules are tested without a browser.
 Every action names its owner and is checked here, server-side, so a crafted API call
-cannot open, approve or stop someone else's chat.
+cannot open, approve or stop someone else's chat. Chats live in the store and are loaded
+on first use, so they survive reloads and restarts.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from meowgent.agent import Agent, Conversation, Decision
-from meowgent.events import AgentEvent, ToolCall
+from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall, ToolCallReady, ToolResult
+from meowgent.recorder import Recorder
+from meowgent.records import call_from_record, event_from_record, event_to_record
 from meowgent.runs import RunBusy, RunRegistry
+from meowgent.store import ConversationRow, Store, StoreError
 from meowgent.tools import ToolError, get_tool
+from meowgent.ui.export import to_json, to_markdown
 
+log = logging.getLogger(__name__)
+
+NEW_TITLE = "New chat"
 TITLE_CHARS = 48
+INTERRUPTED = "This answer was cut off because Meowgent stopped while writing it. Send a message to go on."
 
 
 class ChatError(Exception):
@@ -29,9 +40,11 @@ class ChatError(Exception):
 class Chat:
     conversation: Conversation
     owner: str
-    title: str = "New chat"
-    created: float = field(default_factory=time.time)
-    updated: float = field(default_factory=time.time)
+    title: str = NEW_TITLE
+    calls: dict[str, ToolCall] = field(default_factory=dict)
+    """Calls proposed in this chat, by id, until they have a result (for the audit log)."""
+    decisions: dict[str, tuple[Decision, str, float]] = field(default_factory=dict)
+    """Decisions not yet carried out: the decision, who made it and when."""
 
     @property
     def id(self) -> str:
@@ -41,43 +54,41 @@ class Chat:
 class ChatService:
     """All chats of this server, by owner."""
 
-    def __init__(self, agent: Agent, runs: RunRegistry, *, default_model: str) -> None:
+    def __init__(self, agent: Agent, store: Store, *, default_model: str, workspace: Path) -> None:
         self._agent = agent
-        self._runs = runs
+        self._store = store
         self._default_model = default_model
+        self._workspace = workspace
+        self._recorder = Recorder(store)
+        self._runs = RunRegistry(on_event=self._on_event)
         self._chats: dict[str, Chat] = {}
         self._lock = threading.Lock()
+        self._close_interrupted()
+
+    def close(self) -> None:
+        self._recorder.close()
 
     def new_chat(self, owner: str, model: str | None = None) -> Chat:
         conversation = Conversation(id=uuid.uuid4().hex, model=model or self._default_model)
+        self._store.create_conversation(
+            conversation.id, owner=owner, title=NEW_TITLE, model=conversation.model, workspace=self._workspace
+        )
         chat = Chat(conversation, owner)
         with self._lock:
             self._chats[chat.id] = chat
         return chat
 
-    def chats(self, owner: str) -> list[Chat]:
+    def chats(self, owner: str) -> list[ConversationRow]:
         """The owner's chats, newest first."""
-        with self._lock:
-            mine = [chat for chat in self._chats.values() if chat.owner == owner]
-        return sorted(mine, key=lambda chat: chat.updated, reverse=True)
+        return self._store.conversations(owner)
 
     def get(self, owner: str, chat_id: str) -> Chat:
         with self._lock:
-            chat = self._chats.get(chat_id)
+            chat = self._chats.get(chat_id) or self._load(chat_id)
         # The same answer for "missing" and "not yours", so ids cannot be probed.
         if chat is None or chat.owner != owner:
             raise ChatError("This conversation is not available. Start a new chat.")
         return chat
-
-    def send(self, owner: str, chat_id: str, text: str) -> None:
-        """Start answering a new message; calls still waiting for approval are rejected."""
-        chat = self.get(owner, chat_id)
-        text = text.strip()
-        if not text:
-            raise ChatError("Type a message first.")
-        self._start(chat, lambda cancel: self._agent.run(chat.conversation, text, cancel))
-        if chat.title == "New chat":
-            chat.title = text.splitlines()[0][:TITLE_CHARS]
 
     def follow(self, owner: str, chat_id: str, *, poll: float = 0.5) -> Iterator[list[AgentEvent]]:
         """The chat's events from the start, then live until its answer ends."""
@@ -88,6 +99,21 @@ class ChatService:
         self.get(owner, chat_id)
         return self._runs.is_running(chat_id)
 
+    def send(self, owner: str, chat_id: str, text: str) -> None:
+        """Start answering a new message; calls still waiting for approval are rejected."""
+        chat = self.get(owner, chat_id)
+        text = text.strip()
+        if not text:
+            raise ChatError("Type a message first.")
+        title = chat.title
+        if chat.title == NEW_TITLE:
+            chat.title = text.splitlines()[0][:TITLE_CHARS]
+        try:
+            self._start(chat, lambda cancel: self._agent.run(chat.conversation, text, cancel))
+        except ChatError:
+            chat.title = title
+            raise
+
     def waiting(self, owner: str, chat_id: str) -> tuple[ToolCall, ...]:
         """Calls waiting for this owner's decision, in order; none while an answer runs."""
         chat = self.get(owner, chat_id)
@@ -95,7 +121,7 @@ class ChatService:
             return ()
         return self._agent.waiting(chat.conversation)
 
-    def decide(self, owner: str, chat_id: str, decisions: Mapping[str, Decision]) -> None:
+    def decide(self, owner: str, chat_id: str, decisions: Mapping[str, Decision], *, decided_by: str = "") -> None:
         """Apply decisions to waiting calls. They must name the call at the head of the queue."""
         waiting = self.waiting(owner, chat_id)
         waiting_ids = {call.id for call in waiting}
@@ -110,6 +136,8 @@ class ChatService:
                     raise ChatError(f"The changed request can't run: {exc}") from None
         chat = self.get(owner, chat_id)
         self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
+        now = time.time()
+        chat.decisions.update({call_id: (decision, decided_by, now) for call_id, decision in decisions.items()})
 
     def retry(self, owner: str, chat_id: str) -> None:
         chat = self.get(owner, chat_id)
@@ -125,18 +153,100 @@ class ChatService:
     def set_thinking(self, owner: str, chat_id: str, think: bool) -> None:
         self.get(owner, chat_id).conversation.think = think
 
-    def forget_owner(self, owner: str) -> None:
-        """Drop every chat of an owner who is gone (their page closed for good)."""
+    def rename(self, owner: str, chat_id: str, title: str) -> None:
+        chat = self.get(owner, chat_id)
+        title = " ".join(title.split())[:TITLE_CHARS]
+        if not title:
+            raise ChatError("Give the chat a name first.")
+        chat.title = title
+        self._store.rename(chat_id, title)
+
+    def delete(self, owner: str, chat_id: str) -> None:
+        """Stop its answer and delete the chat for good, with its history and audit log."""
+        self.get(owner, chat_id)
+        self._runs.stop(chat_id)
+        self._runs.join(chat_id, timeout=5)
         with self._lock:
-            gone = [chat_id for chat_id, chat in self._chats.items() if chat.owner == owner]
-            for chat_id in gone:
-                del self._chats[chat_id]
-        for chat_id in gone:
-            self._runs.forget(chat_id)
+            self._chats.pop(chat_id, None)
+        self._runs.forget(chat_id)
+        self._recorder.forget(chat_id)
+        self._store.delete(chat_id)
+
+    def export(self, owner: str, chat_id: str) -> tuple[str, str]:
+        """The chat as (Markdown, JSON)."""
+        self.get(owner, chat_id)
+        self._recorder.flush()
+        stored = self._store.load(chat_id)
+        if stored is None:
+            raise ChatError("This conversation is not available. Start a new chat.")
+        audit = self._store.audit(chat_id)
+        return to_markdown(stored, audit), to_json(stored, audit)
 
     def _start(self, chat: Chat, job) -> None:
-        chat.updated = time.time()
         try:
             self._runs.start(chat.id, job)
         except RunBusy:
             raise ChatError("An answer is still running. Wait for it, or press Stop.") from None
+
+    def _load(self, chat_id: str) -> Chat | None:
+        """A chat from the store, its page log rebuilt from the recorded events (caller holds the lock)."""
+        stored = self._store.load(chat_id) if chat_id else None
+        if stored is None:
+            return None
+        row = stored.row
+        conversation = Conversation(
+            id=row.id,
+            model=row.model,
+            think=row.think,
+            messages=stored.messages,
+            pending=[call_from_record(record) for record in stored.pending],
+        )
+        chat = self._chats[chat_id] = Chat(conversation, row.owner, row.title)
+        event_log = self._runs.log(chat_id)
+        for record in stored.events:
+            event_log.append(event_from_record(record))
+        return chat
+
+    def _close_interrupted(self) -> None:
+        """Answers cut short by a crash or a kill end with a plain note instead of hanging forever."""
+        for chat_id in self._store.unfinished():
+            ending = [event_to_record(ErrorEvent(INTERRUPTED, "interrupted")), event_to_record(Done("error"))]
+            self._store.append_events(chat_id, ending)
+            self._store.mark_interrupted(chat_id, True)
+
+    def _on_event(self, chat_id: str, event: AgentEvent) -> None:
+        with self._lock:
+            chat = self._chats.get(chat_id)
+        if chat is None:
+            return
+        self._recorder.record(chat_id, event, chat.conversation, title=chat.title)
+        if isinstance(event, ToolCallReady):
+            chat.calls[event.call.id] = event.call
+        elif isinstance(event, ToolResult):
+            try:
+                self._audit(chat, event)
+            except StoreError:  # deleted while its answer ran
+                log.info("not auditing a call of a deleted chat")
+
+    def _audit(self, chat: Chat, result: ToolResult) -> None:
+        """One line per risky call: what was proposed, what ran, who decided and how it ended."""
+        call = chat.calls.pop(result.call_id, None)
+        decision, decided_by, when = chat.decisions.pop(result.call_id, (None, "", time.time()))
+        if call is None or not get_tool(call.name).risky:
+            return
+        if decision is None:
+            verdict = "rejected: the person sent a new message" if result.status == "rejected" else "allowed"
+        else:
+            verdict = "approved" if decision.approved else "rejected"
+        ran = None if result.status == "rejected" else (result.edited_arguments or call.arguments)
+        self._store.add_audit(
+            chat.id,
+            time=when,
+            tool=call.name,
+            proposed=call.arguments,
+            run=ran,
+            decision=verdict,
+            scope="once",
+            decided_by=decided_by or "the chat's owner",
+            outcome=result.status,
+        )

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import gradio as gr
 import pytest
 
 from meowgent.config import Settings
@@ -18,6 +19,12 @@ class RunningApp:
     ollama: ScriptedOllama
     workspace: Path
     settings: Settings
+    demo: gr.Blocks
+
+    def restart(self) -> None:
+        """Stop the app and start a new one on the same port and data folder, as after a reboot."""
+        self.demo.close()
+        self.demo, _, _ = serve(self.settings)
 
 
 def free_port() -> int:
@@ -41,7 +48,8 @@ def running_app(tmp_path: Path) -> Iterator[RunningApp]:
             read_timeout=5,
         )
         demo, url, _ = serve(settings)
+        app = RunningApp(url, ollama, workspace, settings, demo)
         try:
-            yield RunningApp(url, ollama, workspace, settings)
+            yield app
         finally:
-            demo.close()
+            app.demo.close()

@@ -306,3 +306,71 @@ def test_an_unknown_model_download_says_so_in_a_sentence(running_app, page):
     page.locator("#pull_name textarea").fill("no-such-model")
     page.locator("#pull").click()
     expect(page.locator("#pull_status")).to_contain_text("There's no model called 'no-such-model'")
+
+
+def wait_for_card(page: Page, details: str) -> None:
+    expect(page.locator("#approval").first).to_be_visible()
+    expect(page.locator("#card_details textarea")).to_have_value(details)
+
+
+def test_a_pending_approval_comes_back_after_a_reload_and_approve_works(running_app, page):
+    running_app.ollama.script(
+        Text(tool_call_text("write_file", {"path": "after-reload.md", "content": "still here"})), reply("Saved it.")
+    )
+    open_app(page, running_app.url)
+    send(page, "save a note")
+    wait_for_card(page, "still here")
+    page.reload()
+    wait_for_card(page, "still here")
+    page.locator("#approve").click()
+    expect(page.locator("#chat")).to_contain_text("Saved it.")
+    assert (running_app.workspace / "after-reload.md").read_text() == "still here"
+
+
+def test_a_pending_approval_survives_a_server_restart(running_app, page):
+    running_app.ollama.script(
+        Text(tool_call_text("run_shell", {"command": "echo restarted > proof.txt"})), reply("Done after restart.")
+    )
+    open_app(page, running_app.url)
+    send(page, "prove it")
+    wait_for_card(page, "echo restarted > proof.txt")
+    running_app.restart()
+    page.reload()
+    wait_for_card(page, "echo restarted > proof.txt")
+    page.locator("#approve").click()
+    expect(page.locator("#chat")).to_contain_text("Done after restart.")
+    assert (running_app.workspace / "proof.txt").read_text() == "restarted\n"
+
+
+def test_chats_can_be_listed_renamed_exported_and_deleted(running_app, page):
+    running_app.ollama.script(reply("First answer."), reply("Second answer."))
+    open_app(page, running_app.url)
+    send(page, "first question")
+    expect(page.locator("#chat")).to_contain_text("First answer.")
+    page.locator("#new_chat").click()
+    expect(page.locator("#chat")).not_to_contain_text("First answer.")
+    send(page, "second question")
+    expect(page.locator("#chat")).to_contain_text("Second answer.")
+    chats = page.locator("#chats")
+    expect(chats).to_contain_text("first question")
+    expect(chats).to_contain_text("second question")
+
+    chats.get_by_text("first question").click()  # open the older chat again
+    expect(page.locator("#chat")).to_contain_text("First answer.")
+    page.get_by_text("This chat").click()
+    page.locator("#title textarea").fill("Renamed chat")
+    page.locator("#rename").click()
+    expect(chats).to_contain_text("Renamed chat")
+
+    page.locator("#export").click()
+    for button, needle in (("#download_md", "## You"), ("#download_json", '"messages"')):
+        with page.expect_download() as download:
+            page.locator(button).click()
+        text = Path(download.value.path()).read_text()
+        assert needle in text
+        assert "First answer." in text
+
+    page.locator("#delete").click()
+    page.locator("#confirm_delete").click()
+    expect(chats).not_to_contain_text("Renamed chat")
+    expect(page.locator("#chat")).to_contain_text("Second answer.")  # the remaining chat is shown

@@ -14,7 +14,7 @@ from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
 from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolCallReady, ToolResult, UserMessage
 from meowgent.llm import OllamaClient
-from meowgent.runs import RunRegistry
+from meowgent.store import Store
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import TITLE_CHARS, ChatError, ChatService
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
@@ -28,7 +28,8 @@ BUSY = "An answer is still running. Wait for it, or press Stop."
 def make_service(server, workspace):
     settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10)
     agent = Agent(OllamaClient(server.url, read_timeout=10), settings)
-    return ChatService(agent, RunRegistry(), default_model="qwen3")
+    store = Store(Path(tempfile.mkdtemp(prefix="meowgent-store-")) / "meowgent.db")
+    return ChatService(agent, store, default_model="qwen3", workspace=workspace)
 
 
 @pytest.fixture
@@ -258,19 +259,19 @@ def test_chats_are_listed_newest_first_and_only_the_owners(service, ollama_serve
     assert [c.id for c in service.chats(BOB)] == [theirs.id]
 
 
-def test_forget_owner_removes_their_chats_and_stops_their_answer(service, ollama_server):
+def test_delete_stops_the_answer_and_removes_the_chat_for_good(service, ollama_server):
     ollama_server.script(reply("word " * 300, chunk_size=5, delay=0.01))
     running = service.new_chat(ALICE)
-    idle = service.new_chat(ALICE)
     theirs = service.new_chat(BOB)
     service.send(ALICE, running.id, "talk for a while")
     follower = service.follow(ALICE, running.id, poll=0.02)
-    seen = next(follower)  # a page attached before the owner went away
-    service.forget_owner(ALICE)
-    assert service.chats(ALICE) == []
-    for chat in (running, idle):
-        with pytest.raises(ChatError, match=UNAVAILABLE):
-            service.get(ALICE, chat.id)
+    seen = next(follower)  # a page attached before the chat was deleted
+    with pytest.raises(ChatError, match=UNAVAILABLE):
+        service.delete(BOB, running.id)
+    service.delete(ALICE, running.id)
+    assert running.id not in [c.id for c in service.chats(ALICE)]
+    with pytest.raises(ChatError, match=UNAVAILABLE):
+        service.get(ALICE, running.id)
     seen += [event for batch in follower for event in batch]
     assert seen[-1].reason == "stopped"
     assert [c.id for c in service.chats(BOB)] == [theirs.id]
