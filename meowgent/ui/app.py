@@ -78,7 +78,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 pull = gr.Button("Download", size="sm", elem_id="pull")
                 pull_status = gr.Markdown(elem_id="pull_status")
             gr.Markdown(f"**Workspace**  \n`{settings.workspace}`")
-            new_chat = gr.Button("＋ New chat", elem_id="new_chat")
+            new_chat = gr.Button("+ New chat", elem_id="new_chat")
             chats = gr.Radio(label="Your chats", choices=[], elem_id="chats")
             with gr.Accordion("This chat", open=False, elem_id="chat_tools"):
                 title = gr.Textbox(label="Name", elem_id="title")
