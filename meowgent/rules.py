@@ -1,0 +1,548 @@
+"""The approval policy: which tool calls run at once, which wait for the person, which never run.
+
+It comes from the person's rules file and our tool registry, never from anything the model says.
+
+The rules file is `rules.json` in the data folder: a JSON list of rules, for example
+
+    [
+      {"tool": "run_shell", "action": "allow", "command": "git status*"},
+      {"tool": "write_file", "action": "deny", "path": "secrets/**", "note": "why (ignored)"},
+      {"tool": "web_fetch", "action": "allow", "host": "*.python.org"},
+      {"tool": "read_file", "action": "allow"}
+    ]
+
+`tool` is a tool name or a glob over names, `action` is allow, ask or deny. The other keys are
+globs (`fnmatch`, where `*` also crosses `/`), and a rule with none of them covers every call:
+- `command` (run_shell) is matched against each simple command of the line, as `shellsplit` gives it;
+  `git status*` covers `git status --short` but not the `rm x` in `git status && rm x`.
+- `path` is matched against the path inside the workspace, posix style (`.` is the root); `dir/**`
+  also covers `dir` itself.
+- `host` is matched against the URL's host name, lowercased; `*.python.org` does not cover `python.org`.
+
+Deny beats ask, and ask beats allow. Without a matching rule, read-only tools are allowed and the
+others ask. A shell command is allowed only if every one of its commands is, substitutions included,
+and only if it could be read completely.
+
+Deny and ask rules are tried against every reading of a call, so they cannot be dodged: a command
+also as its plain command (quotes removed, `FOO=1` and redirections dropped, `/bin/rm` as `rm`, and
+again after `sudo`, `env` and such), and the whole line; a path both as written (normalized) and
+with symbolic links followed. A `list_files` or `search_files` call over a folder that holds what
+such a rule names asks. Allow rules see only the strict reading: a command as written, a path with
+links followed. A `*` in an allow pattern never stands for an output redirection: to allow
+`make > build.log`, write the `>` in the pattern.
+
+Path rules judge the file tools only: `cat secrets/key.pem` in the shell is judged by command rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from meowgent.events import ToolCall
+from meowgent.shellsplit import SimpleCommand, Word, parse_segment, split_command
+from meowgent.tools import ToolError, get_tool, registry
+from meowgent.tools.workspace import Workspace
+
+__all__ = [
+    "DECISIONS",
+    "RULES_FILE",
+    "Decision",
+    "Policy",
+    "Rule",
+    "RulesError",
+    "Scope",
+    "Verdict",
+    "parse_rules",
+    "risk_notes",
+]
+
+Decision = Literal["allow", "ask", "deny"]
+DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
+"""Weakest first: when several rules match, the last of these among them wins."""
+
+_STRICT_FIRST: tuple[Decision, ...] = ("deny", "ask")  # the actions any reading of a call can trigger
+
+RULES_FILE = "rules.json"
+"""The rules file's name in the data folder."""
+
+# Risk notes: a small, plain vocabulary the approval card can show as is.
+DELETES = "deletes files"
+NETWORK = "uses the network"
+ADMIN = "runs with admin rights"
+PERMISSIONS = "changes permissions"
+OVERWRITES = "overwrites an existing file"
+EDITS = "edits a file"
+
+
+class RulesError(Exception):
+    """The rules file cannot be used; the message names the file and the line or rule that is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One entry of the rules file; a pattern left as None matches everything."""
+
+    tool: str
+    action: Decision
+    command: str | None = None
+    path: str | None = None
+    host: str | None = None
+
+    def __str__(self) -> str:
+        patterns = [f"{key} {json.dumps(value)}" for key, value in self.patterns().items() if value is not None]
+        return " ".join([self.action, self.tool, *patterns])
+
+    def patterns(self) -> dict[str, str | None]:
+        """The rule's patterns by key; None where the rule sets none."""
+        return {"command": self.command, "path": self.path, "host": self.host}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What to do with a call, why (a sentence for the person), and what it may do that deserves a look."""
+
+    decision: Decision
+    reason: str
+    risks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Something the person allowed for the rest of one chat; it turns "ask" into "allow", never "deny".
+
+    A run_shell scope takes exactly one of `command` (this exact command line) or `prefix` (commands
+    starting with these words: every command of the line must start with them, so prefix `git status`
+    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls.
+    """
+
+    tool: str
+    command: str | None = None
+    prefix: str | None = None
+
+    def __post_init__(self) -> None:
+        given = (self.command is not None) + (self.prefix is not None)
+        if given != (self.tool == "run_shell"):
+            raise ValueError("a run_shell scope takes exactly one of command or prefix; other tools take neither")
+        if self.prefix is not None and not _prefix_words(self.prefix):
+            raise ValueError(f"the prefix {self.prefix!r} is not the start of one simple command")
+
+    def matches(self, call: ToolCall) -> bool:
+        """Whether this scope covers the call."""
+        if call.name != self.tool:
+            return False
+        if self.tool != "run_shell":
+            return True
+        command = call.arguments.get("command")
+        if not isinstance(command, str):
+            return False
+        if self.command is not None:
+            return command.strip() == self.command.strip()
+        split = split_command(command)
+        wanted = _prefix_words(self.prefix or "")
+        return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
+
+    def __str__(self) -> str:
+        if self.command is not None:
+            return f"the command {json.dumps(self.command)}"
+        if self.prefix is not None:
+            return f"commands starting with {json.dumps(self.prefix)}"
+        return f"every {self.tool} call"
+
+
+class Policy:
+    """Our rules applied to tool calls in one workspace."""
+
+    def __init__(self, rules: Sequence[Rule], workspace: Path) -> None:
+        self.rules = tuple(rules)
+        self.workspace = Workspace(workspace)
+
+    @classmethod
+    def load(cls, path: Path, workspace: Path) -> Policy:
+        """The policy in a rules file; a missing file gives the defaults, a bad one RulesError."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return cls([], workspace)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulesError(f"cannot read the rules file {path}: {exc}") from None
+        return cls(parse_rules(text, source=str(path)), workspace)
+
+    def decide(self, call: ToolCall, *, scopes: Iterable[Scope] = ()) -> Verdict:
+        """Allow, ask or deny `call`; a scope the person chose in this chat can turn "ask" into "allow"."""
+        decision, reason = self._by_rules(call)
+        if decision == "ask":
+            scope = next((scope for scope in scopes if scope.matches(call)), None)
+            if scope is not None:
+                decision, reason = "allow", f"you allowed {scope} for this chat"
+        return Verdict(decision, reason, risk_notes(call, self.workspace.root))
+
+    def _by_rules(self, call: ToolCall) -> tuple[Decision, str]:
+        try:
+            found = get_tool(call.name)
+            arguments = found.validate(call.arguments)
+        except ToolError as exc:
+            return "ask", f"the call cannot be checked: {exc}"
+        rules = [rule for rule in self.rules if fnmatchcase(call.name, rule.tool) and _applies(rule, arguments)]
+        if "command" in arguments:
+            return _judge_command(arguments["command"], rules)
+        try:
+            target = self._target(call.name, arguments)
+        except ToolError as exc:
+            return "deny", str(exc)
+        return _judge_target(target, rules, tool=found.name, risky=found.risky)
+
+    def _target(self, tool: str, arguments: Mapping[str, Any]) -> _Target:
+        paths: tuple[str, ...] = ()
+        if "path" in arguments:
+            resolved = self.workspace.relative(self.workspace.resolve(arguments["path"]))
+            written = Path(os.path.normpath(self.workspace.root / arguments["path"]))
+            paths = (resolved,)
+            if written.is_relative_to(self.workspace.root):
+                paths += (written.relative_to(self.workspace.root).as_posix(),)
+        host = _host(arguments["url"]) if "url" in arguments else None
+        return _Target(paths, host, reads_folder=tool in _FOLDER_TOOLS)
+
+
+def parse_rules(text: str, *, source: str = RULES_FILE) -> list[Rule]:
+    """The rules in the text of a rules file; RulesError names the line or the rule that is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RulesError(f"{source}, line {exc.lineno}, column {exc.colno}: {exc.msg}.") from None
+    if not isinstance(data, list):
+        raise RulesError(f"{source} must hold a JSON list of rules, such as {_EXAMPLE}.")
+    arguments = {name: set(found.arguments_model.model_fields) for name, found in registry().items()}
+    rules = []
+    for number, entry in enumerate(data, start=1):
+        problem = _problem(entry, arguments)
+        if problem:
+            raise RulesError(f"{source}, rule {number} {json.dumps(entry)}: {problem}.")
+        rules.append(Rule(entry["tool"], entry["action"], entry.get("command"), entry.get("path"), entry.get("host")))
+    return rules
+
+
+def risk_notes(call: ToolCall, workspace: Path) -> tuple[str, ...]:
+    """What the call may do that deserves a look, from our own tables; never from the model's words."""
+    notes: list[str] = []
+    command = call.arguments.get("command")
+    if call.name == "run_shell" and isinstance(command, str):
+        notes.extend(_shell_risks(command, Path(workspace)))
+    elif call.name == "write_file" and _is_existing_file(call.arguments.get("path"), Path(workspace)):
+        notes.append(OVERWRITES)
+    elif call.name == "edit_file":
+        notes.append(EDITS)
+    elif call.name == "web_fetch":
+        notes.append(NETWORK)
+    return tuple(dict.fromkeys(notes))
+
+
+# ---- rules file ----
+
+_EXAMPLE = '[{"tool": "read_file", "action": "allow"}]'
+_KEYS = ("tool", "action", "command", "path", "host", "note")
+# A rule's pattern key and the tool argument it is matched against.
+_CRITERIA = {"command": "command", "path": "path", "host": "url"}
+
+
+def _problem(entry: object, arguments: Mapping[str, set[str]]) -> str | None:
+    """What is wrong with one rule, or None; `arguments` maps each tool to its argument names."""
+    if not isinstance(entry, dict):
+        return f"each rule must be a JSON object, such as {_EXAMPLE[1:-1]}"
+    unknown = sorted(set(entry) - set(_KEYS))
+    if unknown:
+        return f"unknown key {unknown[0]!r}; a rule has tool, action and optionally command, path, host or note"
+    missing = next((key for key in ("tool", "action") if key not in entry), None)
+    if missing:
+        return f"{missing!r} is missing"
+    wrong = next((key for key in _KEYS if key in entry and not (isinstance(entry[key], str) and entry[key])), None)
+    if wrong:
+        return f"{wrong!r} must be a non-empty string"
+    if entry.get("action") not in DECISIONS:
+        return f"'action' must be allow, ask or deny, not {entry.get('action')!r}"
+    tools = {name: names for name, names in arguments.items() if fnmatchcase(name, entry["tool"])}
+    if not tools:
+        return f"there is no tool {entry['tool']!r}; the tools are {', '.join(sorted(arguments))}"
+    needed = {argument for key, argument in _CRITERIA.items() if key in entry}
+    if not any(needed <= names for names in tools.values()):
+        keys = " and ".join(key for key in _CRITERIA if key in entry)
+        return f"{keys} does not apply to {entry['tool']}; {_WHICH_KEY}"
+    path = entry.get("path", "")
+    if path.startswith("/") or ".." in path.split("/"):
+        return "'path' is relative to the workspace and stays inside it, such as 'secrets/**'"
+    return None
+
+
+_WHICH_KEY = "command is for run_shell, path for the file tools, host for web_fetch"
+
+
+def _applies(rule: Rule, arguments: Mapping[str, Any]) -> bool:
+    """A rule applies to a call that has an argument for each pattern it sets (a path rule never to run_shell)."""
+    return all(_CRITERIA[key] in arguments for key, value in rule.patterns().items() if value is not None)
+
+
+# ---- files and hosts ----
+
+# Tools that read a whole folder: a rule about something inside the folder concerns them too.
+_FOLDER_TOOLS = frozenset({"list_files", "search_files"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """What path and host rules see: `paths` holds the strict reading first, then the one as written."""
+
+    paths: tuple[str, ...]
+    host: str | None
+    reads_folder: bool
+
+
+def _judge_target(target: _Target, rules: Sequence[Rule], *, tool: str, risky: bool) -> tuple[Decision, str]:
+    for action in _STRICT_FIRST:
+        rule = next((rule for rule in rules if rule.action == action and _target_matches(rule, target)), None)
+        if rule is not None:
+            return action, f"the rule {rule} matches this call"
+    # A folder-reading call over a denied path is not denied outright (listing the root must stay possible),
+    # but it must not run unseen either.
+    rule = next((rule for rule in rules if rule.action != "allow" and _reaches_into(rule, target)), None)
+    if rule is not None:
+        return "ask", f"{tool} would read inside {target.paths[0]}, where the rule {rule} applies"
+    rule = next((rule for rule in rules if rule.action == "allow" and _target_matches(rule, target, strict=True)), None)
+    if rule is not None:
+        return "allow", f"the rule {rule} allows this call"
+    if risky:
+        return "ask", f"no rule allows this {tool} call"
+    return "allow", f"{tool} only reads"
+
+
+def _target_matches(rule: Rule, target: _Target, *, strict: bool = False) -> bool:
+    if rule.host is not None and not (target.host and fnmatchcase(target.host, rule.host.lower())):
+        return False
+    paths = target.paths[:1] if strict else target.paths
+    return rule.path is None or any(_path_matches(path, rule.path) for path in paths)
+
+
+def _reaches_into(rule: Rule, target: _Target) -> bool:
+    """Whether a call that reads a whole folder would read paths the rule names."""
+    pattern = rule.path
+    return target.reads_folder and pattern is not None and any(_folder_may_hold(p, pattern) for p in target.paths)
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    pattern = pattern.removeprefix("./")
+    if fnmatchcase(path, pattern):
+        return True
+    return pattern.endswith("/**") and fnmatchcase(path, pattern[:-3])  # `dir/**` also names `dir`
+
+
+_WILDCARD = re.compile(r"[*?\[]")
+
+
+def _folder_may_hold(folder: str, pattern: str) -> bool:
+    """Whether reading everything under `folder` could reach a path that `pattern` matches."""
+    pattern = pattern.removeprefix("./")
+    wildcard = _WILDCARD.search(pattern)
+    if wildcard is None:
+        return _within(pattern, folder)
+    base = pattern[: wildcard.start()].rpartition("/")[0]  # every match lies under this folder, as `*` crosses `/`
+    return not base or _within(base, folder) or _within(folder, base)
+
+
+def _within(path: str, folder: str) -> bool:
+    return folder == "." or path == folder or path.startswith(folder + "/")
+
+
+def _host(url: str) -> str | None:
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".") if host else None
+
+
+# ---- shell commands ----
+
+
+def _judge_command(command: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
+    split = split_command(command)
+    judged = [_judge_segment(segment, rules) for segment in split.segments]
+    # Deny and ask patterns also see the whole line: `curl * | sh` is a fair thing to write in a rule.
+    whole = _loose_matches((command.strip(),), rules)
+    judged += [(action, f"the rule {rule} matches the command") for action, rule in whole]
+    denied = next((verdict for verdict in judged if verdict[0] == "deny"), None)
+    if denied:
+        return denied
+    if not split.complete:
+        return "ask", f"the command could not be read safely: {split.problem}"
+    asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
+    if asked:
+        return asked
+    if not split.segments:
+        return "ask", "the command runs nothing that can be checked"
+    return "allow", "your rules allow every command in it"
+
+
+def _judge_segment(segment: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
+    loose = next(_loose_matches(_views(segment), rules), None)
+    if loose is not None:
+        return loose[0], f"the rule {loose[1]} matches `{segment}`"
+    rule = next((rule for rule in rules if rule.action == "allow" and _allows(rule.command, segment)), None)
+    if rule is not None:
+        return "allow", f"the rule {rule} allows `{segment}`"
+    return "ask", f"no rule allows `{segment}`"
+
+
+def _loose_matches(views: tuple[str, ...], rules: Sequence[Rule]) -> Iterator[tuple[Decision, Rule]]:
+    """The deny rules, then the ask rules, whose command pattern matches any of `views`."""
+    for action in _STRICT_FIRST:
+        for rule in rules:
+            if rule.action == action and (rule.command is None or any(fnmatchcase(v, rule.command) for v in views)):
+                yield action, rule
+
+
+def _allows(pattern: str | None, segment: str) -> bool:
+    """The strict reading: the segment as written, where `*` never covers a redirection that writes a file."""
+    if pattern is None:
+        return True
+    return fnmatchcase(segment, pattern) and (">" in pattern or not _writes(segment))
+
+
+def _writes(segment: str) -> bool:
+    try:
+        return any(redirect.writes for redirect in parse_segment(segment).redirects)
+    except ValueError:
+        return True  # unreadable counts as writing: the stricter answer
+
+
+def _views(segment: str) -> tuple[str, ...]:
+    """The segment as written, then each command it runs in plain form (see the module docstring)."""
+    try:
+        words = parse_segment(segment).words
+    except ValueError:
+        return (segment,)
+    return (segment, *(" ".join(_plain(invocation)) for invocation in _invocations(words)))
+
+
+# Commands that run the command after their options: `sudo rm x` runs `rm x`.
+_WRAPPERS = frozenset(
+    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time"}  # run it as given
+    | {"nice", "ionice", "setsid", "stdbuf", "timeout", "xargs"}  # run it with a limit or a setting
+)
+# What a wrapper may take before the command: options, `NAME=value` (env), a duration (timeout).
+_WRAPPER_ARGUMENT = re.compile(r"-.*|[A-Za-z_][A-Za-z0-9_]*=.*|\d+(\.\d+)?[smhd]?", re.DOTALL)
+
+
+def _invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
+    """The command with its arguments, then again the command each wrapper runs."""
+    while words:
+        yield words
+        if _program(words[0]) not in _WRAPPERS:
+            return
+        words = words[1:]
+        while words and _WRAPPER_ARGUMENT.fullmatch(words[0].literal or words[0].text):
+            words = words[1:]
+
+
+def _program(word: Word) -> str | None:
+    """The base name of the program a command word runs, None if only running it would tell."""
+    if word.literal is None:
+        return None
+    return word.literal.rpartition("/")[2] or None
+
+
+def _plain(words: Sequence[Word]) -> list[str]:
+    return [_program(words[0]) or words[0].text, *(w.text if w.literal is None else w.literal for w in words[1:])]
+
+
+def _prefix_words(prefix: str) -> list[str]:
+    """The words a scope prefix stands for, as written; empty if it is not the start of one simple command."""
+    try:
+        parsed = parse_segment(prefix)
+    except ValueError:
+        return []
+    return [] if parsed.redirects else _texts(parsed)
+
+
+def _starts_with(segment: str, wanted: list[str]) -> bool:
+    try:
+        parsed = parse_segment(segment)
+    except ValueError:
+        return False
+    writes = any(redirect.writes for redirect in parsed.redirects)
+    return not writes and _texts(parsed)[: len(wanted)] == wanted
+
+
+def _texts(parsed: SimpleCommand) -> list[str]:
+    return [word.text for word in (*parsed.assignments, *parsed.words)]
+
+
+# ---- risk notes ----
+
+_DELETERS = frozenset({"rm", "rmdir", "unlink", "shred"})
+_PROGRAM_RISKS = {
+    **dict.fromkeys(_DELETERS, DELETES),
+    **dict.fromkeys(("curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ftp", "telnet"), NETWORK),
+    **dict.fromkeys(("sudo", "su", "doas"), ADMIN),
+    **dict.fromkeys(("chmod", "chown", "chgrp"), PERMISSIONS),
+}
+_INSTALLS = dict.fromkeys(("install", "i", "ci", "add"), NETWORK)
+_SUBCOMMAND_RISKS: dict[str, dict[str, str]] = {
+    "git": {"clean": DELETES, **dict.fromkeys(("push", "pull", "clone", "fetch"), NETWORK)},
+    **dict.fromkeys(("pip", "pip3", "npm", "pnpm", "yarn"), _INSTALLS),
+}
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_OPTIONS_WITH_VALUE = frozenset({"-C", "-c"})  # git's: `git -C repo push` still pushes
+_TRUNCATING = frozenset({">", ">|", "&>", ">&"})
+
+
+def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
+    for segment in split_command(command).segments:
+        try:
+            parsed = parse_segment(segment)
+        except ValueError:
+            continue
+        for invocation in _invocations(parsed.words):
+            program, *arguments = _plain(invocation)
+            yield from _program_risks(program, arguments)
+        for redirect in parsed.redirects:
+            truncates = redirect.operator.lstrip("0123456789") in _TRUNCATING and redirect.writes
+            if truncates and _is_existing_file(redirect.target.literal, workspace, expand_user=True):
+                yield OVERWRITES
+
+
+def _program_risks(program: str, arguments: list[str]) -> Iterator[str]:
+    if program.startswith("python") and arguments[:1] == ["-m"] and len(arguments) > 1:
+        program, arguments = arguments[1], arguments[2:]  # `python -m pip install` is pip
+    if program in _PROGRAM_RISKS:
+        yield _PROGRAM_RISKS[program]
+    runs = {arguments[i + 1].rpartition("/")[2] for i, a in enumerate(arguments[:-1]) if a in _FIND_RUNS}
+    if program == "find" and ("-delete" in arguments or runs & _DELETERS):
+        yield DELETES
+    risk = _SUBCOMMAND_RISKS.get(program, {}).get(_subcommand(arguments) or "")
+    if risk:
+        yield risk
+
+
+def _subcommand(arguments: list[str]) -> str | None:
+    """The first argument that is not an option (nor an option's value)."""
+    skip = False
+    for argument in arguments:
+        if skip:
+            skip = False
+        elif argument in _OPTIONS_WITH_VALUE:
+            skip = True
+        elif not argument.startswith("-"):
+            return argument
+    return None
+
+
+def _is_existing_file(path: object, workspace: Path, *, expand_user: bool = False) -> bool:
+    if not isinstance(path, str) or not path or "\0" in path:
+        return False
+    return (workspace / (os.path.expanduser(path) if expand_user else path)).is_file()

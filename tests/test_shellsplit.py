@@ -1,0 +1,264 @@
+"""shellsplit: tricky command lines, and generated ones checked against what a real bash runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from meowgent.shellsplit import Redirect, SplitResult, Word, command_word, parse_segment, split_command
+
+SPLITS = [
+    ("ls && rm -rf /", ["ls", "rm -rf /"]),
+    ('echo "a;b"', ['echo "a;b"']),
+    ("echo 'x && y'", ["echo 'x && y'"]),
+    ("git log | head; curl x | sh", ["git log", "head", "curl x", "sh"]),
+    ("echo $(rm -rf ~)", ["rm -rf ~", "echo $(...)"]),
+    ("echo `whoami`", ["whoami", "echo $(...)"]),
+    ('echo "$(id)"', ["id", 'echo "$(...)"']),
+    ("echo '$(id)'", ["echo '$(id)'"]),
+    ("(cd /; rm x)", ["cd /", "rm x"]),
+    ("a || b & c", ["a", "b", "c"]),
+    ("a |& b", ["a", "b"]),
+    ("cat <(curl evil)", ["curl evil", "cat <(...)"]),
+    ("tee >(sh) < x", ["sh", "tee >(...) < x"]),
+    ("FOO=1 BAR=2 rm x", ["FOO=1 BAR=2 rm x"]),
+    (r"\rm x", [r"\rm x"]),
+    ('"rm" x', ['"rm" x']),
+    ("ls # ; rm x", ["ls"]),
+    ("ls;# rm x\nrm y", ["ls", "rm y"]),
+    ("echo a#b", ["echo a#b"]),
+    ("ls\nrm x\n", ["ls", "rm x"]),
+    ("x=$(curl evil) ls", ["curl evil", "x=$(...) ls"]),
+    ("echo $(echo $(rm x))", ["rm x", "echo $(...)", "echo $(...)"]),
+    ('echo "$(echo ")")"', ['echo ")"', 'echo "$(...)"']),
+    ("echo `echo \\`rm x\\``", ["rm x", "echo $(...)", "echo $(...)"]),
+    ("echo ${x:-$(rm y)}", ["rm y", "echo ${x:-$(rm y)}"]),
+    ("echo $((1 + 2))", ["echo $((...))"]),
+    ("echo $(( $(rm x) + 1 ))", ["rm x", "echo $((...))"]),
+    ("echo $((rm x) )", ["rm x", "echo $(...)"]),  # not arithmetic: bash runs a subshell
+    ("{ ls; rm y; }", ["ls", "rm y"]),
+    ("if true; then rm x; else ls; fi", ["true", "rm x", "ls"]),
+    ("for f in *; do rm $f; done", ["for f in *", "rm $f"]),
+    ("while ! ls; do sleep 1; done", ["ls", "sleep 1"]),
+    ("time rm x", ["rm x"]),
+    ("echo \\\n  rm x", ["echo rm x"]),  # a line continuation, not a newline
+    ("ls 2>&1 >out", ["ls 2>&1 > out"]),
+    ("ls &>/dev/null", ["ls &> /dev/null"]),
+    ("echo $'a\\'b;' ; ls", ["echo $'a\\'b;'", "ls"]),
+    ("   ", []),
+    ("# only a comment", []),
+]
+
+
+@pytest.mark.parametrize(("command", "segments"), SPLITS)
+def test_split(command: str, segments: list[str]) -> None:
+    assert split_command(command) == SplitResult(tuple(segments))
+
+
+UNPARSABLE = [
+    ('echo "oops', ["echo"], "double quote"),
+    ("rm -rf x 'oops", ["rm -rf x"], "single quote"),
+    ("echo `ls", ["echo"], "backquote"),
+    ("echo $(ls", ["ls", "echo"], "never closed"),
+    ("(ls", ["ls"], "never closed"),
+    ("ls)", ["ls"], "closes nothing"),
+    ("{ ls", ["ls"], "never closed"),
+    ("ls; }", ["ls"], "closes nothing"),
+    ("ls; ( rm x; }", ["ls", "rm x"], "closes nothing"),
+    ("cat <<EOF\nrm x\nEOF", ["cat"], "here-document"),
+    ("case $x in a) rm x;; esac", [], "case"),
+    ("f() { rm x; }", ["f"], "function"),
+    ("a=(1 2)", ["a="], "array"),
+    ("ls >", ["ls"], "no target"),
+    ('echo "`echo \\"a;b\\"`"', ["echo"], "backquotes inside double quotes"),
+    ("echo ${x:-'}'}", ["echo"], "single quotes"),
+    ("echo " + "$(" * 2000 + ")" * 2000, ["echo"], "nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("command", "visible", "problem"), UNPARSABLE)
+def test_what_cannot_be_read_is_incomplete_but_keeps_what_was_seen(
+    command: str, visible: list[str], problem: str
+) -> None:
+    result = split_command(command)
+    assert not result.complete
+    assert problem in result.problem
+    assert result.segments == tuple(visible)
+
+
+COMMAND_WORDS = [
+    ("ls -la", "ls"),
+    ("FOO=1 BAR=2 rm x", "rm"),
+    ("x=$(...) ls", "ls"),
+    (r"\rm x", "rm"),
+    ('"rm" x', "rm"),
+    ("'r''m' x", "rm"),
+    ("2>/dev/null > out rm x", "rm"),
+    ("/bin/rm x", "/bin/rm"),
+    ("$(...) x", None),
+    ("$CMD x", None),
+    ('"$CMD" x', None),
+    ("r? x", None),
+    ("{rm,-rf,x}", None),  # brace expansion runs `rm -rf x`
+    ("[ -f x ]", "["),
+    ("x=1", None),
+    ("> out", None),
+    ("ls; rm x", None),  # not one segment
+    ('echo "oops', None),
+]
+
+
+@pytest.mark.parametrize(("segment", "word"), COMMAND_WORDS)
+def test_command_word(segment: str, word: str | None) -> None:
+    assert command_word(segment) == word
+
+
+def test_parse_segment_takes_a_segment_apart() -> None:
+    parsed = parse_segment("A=1 B='2 3' git -C \"my repo\" status 2>&1 > out.txt")
+    assert parsed.assignments == (Word("A=1", "A=1"), Word("B='2 3'", "B=2 3"))
+    assert [word.literal for word in parsed.words] == ["git", "-C", "my repo", "status"]
+    assert parsed.redirects == (Redirect("2>&", Word("1", "1")), Redirect(">", Word("out.txt", "out.txt")))
+
+
+@pytest.mark.parametrize(
+    ("segment", "writes"),
+    [
+        ("ls > out", True),
+        ("ls >> out", True),
+        ("ls &> out", True),
+        ("ls >& out", True),
+        ("ls > $FILE", True),
+        ("ls 2>&1", False),
+        ("ls >&2", False),
+        ("ls > /dev/null", False),
+        ("ls 2>/dev/null", False),
+        ("ls < in", False),
+        ("cat <<< word", False),
+    ],
+)
+def test_which_redirections_write(segment: str, writes: bool) -> None:
+    assert any(redirect.writes for redirect in parse_segment(segment).redirects) == writes
+
+
+def test_parse_segment_refuses_more_than_one_command() -> None:
+    with pytest.raises(ValueError, match="more than one"):
+        parse_segment("ls && rm x")
+
+
+# ---- generated command lines ----
+
+SEPARATORS = ["&&", "||", ";", "|", "|&", "&", "\n"]
+
+
+def _wrappers() -> list[Callable[[str, tuple[str, ...]], tuple[str, tuple[str, ...]]]]:
+    """Ways to nest a command line; each gives the new line and the segments it adds or removes."""
+    return [
+        lambda text, segs: (f"( {text} )", segs),
+        lambda text, segs: (f"{{ {text}; }}", segs),
+        lambda text, segs: (f"if {text}; then {text}; fi", segs + segs),
+        lambda text, segs: (f"echo $( {text} )", (*segs, "echo $(...)")),
+        lambda text, segs: (f'echo "$( {text} )"', (*segs, 'echo "$(...)"')),
+        lambda text, segs: (f"v=$( {text} ) ls", (*segs, "v=$(...) ls")),
+        lambda text, segs: (f"cat <( {text} )", (*segs, "cat <(...)")),
+        # Backquotes do not nest without escapes, and single quotes end at the first quote.
+        lambda text, segs: (f"echo `{text}`", (*segs, "echo $(...)")) if "`" not in text else (text, segs),
+        lambda text, segs: (f"echo '{text}'", (f"echo '{text}'",)) if "'" not in text else (text, segs),
+    ]
+
+
+def compositions(atoms: list[str], split: Callable[[str], tuple[str, ...]]) -> st.SearchStrategy:
+    """Command lines built from `atoms` with random separators and nesting, with the segments expected of them.
+
+    `split(atom)` gives an atom's own segments (an atom may be a small pipeline itself).
+    """
+    leaf = st.sampled_from(atoms).map(lambda atom: (atom, split(atom)))
+
+    def extend(children: st.SearchStrategy) -> st.SearchStrategy:
+        joined = st.tuples(children, st.sampled_from(SEPARATORS), children).map(
+            lambda parts: (f"{parts[0][0]} {parts[1]} {parts[2][0]}", parts[0][1] + parts[2][1])
+        )
+        wrapped = st.tuples(st.sampled_from(_wrappers()), children).map(lambda parts: parts[0](*parts[1]))
+        return joined | wrapped
+
+    return st.recursive(leaf, extend, max_leaves=8)
+
+
+SIMPLE = ["ls", "git status", "echo hi", "rm -rf x", "curl evil", "FOO=1 make all", "cat a 2>&1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(compositions(SIMPLE, lambda atom: (atom,)))
+def test_generated_lines_split_into_their_commands(line: tuple[str, tuple[str, ...]]) -> None:
+    text, expected = line
+    result = split_command(text)
+    assert result.complete, (text, result.problem)
+    assert sorted(result.segments) == sorted(expected)
+
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="compares with a real bash")
+
+
+@needs_bash
+@settings(max_examples=60, deadline=None)
+@given(compositions(SIMPLE, lambda atom: (atom,)))
+def test_generated_lines_are_valid_bash(line: tuple[str, tuple[str, ...]]) -> None:
+    """Keeps the generator honest: a line bash would refuse proves nothing about the splitter."""
+    checked = subprocess.run(["bash", "-n", "-c", line[0]], capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, (line[0], checked.stderr)
+
+
+TRACED = [f"t a{n}" for n in range(1, 6)]
+
+
+def traced(text: str) -> set[str]:
+    """The arguments of the `t` commands among the segments of `text`."""
+    return {
+        parse_segment(segment).words[1].text for segment in split_command(text).segments if command_word(segment) == "t"
+    }
+
+
+@needs_bash
+@settings(max_examples=50, deadline=None)
+@given(compositions(TRACED, lambda atom: (atom,)))
+def test_every_command_bash_runs_is_a_segment(tmp_path_factory: pytest.TempPathFactory, line) -> None:
+    """Run the line in bash with `t` logging its argument: whatever ran must be among the segments.
+
+    Commands still running in the background may log late; that only hides runs, so the check stays sound.
+    """
+    log = tmp_path_factory.mktemp("trace") / "log"
+    script = f't() {{ printf "%s\\n" "$1" >> "$LOG"; }}\ncat() {{ :; }}\n{line[0]}\nwait'
+    env = {**os.environ, "LOG": str(log)}
+    subprocess.run(
+        ["bash", "--norc", "-c", script], env=env, cwd=log.parent, capture_output=True, check=False, timeout=20
+    )
+    ran = set(log.read_text().split()) if log.exists() else set()
+    assert ran <= traced(line[0]), line[0]
+
+
+def test_tricky_lines_run_only_their_segments_in_bash(tmp_path: Path) -> None:
+    """The same check on hand-picked lines where quoting decides what runs."""
+    lines = [
+        "echo 't a1'; t a2",
+        'echo "$(t a1)" "t a2"',
+        "echo \\`t a1\\`; echo `t a2`",
+        "t a1 # ; t a2",
+        "x=$(t a1) t a2",
+        "echo ${v:-$(t a1)}",
+        "echo $(( $(t a1) + 1 ))",
+        "echo $((t a1) )",
+    ]
+    for text in lines:
+        log = tmp_path / "log"
+        log.unlink(missing_ok=True)
+        script = f't() {{ printf "%s\\n" "$1" >> "{log}"; }}\n{text}\nwait'
+        subprocess.run(["bash", "--norc", "-c", script], capture_output=True, check=False, timeout=20)
+        ran = set(log.read_text().split()) if log.exists() else set()
+        assert ran, text
+        assert ran <= traced(text), (text, ran)
