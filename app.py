@@ -49,12 +49,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"Port {settings.port} is already in use. Stop the other program or pick another with --port.")
     auth, generated = login_for(settings)
 
+    from meowgent.rules import RulesError
     from meowgent.ui.app import serve  # imported late: gradio is slow to import
 
     print(f"Meowgent: workspace {settings.workspace}, model server {settings.ollama_host}")
     if generated:
         print(f"Login required. User: {auth[0]}  Password: {auth[1]}")
-    demo, local_url, share_url = serve(settings, auth=auth)
+    try:
+        demo, local_url, share_url = serve(settings, auth=auth)
+    except RulesError as exc:
+        sys.exit(f"Your rules file can't be used: {exc}")
     print(f"Open {local_url} in your browser.")
     if settings.share:
         if share_url:

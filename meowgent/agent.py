@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,6 +35,7 @@ from meowgent.events import (
 )
 from meowgent.llm import ChatChunk, ModelError, ModelInfo, OllamaClient
 from meowgent.prompt import system_prompt
+from meowgent.rules import Policy, Scope, Verdict
 from meowgent.stream import ToolCallSplitter
 from meowgent.toolcall import CallParseError, new_call_id, normalize_arguments, parse_tool_call
 from meowgent.tools import ToolContext, ToolError, execute, get_tool, registry
@@ -57,6 +58,8 @@ class Decision:
     reason: str = ""
     arguments: dict[str, Any] | None = None
     """The arguments the person edited the call to, if they changed it before approving."""
+    scope: Scope | None = None
+    """Also allow calls like this one for the rest of the chat."""
 
 
 @dataclass
@@ -69,6 +72,8 @@ class Conversation:
     messages: list[dict[str, Any]] = field(default_factory=list)
     pending: list[ToolCall | InvalidCall] = field(default_factory=list)
     """Calls of the last reply still to run, in the model's order; the head may wait for approval."""
+    scopes: list[Scope] = field(default_factory=list)
+    """What the person allowed for the rest of this chat."""
 
 
 Outcome = Literal["complete", "paused", "stopped", "error"]
@@ -80,11 +85,6 @@ class _Reply:
     final: ChatChunk | None = None
 
 
-def default_needs_approval(call: ToolCall) -> bool:
-    """Risk comes from our registry, never from anything the model says about its call."""
-    return get_tool(call.name).risky
-
-
 class Agent:
     """Runs conversations against one Ollama server with the registered tools."""
 
@@ -93,11 +93,12 @@ class Agent:
         client: OllamaClient,
         settings: Settings,
         *,
-        needs_approval: Callable[[ToolCall], bool] = default_needs_approval,
+        policy: Policy | None = None,
     ) -> None:
         self._client = client
         self._settings = settings
-        self._needs_approval = needs_approval
+        self.policy = policy or Policy([], settings.workspace)
+        """The person's rules; replace it to apply edited rules to the next call."""
         self._tools = registry()
 
     def run(self, conversation: Conversation, text: str, cancel: threading.Event) -> Iterator[AgentEvent]:
@@ -132,9 +133,17 @@ class Agent:
             yield ToolResult(call.id, call.name, "Not run: the person asked for a new answer.", "rejected")
         yield from self._turns(conversation, cancel)
 
+    def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
+        """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
+        return self.policy.decide(call, scopes=conversation.scopes)
+
     def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]:
         """The queued calls that need the person's decision, in order."""
-        return tuple(c for c in conversation.pending if isinstance(c, ToolCall) and self._needs_approval(c))
+        return tuple(
+            call
+            for call in conversation.pending
+            if isinstance(call, ToolCall) and self.verdict(conversation, call).decision == "ask"
+        )
 
     def _turns(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
         try:
@@ -190,10 +199,10 @@ class Agent:
                 if chunk.content:
                     content.append(chunk.content)
                     for piece in splitter.feed(chunk.content):
-                        yield from self._on_piece(piece, open_call, calls)
+                        yield from self._on_piece(conversation, piece, open_call, calls)
                 for call in chunk.tool_calls:
                     native.append({"function": {"name": call.name, "arguments": call.arguments}})
-                    yield from self._on_native_call(call.name, call.arguments, calls)
+                    yield from self._on_native_call(conversation, call.name, call.arguments, calls)
                 if chunk.done:
                     reply.final = chunk
             else:
@@ -205,7 +214,7 @@ class Agent:
         finally:
             stream.close()  # closes the HTTP response, so Ollama stops generating
         for piece in splitter.close():
-            yield from self._on_piece(piece, open_call, calls, interrupted=reply.ended != "complete")
+            yield from self._on_piece(conversation, piece, open_call, calls, interrupted=reply.ended != "complete")
 
         message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
         if reply.ended != "complete":
@@ -231,6 +240,7 @@ class Agent:
 
     def _on_piece(
         self,
+        conversation: Conversation,
         piece: TextDelta | ToolCallDelta | ToolCallDone,
         open_call: list[str],
         calls: list[ToolCall | InvalidCall],
@@ -257,9 +267,11 @@ class Agent:
         except CallParseError as exc:
             yield from self._invalid(InvalidCall(call_id, "", f"Error: {exc}"), piece.raw, calls)
             return
-        yield from self._accept(call, calls)
+        yield from self._accept(conversation, call, calls)
 
-    def _on_native_call(self, name: str, arguments: Any, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
+    def _on_native_call(
+        self, conversation: Conversation, name: str, arguments: Any, calls: list[ToolCall | InvalidCall]
+    ) -> Iterator[AgentEvent]:
         call_id = new_call_id()
         yield ToolCallStarted(call_id)
         raw = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
@@ -269,9 +281,11 @@ class Agent:
         except CallParseError as exc:
             yield from self._invalid(InvalidCall(call_id, name, f"Error: {exc}"), raw, calls)
             return
-        yield from self._accept(call, calls)
+        yield from self._accept(conversation, call, calls)
 
-    def _accept(self, call: ToolCall, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
+    def _accept(
+        self, conversation: Conversation, call: ToolCall, calls: list[ToolCall | InvalidCall]
+    ) -> Iterator[AgentEvent]:
         try:
             get_tool(call.name).validate(call.arguments)
         except ToolError as exc:
@@ -279,7 +293,7 @@ class Agent:
             yield from self._invalid(InvalidCall(call.id, call.name, f"Error: {exc}"), raw, calls)
             return
         calls.append(call)
-        yield ToolCallReady(call, self._needs_approval(call))
+        yield ToolCallReady(call, self.verdict(conversation, call).decision != "allow")
 
     @staticmethod
     def _invalid(call: InvalidCall, raw: str, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
@@ -297,19 +311,33 @@ class Agent:
             call = conversation.pending[0]
             if isinstance(call, InvalidCall):
                 result = ToolResult(call.id, call.name, call.error, "error")
-            elif self._needs_approval(call) and call.id not in decisions:
-                yield ApprovalNeeded(self.waiting(conversation))
-                return "paused"
-            elif self._needs_approval(call) and not decisions[call.id].approved:
-                result = _rejected(call, decisions[call.id].reason)
             else:
+                verdict = self.verdict(conversation, call)
                 decision = decisions.get(call.id)
-                edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
-                result = _execute(call, edited, context)
+                if verdict.decision == "ask" and decision is None:
+                    yield ApprovalNeeded(self.waiting(conversation))
+                    return "paused"
+                if verdict.decision == "deny":
+                    result = _refused(call, verdict.reason)
+                elif decision is not None and not decision.approved:
+                    result = _rejected(call, decision.reason)
+                else:
+                    result = self._run_approved(conversation, call, decision, context)
             _record(conversation, result)
             conversation.pending.pop(0)
             yield result
         return "stopped" if cancel.is_set() else "complete"
+
+    def _run_approved(
+        self, conversation: Conversation, call: ToolCall, decision: Decision | None, context: ToolContext
+    ) -> ToolResult:
+        """Run the call, or the person's edit of it, which must pass the rules again."""
+        edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
+        if edited is not None:
+            verdict = self.verdict(conversation, ToolCall(call.id, call.name, edited))
+            if verdict.decision == "deny":
+                return _refused(call, f"the changed call is not allowed: {verdict.reason}")
+        return _execute(call, edited, context)
 
     def _settle_all(self, conversation: Conversation, reason: str) -> Iterator[AgentEvent]:
         """Give every call still queued a result, so the transcript never has a call without one."""
@@ -334,6 +362,11 @@ def _execute(call: ToolCall, edited: dict[str, Any] | None, context: ToolContext
         ran = json.dumps(edited, ensure_ascii=False)
         text = f"The person changed this call before approving it. It ran with these arguments: {ran}\n\n{text}"
     return ToolResult(call.id, call.name, text, "done" if outcome.ok else "error", outcome.duration, edited)
+
+
+def _refused(call: ToolCall, reason: str) -> ToolResult:
+    text = f"Not run: the person's rules do not allow this call to {call.name} ({reason}). Do not retry it."
+    return ToolResult(call.id, call.name, text, "rejected")
 
 
 def _rejected(call: ToolCall, reason: str) -> ToolResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from meowgent.agent import Conversation
@@ -61,19 +61,22 @@ class Recorder:
             return
         with self._lock:
             buffered = self._buffers.pop(chat_id, _Buffer()).take()
-            self._write(
-                lambda: (
-                    self._store.append_events(chat_id, [*buffered, event_to_record(event)]),
-                    self._store.save_conversation(
-                        chat_id,
-                        title=title,
-                        model=conversation.model,
-                        think=conversation.think,
-                        messages=conversation.messages,
-                        pending=[call_to_record(call) for call in conversation.pending],
-                    ),
-                )
+            self._write(lambda: self._store.append_events(chat_id, [*buffered, event_to_record(event)]))
+            self.save(chat_id, conversation, title=title)
+
+    def save(self, chat_id: str, conversation: Conversation, *, title: str) -> None:
+        """Write the transcript, the queued calls and the chat's permissions as they are now."""
+        self._write(
+            lambda: self._store.save_conversation(
+                chat_id,
+                title=title,
+                model=conversation.model,
+                think=conversation.think,
+                messages=conversation.messages,
+                pending=[call_to_record(call) for call in conversation.pending],
+                scopes=[asdict(scope) for scope in conversation.scopes],
             )
+        )
 
     def forget(self, chat_id: str) -> None:
         with self._lock:

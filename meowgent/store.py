@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,6 +52,8 @@ class StoredConversation:
     messages: list[dict[str, Any]]
     pending: list[dict[str, Any]]
     events: list[dict[str, Any]]
+    scopes: list[dict[str, Any]] = field(default_factory=list)
+    """What the person allowed for the rest of the chat, as {"tool", "command", "prefix"} dicts."""
 
 
 def _v1_core(conn: sqlite3.Connection) -> None:
@@ -113,7 +115,11 @@ def _v2_audit(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit]
+def _v3_scopes(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE conversations ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit, _v3_scopes]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -186,13 +192,14 @@ class Store:
         """Everything saved about one conversation, read as one consistent snapshot."""
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_CONVERSATION_COLUMNS}, pending FROM conversations WHERE id = ?", (conversation_id,)
+                f"SELECT {_CONVERSATION_COLUMNS}, pending, scopes FROM conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
             if row is None:
                 return None
             messages = _bodies(conn, "messages", conversation_id)
             events = _bodies(conn, "events", conversation_id)
-        return StoredConversation(_conversation_row(row[:-1]), messages, json.loads(row[-1]), events)
+        pending, scopes = json.loads(row[-2]), json.loads(row[-1])
+        return StoredConversation(_conversation_row(row[:-2]), messages, pending, events, scopes)
 
     def save_conversation(
         self,
@@ -203,6 +210,7 @@ class Store:
         think: bool,
         messages: list[dict[str, Any]],
         pending: list[dict[str, Any]],
+        scopes: list[dict[str, Any]] | None = None,
         now: float | None = None,
     ) -> None:
         """Replace the transcript and the pending calls, and mark the conversation updated.
@@ -216,8 +224,9 @@ class Store:
         bodies = [_dump(message) for message in messages]
         with self._write() as conn:
             changed = conn.execute(
-                "UPDATE conversations SET title = ?, model = ?, think = ?, pending = ?, updated = ? WHERE id = ?",
-                (title, model, think, _dump(pending), now, conversation_id),
+                "UPDATE conversations SET title = ?, model = ?, think = ?, pending = ?, scopes = ?, updated = ?"
+                " WHERE id = ?",
+                (title, model, think, _dump(pending), _dump(scopes or []), now, conversation_id),
             )
             if changed.rowcount == 0:
                 raise _missing(conversation_id)

@@ -20,6 +20,7 @@ from meowgent.events import (
     ToolResult,
 )
 from meowgent.llm import OllamaClient
+from meowgent.rules import Policy, Rule, Scope
 from tests.scripted_ollama import (
     Drop,
     ErrorLine,
@@ -273,3 +274,50 @@ def test_stop_ends_the_answer_at_once_even_while_the_model_is_silent(ollama_serv
     assert events[-1].reason == "stopped"
     assert prose(events) == "Loading"
     assert conversation.messages[-1]["content"].startswith("Loading")
+
+
+def test_rules_decide_before_the_person_is_asked(ollama_server, workspace):
+    rules = [
+        Rule("run_shell", "deny", command="rm *"),
+        Rule("run_shell", "allow", command="echo *"),
+    ]
+    ollama_server.script(
+        Text(
+            tool_call_text("run_shell", {"command": "rm notes.md"})
+            + tool_call_text("run_shell", {"command": "echo allowed-by-rule"})
+        ),
+        reply("Done."),
+    )
+    agent = Agent(OllamaClient(ollama_server.url), Settings(workspace=workspace), policy=Policy(rules, workspace))
+    events = answer(agent, Conversation("c", "qwen3"), "clean and echo")
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.status for r in results] == ["rejected", "done"]
+    assert "rules do not allow" in results[0].output
+    assert (workspace / "notes.md").exists()
+    assert "allowed-by-rule" in results[1].output
+    assert not any(isinstance(e, ApprovalNeeded) for e in events)
+
+
+def test_an_edit_that_the_rules_deny_does_not_run(ollama_server, workspace):
+    ollama_server.script(Text(tool_call_text("run_shell", {"command": "ls"})), reply("Ok."))
+    policy = Policy([Rule("run_shell", "deny", command="rm *")], workspace)
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    agent.policy = policy
+    (call,) = next(e for e in answer(agent, conversation, "list") if isinstance(e, ApprovalNeeded)).calls
+    edited = Decision(True, arguments={"command": "rm notes.md"})
+    results = [e for e in agent.resume(conversation, {call.id: edited}, threading.Event()) if isinstance(e, ToolResult)]
+    assert results[0].status == "rejected"
+    assert (workspace / "notes.md").exists()
+
+
+def test_a_chat_scope_allows_the_same_command_again_without_asking(ollama_server, workspace):
+    command = {"command": "echo again >> log.txt"}
+    ollama_server.script(Text(tool_call_text("run_shell", command)), reply("Once."))
+    ollama_server.script(Text(tool_call_text("run_shell", command)), reply("Twice."))
+    agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
+    (call,) = next(e for e in answer(agent, conversation, "log it") if isinstance(e, ApprovalNeeded)).calls
+    conversation.scopes.append(Scope("run_shell", command=command["command"]))
+    list(agent.resume(conversation, {call.id: Decision(True)}, threading.Event()))
+    events = answer(agent, conversation, "log it again")
+    assert not any(isinstance(e, ApprovalNeeded) for e in events)
+    assert (workspace / "log.txt").read_text() == "again\nagain\n"

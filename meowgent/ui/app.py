@@ -14,6 +14,7 @@ import secrets
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ import gradio as gr
 
 from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
+from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
+from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.models import describe_pull, model_facts, model_label, pick_model, server_status
@@ -56,7 +59,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
     )
     store = Store(settings.data_dir / DATABASE)
-    service = ChatService(Agent(client, settings), store, default_model=settings.model, workspace=settings.workspace)
+    rules_path = settings.data_dir / RULES_FILE
+    agent = Agent(client, settings, policy=Policy.load(rules_path, settings.workspace))
+    service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
 
     with gr.Blocks(title="Meowgent", fill_height=True) as demo:
         # A fixed secret in the data folder: the browser's owner key stays readable after a restart.
@@ -80,6 +85,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             gr.Markdown(f"**Workspace**  \n`{settings.workspace}`")
             new_chat = gr.Button("+ New chat", elem_id="new_chat")
             chats = gr.Radio(label="Your chats", choices=[], elem_id="chats")
+            with gr.Accordion("Allowed in this chat", open=False):
+                scope_list = gr.CheckboxGroup(label="Pick one to revoke it", choices=[], elem_id="scopes")
+                revoke = gr.Button("Revoke", size="sm", elem_id="revoke")
+            with gr.Accordion("Rules", open=False):
+                gr.Markdown(RULES_HELP)
+                rules_text = gr.Code(value=rules_file_text(rules_path), language="json", elem_id="rules")
+                save_rules = gr.Button("Save rules", size="sm", elem_id="save_rules")
+                rules_status = gr.Markdown(elem_id="rules_status")
             with gr.Accordion("This chat", open=False, elem_id="chat_tools"):
                 title = gr.Textbox(label="Name", elem_id="title")
                 rename = gr.Button("Rename", size="sm", elem_id="rename")
@@ -87,6 +100,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 with gr.Row(visible=False) as confirm_row:
                     confirm_delete = gr.Button("Yes, delete it", size="sm", variant="stop", elem_id="confirm_delete")
                     cancel_delete = gr.Button("Keep it", size="sm", elem_id="cancel_delete")
+                show_audit = gr.Button("Show the approval log", size="sm", elem_id="show_audit")
+                audit_log = gr.Markdown(elem_id="audit")
                 export = gr.Button("Prepare downloads", size="sm", elem_id="export")
                 download_md = gr.DownloadButton("⬇ Markdown", visible=False, size="sm", elem_id="download_md")
                 download_json = gr.DownloadButton("⬇ JSON", visible=False, size="sm", elem_id="download_json")
@@ -104,7 +119,15 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             with gr.Row():
                 approve = gr.Button("✅ Approve", variant="primary", elem_id="approve")
                 approve_all = gr.Button("✅ Approve all", variant="primary", visible=False, elem_id="approve_all")
+                approve_chat = gr.Button("✅ Allow for this chat", elem_id="approve_chat")
                 reject = gr.Button("✋ Reject", variant="stop", elem_id="reject")
+            scope_prefix = gr.Textbox(
+                label="“Allow for this chat” allows this exact command. To allow every command that starts with "
+                "some words instead, type them here (optional):",
+                placeholder="git status",
+                lines=1,
+                elem_id="scope_prefix",
+            )
             reason = gr.Textbox(label="If you reject, tell the assistant why (optional)", lines=1, elem_id="reason")
         with gr.Row(equal_height=True):
             msg = gr.Textbox(
@@ -120,7 +143,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         gr.Examples(EXAMPLES, inputs=msg, label="Examples")
         timer = gr.Timer(STATUS_SECONDS)
 
-        shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, stop]
+        shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, scope_list, stop]
 
         def owner_of(key: str, request: gr.Request) -> str:
             # With a login, the account owns the chats; otherwise a random key kept in this browser.
@@ -141,6 +164,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 json.dumps(waiting[0].arguments, indent=2, ensure_ascii=False) if waiting else "",
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
+                gr.update(choices=scope_choices(owner, chat), value=[]),
                 gr.update(visible=running),
             )
 
@@ -202,7 +226,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         def on_decide(key: str, chat: str, decisions: dict[str, Decision], request: gr.Request):
             owner = owner_of(key, request)
             try:
-                service.decide(owner, chat, decisions)
+                service.decide(owner, chat, decisions, decided_by=request.username or "the browser that owns the chat")
             except ChatError as exc:
                 gr.Warning(str(exc))
             for update in follow(owner, chat):
@@ -218,6 +242,48 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
             yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
+
+        def on_approve_chat(key: str, chat: str, shown_ids: list[str], prefix: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                head = next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
+                if head is None:
+                    raise ChatError("That request is no longer waiting for you, so nothing was run.")
+                scope = scope_for(head, prefix.strip())
+            except (ChatError, ValueError) as exc:
+                gr.Warning(str(exc))
+                return
+            yield from on_decide(key, chat, {head.id: Decision(True, scope=scope)}, request)
+
+        def scope_choices(owner: str, chat: str) -> list[tuple[str, str]]:
+            try:
+                return [(str(scope), json.dumps(asdict(scope))) for scope in service.scopes(owner, chat)]
+            except ChatError:
+                return []
+
+        def on_revoke(key: str, chat: str, picked: list[str], request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                for value in picked:
+                    service.revoke(owner, chat, Scope(**json.loads(value)))
+            except ChatError as exc:
+                gr.Warning(str(exc))
+            return gr.update(choices=scope_choices(owner, chat), value=[])
+
+        def on_save_rules(text: str):
+            try:
+                rules = parse_rules(text)
+            except RulesError as exc:
+                return f"⚠️ Not saved: {exc}"
+            rules_path.write_text(text, encoding="utf-8")
+            agent.policy = Policy(rules, settings.workspace)
+            return f"✅ Saved {len(rules)} rule(s). They apply from the next request."
+
+        def on_audit(key: str, chat: str, request: gr.Request):
+            try:
+                return audit_table(service.audit(owner_of(key, request), chat))
+            except ChatError as exc:
+                return str(exc)
 
         def on_reject(key: str, chat: str, shown_ids: list[str], why: str, request: gr.Request):
             yield from on_decide(key, chat, {_head(shown_ids): Decision(False, why.strip())}, request)
@@ -323,15 +389,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
         send = msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
         send.then(chat_list_of, [owner_key, chat_id], [chats])
+        decided = [reason, *shown]
+        card_inputs = [owner_key, chat_id, card_calls]
         answers = [
             send,
-            approve.click(
-                on_approve, [owner_key, chat_id, card_calls, edit_args], [reason, *shown], concurrency_limit=None
-            ),
-            approve_all.click(
-                on_approve_all, [owner_key, chat_id, card_calls], [reason, *shown], concurrency_limit=None
-            ),
-            reject.click(on_reject, [owner_key, chat_id, card_calls, reason], [reason, *shown], concurrency_limit=None),
+            approve.click(on_approve, [*card_inputs, edit_args], decided, concurrency_limit=None),
+            approve_all.click(on_approve_all, card_inputs, decided, concurrency_limit=None),
+            approve_chat.click(on_approve_chat, [*card_inputs, scope_prefix], decided, concurrency_limit=None),
+            reject.click(on_reject, [*card_inputs, reason], decided, concurrency_limit=None),
             retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None),
         ]
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
@@ -347,12 +412,53 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False).then(
             on_delete, [owner_key, chat_id], opened, **switch
         )
+        revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
+        save_rules.click(on_save_rules, [rules_text], [rules_status], concurrency_limit=None)
+        show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
         export.click(on_export, [owner_key, chat_id], [download_md, download_json], concurrency_limit=None)
         model.change(on_model, [owner_key, chat_id, model], [facts, think], concurrency_limit=None)
         think.change(on_think, [owner_key, chat_id, think], None, concurrency_limit=None)
         pull_event = gr.on([pull.click, pull_name.submit], on_pull, [pull_name], [pull_status], concurrency_limit=None)
         pull_event.then(on_tick, [model], [status, model])
     return demo
+
+
+RULES_HELP = """Which calls run without asking. Each rule has a `tool`, an `action` (`allow`, `ask` or `deny`) and
+maybe a pattern: `command`, `path` or `host`. Deny beats ask beats allow. Without rules, reading runs at once
+and everything else asks."""
+
+RULES_EXAMPLE = """[
+  {"tool": "run_shell", "action": "allow", "command": "git status*"},
+  {"tool": "run_shell", "action": "deny", "command": "rm -rf *"},
+  {"tool": "write_file", "action": "deny", "path": "secrets/**"}
+]
+"""
+
+
+def rules_file_text(path: Path) -> str:
+    """The rules file as it is, or an example to start from."""
+    return path.read_text(encoding="utf-8") if path.exists() else RULES_EXAMPLE
+
+
+def scope_for(call: ToolCall, prefix: str) -> Scope:
+    """What "Allow for this chat" allows: this exact command (or a prefix the person typed), or the tool."""
+    if call.name != "run_shell":
+        return Scope(call.name)
+    if prefix:
+        return Scope("run_shell", prefix=prefix)
+    return Scope("run_shell", command=str(call.arguments.get("command", "")))
+
+
+def audit_table(entries: list[dict[str, Any]]) -> str:
+    """The approval log as a Markdown table."""
+    if not entries:
+        return "No approvals in this chat yet."
+    lines = ["| time | tool | decision | scope | by | outcome |", "|---|---|---|---|---|---|"]
+    for entry in entries:
+        when = time.strftime("%H:%M:%S", time.localtime(entry["time"]))
+        cells = (when, entry["tool"], entry["decision"], entry["scope"], entry["decided_by"], entry["outcome"])
+        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines)
 
 
 def browser_secret(data_dir: Path) -> str:

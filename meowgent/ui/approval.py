@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
+from meowgent.rules import risk_notes
 from meowgent.tools import ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.render import browser_safe
@@ -46,6 +47,12 @@ def describe_call(call: ToolCall, workspace: Path) -> CallDescription:
     return CallDescription(f"**Use the tool** `{call.name}` with:", json.dumps(arguments, indent=2, ensure_ascii=False))
 
 
+def risk_line(call: ToolCall, workspace: Path) -> str:
+    """What deserves a second look, from our rules (never from the model): `⚠️ Heads up: deletes files.`"""
+    notes = risk_notes(call, workspace)
+    return f"⚠️ **Heads up:** this {', '.join(notes)}." if notes else ""
+
+
 def describe_queue(calls: tuple[ToolCall, ...], workspace: Path) -> CallDescription:
     """Every waiting call in one line each; the details are those of the first, which is decided first."""
     if not calls:
@@ -53,9 +60,12 @@ def describe_queue(calls: tuple[ToolCall, ...], workspace: Path) -> CallDescript
     head = describe_call(calls[0], workspace)
     if len(calls) == 1:
         summary = "### The assistant wants to do this\n\n" + head.summary
+        if risks := risk_line(calls[0], workspace):
+            summary += "\n\n" + risks
     else:
         steps = "\n".join(
-            f"{n}. {describe_call(call, workspace).summary.rstrip(':')}" for n, call in enumerate(calls, 1)
+            f"{n}. {describe_call(call, workspace).summary.rstrip(':')} {risk_line(call, workspace)}".rstrip()
+            for n, call in enumerate(calls, 1)
         )
         summary = (
             f"### The assistant wants to do {len(calls)} things, in this order\n\n{steps}\n\n"

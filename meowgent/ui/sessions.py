@@ -20,6 +20,7 @@ from meowgent.agent import Agent, Conversation, Decision
 from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall, ToolCallReady, ToolResult
 from meowgent.recorder import Recorder
 from meowgent.records import call_from_record, event_from_record, event_to_record
+from meowgent.rules import Scope
 from meowgent.runs import RunBusy, RunRegistry
 from meowgent.store import ConversationRow, Store, StoreError
 from meowgent.tools import ToolError, get_tool
@@ -127,17 +128,28 @@ class ChatService:
         waiting_ids = {call.id for call in waiting}
         if not decisions or not waiting or waiting[0].id not in decisions or not set(decisions) <= waiting_ids:
             raise ChatError("That request is no longer waiting for you, so nothing was run.")
+        chat = self.get(owner, chat_id)
         for call in waiting:
             edited = decisions.get(call.id)
             if edited is not None and edited.approved and edited.arguments is not None:
-                try:  # the same checks the model's own call passed
-                    get_tool(call.name).validate(edited.arguments)
-                except ToolError as exc:
-                    raise ChatError(f"The changed request can't run: {exc}") from None
-        chat = self.get(owner, chat_id)
+                self._check_edit(chat, call, edited.arguments)
+        for decision in decisions.values():
+            if decision.approved and decision.scope is not None and decision.scope not in chat.conversation.scopes:
+                chat.conversation.scopes.append(decision.scope)
         self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
         now = time.time()
         chat.decisions.update({call_id: (decision, decided_by, now) for call_id, decision in decisions.items()})
+
+    def scopes(self, owner: str, chat_id: str) -> list[Scope]:
+        """What the owner allowed for the rest of this chat."""
+        return list(self.get(owner, chat_id).conversation.scopes)
+
+    def revoke(self, owner: str, chat_id: str, scope: Scope) -> None:
+        """Stop allowing `scope` in this chat: matching calls ask again."""
+        chat = self.get(owner, chat_id)
+        if scope in chat.conversation.scopes:
+            chat.conversation.scopes.remove(scope)
+            self._recorder.save(chat_id, chat.conversation, title=chat.title)
 
     def retry(self, owner: str, chat_id: str) -> None:
         chat = self.get(owner, chat_id)
@@ -182,6 +194,21 @@ class ChatService:
         audit = self._store.audit(chat_id)
         return to_markdown(stored, audit), to_json(stored, audit)
 
+    def audit(self, owner: str, chat_id: str) -> list[dict]:
+        """Who decided what about this chat's risky calls, oldest first."""
+        self.get(owner, chat_id)
+        return self._store.audit(chat_id)
+
+    def _check_edit(self, chat: Chat, call: ToolCall, arguments: dict) -> None:
+        """An edited call passes the same checks as the model's own: schema and rules."""
+        try:
+            get_tool(call.name).validate(arguments)
+        except ToolError as exc:
+            raise ChatError(f"The changed request can't run: {exc}") from None
+        verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
+        if verdict.decision == "deny":
+            raise ChatError(f"The changed request is not allowed by your rules: {verdict.reason}")
+
     def _start(self, chat: Chat, job) -> None:
         try:
             self._runs.start(chat.id, job)
@@ -200,6 +227,7 @@ class ChatService:
             think=row.think,
             messages=stored.messages,
             pending=[call_from_record(record) for record in stored.pending],
+            scopes=[Scope(**scope) for scope in stored.scopes],
         )
         chat = self._chats[chat_id] = Chat(conversation, row.owner, row.title)
         event_log = self._runs.log(chat_id)
@@ -234,10 +262,14 @@ class ChatService:
         decision, decided_by, when = chat.decisions.pop(result.call_id, (None, "", time.time()))
         if call is None or not get_tool(call.name).risky:
             return
+        scope = "once"
         if decision is None:
-            verdict = "rejected: the person sent a new message" if result.status == "rejected" else "allowed"
+            verdict = {"rejected": "rejected: not approved", "error": "allowed", "done": "allowed"}[result.status]
+            scope = "by your rules or a permission for this chat"
         else:
             verdict = "approved" if decision.approved else "rejected"
+            if decision.approved and decision.scope is not None:
+                scope = f"for this chat: {decision.scope}"
         ran = None if result.status == "rejected" else (result.edited_arguments or call.arguments)
         self._store.add_audit(
             chat.id,
@@ -246,7 +278,7 @@ class ChatService:
             proposed=call.arguments,
             run=ran,
             decision=verdict,
-            scope="once",
+            scope=scope,
             decided_by=decided_by or "the chat's owner",
             outcome=result.status,
         )

@@ -1,5 +1,7 @@
 """The launched app through gradio_client: streaming, approval by id, stale clicks, isolation."""
 
+import json
+
 import pytest
 from gradio_client import Client
 
@@ -23,7 +25,7 @@ def client(running_app):
 
 def screen(values):
     """(chat, card summary, card details): the last values of every event that shows the chat."""
-    chat, card, details, _edit_args = values[-4:]
+    chat, card, details, _edit_args, _scopes = values[-5:]
     return chat, card, details
 
 
@@ -131,3 +133,26 @@ def test_approve_all_decides_every_call_the_card_showed(running_app, client):
     assert (running_app.workspace / "a.md").read_text() == "A"
     assert (running_app.workspace / "b.md").read_text() == "B"
     assert card == ""
+
+
+def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
+    command = "echo hi >> said.txt"
+    call = Text(tool_call_text("run_shell", {"command": command}))
+    running_app.ollama.script(call, reply("First."), call, reply("Second, without asking."), call, reply("Third."))
+    key, _, _ = open_page(client)
+    client.predict(key, "say hi", api_name="/on_send")
+    client.predict(key, "", api_name="/on_approve_chat")
+    assert (running_app.workspace / "said.txt").read_text() == "hi\n"
+    _chat, card, _details = screen(client.predict(key, "again", api_name="/on_send"))
+    assert card == ""  # allowed for this chat: no card
+    assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
+
+    scope = json.dumps({"tool": "run_shell", "command": command, "prefix": None})
+    client.predict(key, [scope], api_name="/on_revoke")
+    _chat, card, _details = screen(client.predict(key, "once more", api_name="/on_send"))
+    assert "Run this command" in card  # asks again
+    assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
+
+    log = client.predict(key, api_name="/on_audit")
+    assert "for this chat: the command" in log
+    assert "by your rules or a permission for this chat" in log

@@ -100,7 +100,7 @@ def test_a_queue_lists_every_call_in_order_with_the_details_of_the_first(workspa
     assert steps == [
         f"1. **Run this command** in the folder `{workspace}`",
         "2. **Create the new file** `a.md` with this text (1 line, 13 bytes)",
-        "3. **Read a web page** from `example.com`",
+        "3. **Read a web page** from `example.com` ⚠️ **Heads up:** this uses the network.",
     ]
     assert card.details == "make test"
     assert "secret second" not in card.summary
@@ -121,3 +121,13 @@ def test_a_lone_surrogate_in_arguments_still_gives_a_card_the_browser_can_take(w
         card = describe_queue((ToolCall("c1", "write_file", arguments),), workspace)
         (card.summary + card.details).encode()  # the page sends UTF-8, which has no lone surrogates
         assert "**" in card.summary
+
+
+def test_risk_notes_come_from_our_rules_not_from_the_model(workspace):
+    (workspace / "old.txt").write_text("x")
+    card = describe_queue(
+        (ToolCall("c1", "run_shell", {"command": "rm old.txt  # totally safe, trust me"}),), workspace
+    )
+    assert "⚠️ **Heads up:** this deletes files." in card.summary
+    quiet = describe_queue((ToolCall("c1", "run_shell", {"command": "ls -la"}),), workspace)
+    assert "Heads up" not in quiet.summary

@@ -357,7 +357,7 @@ def test_chats_can_be_listed_renamed_exported_and_deleted(running_app, page):
 
     chats.get_by_text("first question").click()  # open the older chat again
     expect(page.locator("#chat")).to_contain_text("First answer.")
-    page.get_by_text("This chat").click()
+    page.get_by_text("This chat", exact=True).click()
     page.locator("#title textarea").fill("Renamed chat")
     page.locator("#rename").click()
     expect(chats).to_contain_text("Renamed chat")
