@@ -1,0 +1,307 @@
+"""Keep every request inside the model's context window.
+
+Ollama truncates silently: a prompt longer than num_ctx loses its oldest tokens, the system prompt with the tool
+list first. So before each request we estimate the prompt's tokens (no tokenizer here: a per-character model,
+scaled by what the server reports it counted) and, when it is too long, send a shortened copy of the transcript.
+The full history stays in the store; only the request is cut.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import string
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+# Tokens per character by kind, fitted to Qwen's BPE on about 200 texts (Python, Markdown, JSON, JavaScript, licences,
+# ls, ps and dpkg output) and rounded to the safe side: an estimate that is too low is exactly the silent truncation
+# this module prevents. One rate for all ASCII (3.5 characters a token) undercounted number-heavy output by up to 70%.
+# bench/bench_tokens.py measures the result.
+_LETTER = 1 / 4  # English words and identifiers; any other ASCII too
+_DIGIT = 2.0  # a digit is a token of its own (Qwen; Llama 3 groups three) and splits the tokens around it
+_PUNCTUATION = 0.5
+_SPACE = 0.15  # runs of spaces and newlines merge into single tokens
+_CJK = 1.3  # Qwen needs 0.7 to 0.9 for Chinese, older 32k vocabularies up to about 1.5
+_ASTRAL = 2.0  # emoji and rare Han outside the BMP: 1 to 3 tokens each
+_OTHER = 1.0  # other non-ASCII: Cyrillic and Arabic need about 0.4, Greek and Devanagari about 0.9 to 1
+
+_CJK_RUNS = re.compile(
+    "["
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u2e80-\u2fdf"  # CJK and Kangxi radicals
+    "\u3000-\u303f"  # CJK symbols and punctuation
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3100-\u31ff"  # Bopomofo, Hangul compatibility Jamo, Kanbun, Katakana extensions
+    "\u3200-\u4dbf"  # enclosed and compatibility CJK, Han extension A
+    "\u4e00-\u9fff"  # Han
+    "\ua960-\ua97f\uac00-\ud7ff"  # Hangul
+    "\uf900-\ufaff"  # Han compatibility ideographs
+    "\ufe30-\ufe4f"  # CJK compatibility forms
+    "\uff00-\uffef"  # halfwidth and fullwidth forms
+    "]+"
+)
+_ASTRAL_RUNS = re.compile("[\U00010000-\U0010ffff]+")
+
+MESSAGE_OVERHEAD = 4
+"""Tokens the chat template adds around each message (role markers, separators)."""
+
+MIN_FACTOR, MAX_FACTOR = 0.5, 3.0
+"""The range of the learned correction: beyond it a sample says more about the server than about the text."""
+
+_MIN_SAMPLE = 200
+"""Smaller prompts are dominated by template tokens we never see, so they would skew the factor."""
+_RISE, _FALL = 0.5, 0.1
+"""EMA weights: a count above the estimate is believed at once, one below it only slowly (see `calibrate`)."""
+
+_HEAD_TOKENS, _TAIL_TOKENS = 300, 100
+"""What a shortened tool result keeps of its start and end, in estimated tokens."""
+
+_WRAPPED = re.compile(r'(<tool_response name="[^"\n]*">\n)(.*)(\n</tool_response>)', re.DOTALL)
+"""A tool result as `agent.wire_messages` hands it to a model without the `tools` capability."""
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens `text` is for a typical local model's tokenizer, rounded up."""
+    if not text:
+        return 0
+    # str.count runs in C; a few dozen passes beat one Python loop over the characters many times over.
+    digits = sum(map(text.count, string.digits))
+    punctuation = sum(map(text.count, string.punctuation))
+    spaces = sum(map(text.count, " \n\t\r"))
+    ascii_chars = len(text) if text.isascii() else len(text.encode("ascii", "ignore"))
+    letters = ascii_chars - digits - punctuation - spaces
+    tokens = letters * _LETTER + digits * _DIGIT + punctuation * _PUNCTUATION + spaces * _SPACE
+    if ascii_chars < len(text):
+        cjk = sum(map(len, _CJK_RUNS.findall(text)))
+        astral = sum(map(len, _ASTRAL_RUNS.findall(text)))
+        tokens += cjk * _CJK + astral * _ASTRAL + (len(text) - ascii_chars - cjk - astral) * _OTHER
+    return math.ceil(tokens)
+
+
+def estimate_messages(messages: Sequence[dict[str, Any]]) -> int:
+    """Estimated tokens of a transcript as the chat template renders it, before calibration.
+
+    Counted: content, tool calls as JSON, and the template's tokens around each message. Thinking counts only
+    after the latest user message: Ollama's templates for thinking models (Qwen 3's, for one) leave older thinking
+    out and keep it only within the current chain of tool calls.
+    """
+    return sum(_costs(messages))
+
+
+def _costs(messages: Sequence[dict[str, Any]]) -> list[int]:
+    latest = _latest_user(messages)
+    return [_cost(m, thinking=i > latest) for i, m in enumerate(messages)]
+
+
+def _cost(message: dict[str, Any], *, thinking: bool) -> int:
+    tokens = MESSAGE_OVERHEAD + estimate_tokens(message.get("content") or "")
+    if thinking and message.get("role") == "assistant":
+        tokens += estimate_tokens(message.get("thinking") or "")
+    if message.get("tool_calls"):
+        tokens += estimate_tokens(json.dumps(message["tool_calls"], ensure_ascii=False))
+    if message.get("role") == "tool":
+        # Templates wrap a result in tags as wire_messages does, so both forms cost the same.
+        tokens += estimate_tokens(f'<tool_response name="{message.get("tool_name", "")}">\n\n</tool_response>')
+    return tokens
+
+
+def _is_result(message: dict[str, Any]) -> bool:
+    """A tool result, natively or wrapped into a user message (a person would have to type the exact wrapper)."""
+    role = message.get("role")
+    return role == "tool" or (role == "user" and _WRAPPED.fullmatch(message.get("content") or "") is not None)
+
+
+def _is_person(message: dict[str, Any]) -> bool:
+    return message.get("role") == "user" and not _is_result(message)
+
+
+def _latest_user(messages: Sequence[dict[str, Any]]) -> int:
+    """Index of the latest message from the person; 0 (the system prompt) when there is none."""
+    return next((i for i in range(len(messages) - 1, 0, -1) if _is_person(messages[i])), 0)
+
+
+def _scaled(raw: int, factor: float) -> int:
+    return math.ceil(raw * factor)
+
+
+class TokenEstimator:
+    """Token estimates corrected by the counts the model server reports; one per model, safe to share between threads.
+
+    `calibrate` keeps an exponential moving average of actual / estimated, which `estimate` multiplies in.
+    Ollama's prompt_eval_count can be smaller than the prompt: depending on the version it leaves out the tokens
+    it reused from its KV cache (the system prompt and earlier turns). Such a count is a lower bound, never an
+    overcount, so a ratio above the current factor moves it quickly and one below it only slowly, and a ratio
+    under MIN_FACTOR (a cache hit, nothing a tokenizer does) is ignored. A request that the cache cannot serve,
+    as after every change to the start of the transcript, brings the factor back up.
+    """
+
+    def __init__(self, factor: float = 1.0) -> None:
+        self._lock = threading.Lock()
+        self._factor = _clamp(factor)
+
+    @property
+    def factor(self) -> float:
+        with self._lock:
+            return self._factor
+
+    def estimate(self, messages: Sequence[dict[str, Any]]) -> int:
+        """Calibrated token estimate of a transcript."""
+        return _scaled(estimate_messages(messages), self.factor)
+
+    def calibrate(self, estimated: int, actual: int) -> None:
+        """Learn from one response: `estimated` is the request's uncalibrated estimate (`FitResult.raw_tokens`),
+        `actual` is the server's prompt_eval_count for it."""
+        if estimated < _MIN_SAMPLE or actual <= 0:
+            return
+        ratio = actual / estimated
+        if ratio < MIN_FACTOR:
+            return
+        with self._lock:
+            weight = _RISE if ratio > self._factor else _FALL
+            self._factor = _clamp(self._factor + weight * (ratio - self._factor))
+
+
+def _clamp(factor: float) -> float:
+    return min(max(factor, MIN_FACTOR), MAX_FACTOR)
+
+
+def budget_for(num_ctx: int) -> int:
+    """Tokens a prompt may use when the context holds `num_ctx`: a quarter, and at least 1024, stays free for the
+    answer (at most half, so that a tiny context still takes a prompt)."""
+    return num_ctx - max(num_ctx // 4, min(1024, num_ctx // 2))
+
+
+class ContextTooSmall(Exception):
+    """The system prompt and the latest user message alone do not fit; `message` says so to the person."""
+
+    kind = "context_too_small"
+
+    def __init__(self, needed: int, budget: int) -> None:
+        self.needed = needed
+        self.budget = budget
+        self.message = (
+            f"Your message and the tool list need about {needed:,} tokens, but only {budget:,} fit in the model's "
+            "context with room left for the answer. Shorten the message or raise --num-ctx."
+        )
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class FitResult:
+    """The transcript to send, and what was cut from it."""
+
+    messages: list[dict[str, Any]]
+    """A new list; messages left as they were are the caller's own dicts, shortened ones are copies."""
+    trimmed_results: int
+    """Tool results in `messages` that were shortened."""
+    dropped_messages: int
+    estimated_tokens: int
+    """Calibrated estimate of `messages`."""
+    raw_tokens: int
+    """Uncalibrated estimate of `messages`: what to pass to `TokenEstimator.calibrate` with the real count."""
+
+
+def fit_messages(messages: list[dict[str, Any]], *, budget: int, estimator: TokenEstimator) -> FitResult:
+    """The transcript shortened until its estimate fits `budget`; `messages[0]` is the system prompt.
+
+    Nothing changes when it already fits. Otherwise, in this order, each step only until it fits:
+    1. shorten tool results older than the latest user message to their head and tail, oldest first;
+    2. leave out whole turns (a user message and everything up to the next one), oldest first;
+    3. shorten the tool results after the latest user message, oldest first;
+    4. leave out the model's calls after the latest user message, oldest first, each with all its results.
+    The system prompt and the latest user message are always kept verbatim, and a tool call is never kept
+    without its results nor a result without its call. The input is never changed.
+
+    Raises ContextTooSmall when the system prompt and the latest user message alone exceed `budget`.
+    """
+    factor = estimator.factor  # one value throughout, even if another thread calibrates meanwhile
+    costs = _costs(messages)
+    total = sum(costs)
+    if _scaled(total, factor) <= budget:
+        return FitResult(list(messages), 0, 0, _scaled(total, factor), total)
+    latest = _latest_user(messages)
+    floor = costs[0] + (costs[latest] if latest else 0)
+    if _scaled(floor, factor) > budget:
+        raise ContextTooSmall(_scaled(floor, factor), budget)
+
+    kept: list[dict[str, Any] | None] = list(messages)
+
+    def fits() -> bool:
+        return _scaled(total, factor) <= budget
+
+    # Each index is shortened or left out at most once, so messages[i] is what kept[i] still holds.
+    def trim(span: range) -> None:
+        nonlocal total
+        for i in span:
+            if fits():
+                return
+            shortened = _shortened(messages[i]) if _is_result(messages[i]) else None
+            cost = _cost(shortened, thinking=False) if shortened else costs[i]
+            if cost < costs[i]:
+                kept[i], total, costs[i] = shortened, total - costs[i] + cost, cost
+
+    def drop(units: list[range]) -> None:
+        nonlocal total
+        for unit in units:
+            if fits():
+                return
+            for i in unit:
+                kept[i], total = None, total - costs[i]
+
+    old, current = range(1, latest), range(latest + 1, len(messages))
+    trim(old)
+    drop(_split(old, lambda i: _is_person(messages[i])))  # whole turns
+    trim(current)
+    drop(_split(current, lambda i: not _is_result(messages[i])))  # each call with its results
+
+    fitted = [m for m in kept if m is not None]
+    trimmed = sum(1 for m, original in zip(kept, messages, strict=True) if m is not None and m is not original)
+    return FitResult(fitted, trimmed, len(messages) - len(fitted), _scaled(total, factor), total)
+
+
+def _split(span: range, starts: Callable[[int], bool]) -> list[range]:
+    """`span` cut into consecutive ranges: a new one begins at every index where `starts` holds."""
+    firsts = [i for i in span if i == span.start or starts(i)]
+    return [range(first, end) for first, end in pairwise([*firsts, span.stop])]
+
+
+def _shortened(message: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of a tool result cut to its head and tail with a note in between; None if that saves nothing."""
+    content = message.get("content") or ""
+    wrapped = _WRAPPED.fullmatch(content) if message.get("role") == "user" else None
+    before, text, after = wrapped.groups() if wrapped else ("", content, "")
+    if not text:
+        return None
+    per_char = estimate_tokens(text) / len(text)
+    head_chars, tail_chars = int(_HEAD_TOKENS / per_char), int(_TAIL_TOKENS / per_char)
+    if head_chars + tail_chars >= len(text):
+        return None
+    head, tail = text[:head_chars], text[len(text) - tail_chars :]
+    # Cut at line ends where one is near, so that code and listings keep whole lines.
+    if (end := head.rfind("\n")) >= head_chars // 2:
+        head = head[: end + 1]
+    if 0 <= (start := tail.find("\n")) < tail_chars // 2:
+        tail = tail[start + 1 :]
+    cut = len(text) - len(head) - len(tail)
+    note = f"[… {cut:,} characters cut to fit the model's context; call the tool again to see them]"
+    head = head.rstrip("\n")
+    return {**message, "content": f"{before}{head}\n{note}\n{tail}{after}"}
+
+
+def describe_fit(result: FitResult, num_ctx: int) -> str | None:
+    """A plain note for the person when the request was shortened; None when nothing was cut."""
+    parts = []
+    if result.trimmed_results:
+        parts.append("Long tool output was shortened")
+    if result.dropped_messages:
+        count = result.dropped_messages
+        parts.append(f"{count} earlier message{'s were' if count > 1 else ' was'} left out")
+    if not parts:
+        return None
+    size = f"{num_ctx // 1024}k" if num_ctx % 1024 == 0 else f"{num_ctx:,}"
+    return f"{' and '.join(parts)} to fit the model's {size}-token context. The full history is kept."
