@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from meowgent.config import Settings
+from meowgent.context import ContextTooSmall, FitResult, TokenEstimator, budget_for, describe_fit, fit_messages
 from meowgent.events import (
     AgentEvent,
     ApprovalNeeded,
     Done,
     ErrorEvent,
+    Notice,
     TextDelta,
     ThinkingDelta,
     ThinkingDone,
@@ -100,6 +102,8 @@ class Agent:
         self.policy = policy or Policy([], settings.workspace)
         """The person's rules; replace it to apply edited rules to the next call."""
         self._tools = registry()
+        self._estimators: dict[str, TokenEstimator] = {}
+        self._estimators_lock = threading.Lock()
 
     def run(self, conversation: Conversation, text: str, cancel: threading.Event) -> Iterator[AgentEvent]:
         """Answer a new message from the person. Calls still waiting are rejected first."""
@@ -152,9 +156,22 @@ class Agent:
             yield ErrorEvent(exc.message, exc.kind)
             yield Done("error")
             return
+        noticed = False
         for _ in range(self._settings.max_turns):
-            reply = yield from self._stream_reply(conversation, info, cancel)
+            try:
+                request, fit = self._request(conversation, info)
+            except ContextTooSmall as exc:
+                yield ErrorEvent(exc.message, exc.kind)
+                yield Done("error")
+                return
+            note = describe_fit(fit, request["options"]["num_ctx"])
+            if note and not noticed:  # once per answer, not before every model reply
+                noticed = True
+                yield Notice(note)
+            reply = yield from self._stream_reply(conversation, request, cancel)
             counts = _token_counts(reply.final)
+            if reply.final is not None and reply.final.prompt_tokens:
+                self._estimator(conversation.model).calibrate(fit.raw_tokens, reply.final.prompt_tokens)
             if reply.ended != "complete":
                 yield Done(reply.ended, *counts)
                 return
@@ -173,7 +190,7 @@ class Agent:
         yield Done("max_turns")
 
     def _stream_reply(
-        self, conversation: Conversation, info: ModelInfo, cancel: threading.Event
+        self, conversation: Conversation, request: dict[str, Any], cancel: threading.Event
     ) -> Iterator[AgentEvent]:
         reply = _Reply()
         splitter = ToolCallSplitter()
@@ -183,7 +200,7 @@ class Agent:
         calls: list[ToolCall | InvalidCall] = []
         open_call: list[str] = []  # the id of the call being written, if any
         thinking_since: float | None = None
-        stream = self._client.stream_chat(**self._request(conversation, info), cancel=cancel)
+        stream = self._client.stream_chat(**request, cancel=cancel)
         try:
             for chunk in stream:
                 if cancel.is_set():
@@ -227,16 +244,27 @@ class Agent:
         conversation.pending = calls if reply.ended == "complete" else []
         return reply
 
-    def _request(self, conversation: Conversation, info: ModelInfo) -> dict[str, Any]:
+    def _request(self, conversation: Conversation, info: ModelInfo) -> tuple[dict[str, Any], FitResult]:
+        """The request for the model's next reply, with the transcript cut to fit its context (see context.py)."""
         system = system_prompt(self._tools.values(), workspace=self._settings.workspace)
         context = min(info.context_length or self._settings.num_ctx, self._settings.num_ctx)
+        fit = fit_messages(
+            [{"role": "system", "content": system}, *conversation.messages],
+            budget=budget_for(context),
+            estimator=self._estimator(conversation.model),
+        )
         return {
             "model": conversation.model,
-            "messages": [{"role": "system", "content": system}, *wire_messages(conversation.messages, info)],
+            "messages": [fit.messages[0], *wire_messages(fit.messages[1:], info)],
             # Sending think to a model without the capability is an HTTP 400.
             "think": conversation.think if "thinking" in info.capabilities else None,
             "options": {"num_ctx": context},
-        }
+        }, fit
+
+    def _estimator(self, model: str) -> TokenEstimator:
+        """One per model: the correction it learns is the model's tokenizer's."""
+        with self._estimators_lock:
+            return self._estimators.setdefault(model, TokenEstimator())
 
     def _on_piece(
         self,

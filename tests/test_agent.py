@@ -8,9 +8,11 @@ import pytest
 
 from meowgent.agent import Agent, Conversation, Decision
 from meowgent.config import Settings
+from meowgent.context import TokenEstimator, budget_for
 from meowgent.events import (
     ApprovalNeeded,
     ErrorEvent,
+    Notice,
     TextDelta,
     ThinkingDelta,
     ThinkingDone,
@@ -321,3 +323,55 @@ def test_a_chat_scope_allows_the_same_command_again_without_asking(ollama_server
     events = answer(agent, conversation, "log it again")
     assert not any(isinstance(e, ApprovalNeeded) for e in events)
     assert (workspace / "log.txt").read_text() == "again\nagain\n"
+
+
+def test_num_ctx_is_the_smaller_of_the_models_window_and_the_cap(ollama_server, workspace):
+    ollama_server.script(reply("small"), reply("big"))
+    answer(make_agent(ollama_server, workspace), Conversation("c", "llama-plain"), "hi")  # 8,192-token model
+    answer(make_agent(ollama_server, workspace, num_ctx=65536), Conversation("d", "qwen3"), "hi")  # 40,960
+    assert [r["options"]["num_ctx"] for r in ollama_server.chat_requests] == [8192, 40960]
+
+
+def long_history(turns):
+    messages = []
+    for i in range(turns):
+        messages += [
+            {"role": "user", "content": f"question {i}"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": f"f{i}.py"}}}],
+            },
+            {"role": "tool", "content": f"line {i}: some text of the file\n" * 400, "tool_name": "read_file"},
+            {"role": "assistant", "content": f"answer {i}"},
+        ]
+    return messages
+
+
+def test_a_long_history_is_cut_to_fit_and_the_person_is_told_once(ollama_server, workspace):
+    ollama_server.script(reply("ok"))
+    agent = make_agent(ollama_server, workspace, num_ctx=8192)
+    conversation = Conversation("c", "qwen3", messages=long_history(12))
+    full = list(conversation.messages)
+    events = answer(agent, conversation, "the latest question")
+    notices = [e for e in events if isinstance(e, Notice)]
+    assert len(notices) == 1
+    assert "8k-token context" in notices[0].message
+    sent = ollama_server.chat_requests[-1]["messages"]
+    assert sent[0]["role"] == "system"
+    assert "read_file" in sent[0]["content"]
+    assert sent[-1] == {"role": "user", "content": "the latest question"}
+    assert TokenEstimator().estimate(sent) <= budget_for(8192)
+    assert len(sent) < len(full)
+    assert conversation.messages[: len(full)] == full  # the transcript keeps everything
+    assert events[-1].reason == "complete"
+
+
+def test_a_message_too_long_for_the_context_is_an_error_not_a_truncation(ollama_server, workspace):
+    agent = make_agent(ollama_server, workspace, num_ctx=2048)
+    events = answer(agent, Conversation("c", "qwen3"), "please summarise: " + "word " * 6000)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert [e.kind for e in errors] == ["context_too_small"]
+    assert "raise --num-ctx" in errors[0].message
+    assert events[-1].reason == "error"
+    assert ollama_server.chat_requests == []

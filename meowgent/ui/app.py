@@ -27,7 +27,7 @@ from meowgent.llm import ModelError, OllamaClient
 from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
-from meowgent.ui.models import describe_pull, model_facts, model_label, pick_model, server_status
+from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
 
@@ -77,6 +77,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 label="Model", choices=[settings.model], value=settings.model, allow_custom_value=True, elem_id="model"
             )
             facts = gr.Markdown(elem_id="model_facts")
+            meter = gr.Markdown(elem_id="context_meter")
             think = gr.Checkbox(label="Think before answering", value=True, visible=False, elem_id="think")
             with gr.Accordion("Get a model", open=False):
                 pull_name = gr.Textbox(placeholder=settings.model, show_label=False, elem_id="pull_name")
@@ -143,7 +144,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         gr.Examples(EXAMPLES, inputs=msg, label="Examples")
         timer = gr.Timer(STATUS_SECONDS)
 
-        shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, scope_list, stop]
+        shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, scope_list, meter, stop]
 
         def owner_of(key: str, request: gr.Request) -> str:
             # With a login, the account owns the chats; otherwise a random key kept in this browser.
@@ -165,6 +166,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
                 gr.update(choices=scope_choices(owner, chat), value=[]),
+                gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat)),
                 gr.update(visible=running),
             )
 
@@ -254,6 +256,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 gr.Warning(str(exc))
                 return
             yield from on_decide(key, chat, {head.id: Decision(True, scope=scope)}, request)
+
+        def context_in_use(owner: str, chat: str) -> int:
+            try:
+                window = client.show(service.get(owner, chat).conversation.model).context_length
+            except (ChatError, ModelError):
+                window = None
+            return min(window or settings.num_ctx, settings.num_ctx)
 
         def scope_choices(owner: str, chat: str) -> list[tuple[str, str]]:
             try:
@@ -367,9 +376,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         def on_tick(picked: str):
             server = server_status(client, suggested=settings.model)
             wanted = picked or settings.model
+            installed = [info.name for info in server.models]
             choices = [(model_label(info), info.name) for info in server.models] or [(wanted, wanted)]
-            value = pick_model(wanted, [info.name for info in server.models])
-            return server.banner, gr.update(choices=choices, value=value)
+            value = pick_model(wanted, installed)
+            banner = server.banner
+            if installed and value != wanted and f"{wanted}:latest" not in installed:
+                banner += f"  \n🟡 The model **{wanted}** isn't installed. Download it under “Get a model”."
+            return banner, gr.update(choices=choices, value=value)
 
         def on_pull(name: str, progress=gr.Progress()):
             name = name.strip() or settings.model

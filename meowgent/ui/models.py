@@ -73,6 +73,15 @@ def model_facts(info: ModelInfo, *, num_ctx_cap: int) -> str:
     return "  \n".join(lines)
 
 
+def context_meter(tokens_used: int | None, num_ctx: int) -> str:
+    """`Context: 3,412 of 16,384 tokens (21%)`, after an answer; empty before the first."""
+    if tokens_used is None:
+        return ""
+    percent = 100 * tokens_used / num_ctx
+    bar = "▰" * min(10, round(percent / 10)) + "▱" * (10 - min(10, round(percent / 10)))
+    return f"Context: {bar} {tokens_used:,} of {num_ctx:,} tokens ({percent:.0f}%)"
+
+
 def describe_pull(step: PullProgress) -> tuple[float | None, str]:
     """Fraction done (None for a status line) and a sentence for one line of `ollama pull` progress."""
     if step.total and step.digest:

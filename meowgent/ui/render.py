@@ -91,6 +91,8 @@ class ChatView:
         self._calls: dict[str, _Call] = {}
         self.waiting: tuple[ToolCall, ...] = ()
         """Calls waiting for the person, in order (empty when none)."""
+        self.tokens_used: int | None = None
+        """Prompt plus reply tokens of the last model response, as Ollama counted them."""
 
     def apply(self, event: AgentEvent) -> bool:
         """Take one event; True when something changed status (worth an immediate update)."""
@@ -138,7 +140,9 @@ class ChatView:
                 self._items.append(_Note(f"⚠️ {message}"))
             case Notice(message):
                 self._items.append(_Note(f"ℹ️ {message}"))
-            case Done(reason, _, _):
+            case Done(reason, prompt_tokens, output_tokens):
+                if prompt_tokens is not None:
+                    self.tokens_used = prompt_tokens + (output_tokens or 0)
                 self._finish(reason)
         return True
 

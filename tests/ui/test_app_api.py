@@ -25,7 +25,7 @@ def client(running_app):
 
 def screen(values):
     """(chat, card summary, card details): the last values of every event that shows the chat."""
-    chat, card, details, _edit_args, _scopes = values[-5:]
+    chat, card, details, _edit_args, _scopes, _meter = values[-6:]
     return chat, card, details
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from meowgent.llm import ModelInfo, OllamaClient, PullProgress
-from meowgent.ui.models import describe_pull, model_facts, model_label, pick_model, server_status
+from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 
 QWEN = ModelInfo(
     name="qwen3:latest",
@@ -70,3 +70,8 @@ def test_an_empty_server_says_how_to_get_a_model(ollama_server):
     status = server_status(OllamaClient(ollama_server.url), suggested="qwen3")
     assert "has no models yet" in status.banner
     assert "ollama pull qwen3" in status.banner
+
+
+def test_the_context_meter_reads_plainly():
+    assert context_meter(None, 16384) == ""
+    assert context_meter(3412, 16384) == "Context: ▰▰▱▱▱▱▱▱▱▱ 3,412 of 16,384 tokens (21%)"
