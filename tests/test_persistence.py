@@ -89,7 +89,7 @@ def test_kill_9_mid_stream_loses_at_most_a_second_and_marks_the_answer(ollama_se
     app = AppProcess(ollama_server.url, workspace, data)
     try:
         client = Client(app.url, verbose=False)
-        key = client.predict("", api_name="/on_load")[0]
+        key = client.predict("", "", api_name="/on_load")[0]
         job = client.submit(key, "count for me", api_name="/on_send")
         seen: list[tuple[float, str]] = []
         started = time.monotonic()
@@ -108,7 +108,7 @@ def test_kill_9_mid_stream_loses_at_most_a_second_and_marks_the_answer(ollama_se
     assert integrity(data) == "ok"
     restarted = AppProcess(ollama_server.url, workspace, data)
     try:
-        after = chat_text(Client(restarted.url, verbose=False).predict(key, api_name="/on_load")[-6])
+        after = chat_text(Client(restarted.url, verbose=False).predict(key, "", api_name="/on_load")[-6])
     finally:
         restarted.stop()
     last_word = shown_a_second_before.split()[-1]
@@ -126,7 +126,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
     app = AppProcess(ollama_server.url, workspace, data)
     try:
         client = Client(app.url, verbose=False)
-        key = client.predict("", api_name="/on_load")[0]
+        key = client.predict("", "", api_name="/on_load")[0]
         *_, card, details, _edit, _scopes, _meter = client.predict(key, "save it", api_name="/on_send")
         assert "kept.md" in card
     finally:
@@ -136,7 +136,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
     restarted = AppProcess(ollama_server.url, workspace, data)
     try:
         client = Client(restarted.url, verbose=False)
-        *_, card, details, _edit, _scopes, _meter = client.predict(key, api_name="/on_load")
+        *_, card, details, _edit, _scopes, _meter = client.predict(key, "", api_name="/on_load")
         assert "kept.md" in card
         assert details == "survived"
         *_, chat, card, _details, _edit, _scopes, _meter = client.predict(key, "", api_name="/on_approve")
@@ -154,7 +154,7 @@ def test_two_app_processes_on_one_data_folder(ollama_server, folders):
     second = AppProcess(ollama_server.url, workspace, data)
     try:
         clients = [Client(app.url, verbose=False) for app in (first, second)]
-        keys = [client.predict("", api_name="/on_load")[0] for client in clients]
+        keys = [client.predict("", "", api_name="/on_load")[0] for client in clients]
         jobs = [
             client.submit(key, f"question {n} from process {p}", api_name="/on_send")
             for n in range(3)
@@ -163,7 +163,8 @@ def test_two_app_processes_on_one_data_folder(ollama_server, folders):
         for job in jobs:
             job.result(timeout=60)
         histories = [
-            chat_text(client.predict(key, api_name="/on_load")[-6]) for client, key in zip(clients, keys, strict=True)
+            chat_text(client.predict(key, "", api_name="/on_load")[-6])
+            for client, key in zip(clients, keys, strict=True)
         ]
     finally:
         first.stop()

@@ -2,7 +2,8 @@
 
 Every event that shows an answer does the same thing: act through the ChatService, then
 follow the conversation's event log and render it, throttled to about 20 updates a second
-plus one on every status change.
+plus one on every status change. Every sentence comes from meowgent.ui.i18n, in the
+language this page chose.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from meowgent.llm import ModelError, OllamaClient
 from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
+from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
@@ -36,16 +38,14 @@ FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
 
-WELCOME = """### 🐱 Hi, I'm Meowgent
-
-I can read and change files in your workspace, run commands and read web pages.
-**I always ask before I change anything.** Try one of the examples below."""
-
-EXAMPLES = [
-    "What files are in my workspace?",
-    "Write a short poem about cats to poem.md",
-    "How much disk space is free on this computer?",
-]
+EXAMPLES = {
+    ENGLISH: [
+        "What files are in my workspace?",
+        "Write a short poem about cats to poem.md",
+        "How much disk space is free on this computer?",
+    ],
+    CHINESE: ["我的工作資料夾裡有哪些檔案？", "寫一首關於貓的短詩，存成 poem.md", "這台電腦還剩多少磁碟空間？"],
+}
 
 CSS = """
 #approval { border: 2px solid var(--color-accent); border-radius: 12px; padding: 8px; }
@@ -62,52 +62,80 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     rules_path = settings.data_dir / RULES_FILE
     agent = Agent(client, settings, policy=Policy.load(rules_path, settings.workspace))
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
+    languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
     with gr.Blocks(title="Meowgent", fill_height=True) as demo:
         # A fixed secret in the data folder: the browser's owner key stays readable after a restart.
         owner_key = gr.BrowserState("", storage_key="meowgent-owner", secret=browser_secret(settings.data_dir))
+        saved_language = gr.BrowserState("", storage_key="meowgent-language")
         chat_id = gr.State("")
         # The ids of the calls the card shows, head first: a click names them, so a stale click applies to nothing.
         card_calls = gr.State([])
+        texts: list[tuple[Any, Callable[[str], dict[str, Any]]]] = []
+
+        def localized(make: Callable[..., Any], words: dict[str, str], **options: Any) -> Any:
+            """A component whose words (property -> catalog key) follow the page's language; English at first."""
+
+            def worded(language: str) -> dict[str, str]:
+                return {name: t(language, key) for name, key in words.items()}
+
+            component = make(**worded(ENGLISH), **options)
+            texts.append((component, worded))
+            return component
 
         with gr.Sidebar(open=True, width=340):
             gr.Markdown("## 🐱 Meowgent")
-            status = gr.Markdown("Checking the model server…", elem_id="status")
-            model = gr.Dropdown(
-                label="Model", choices=[settings.model], value=settings.model, allow_custom_value=True, elem_id="model"
+            language_picker = gr.Radio(
+                [(name, code) for code, name in LANGUAGES.items()],
+                value=ENGLISH,
+                label="Language / 語言",
+                elem_id="language",
+            )
+            status = gr.Markdown(t(ENGLISH, "status_checking"), elem_id="status")
+            model = localized(
+                gr.Dropdown,
+                {"label": "model"},
+                choices=[settings.model],
+                value=settings.model,
+                allow_custom_value=True,
+                elem_id="model",
             )
             facts = gr.Markdown(elem_id="model_facts")
             meter = gr.Markdown(elem_id="context_meter")
-            think = gr.Checkbox(label="Think before answering", value=True, visible=False, elem_id="think")
-            with gr.Accordion("Get a model", open=False):
+            think = localized(gr.Checkbox, {"label": "think"}, value=True, visible=False, elem_id="think")
+            with localized(gr.Accordion, {"label": "get_model"}, open=False):
                 pull_name = gr.Textbox(placeholder=settings.model, show_label=False, elem_id="pull_name")
-                pull = gr.Button("Download", size="sm", elem_id="pull")
+                pull = localized(gr.Button, {"value": "download"}, size="sm", elem_id="pull")
                 pull_status = gr.Markdown(elem_id="pull_status")
-            gr.Markdown(f"**Workspace**  \n`{settings.workspace}`")
-            new_chat = gr.Button("+ New chat", elem_id="new_chat")
-            chats = gr.Radio(label="Your chats", choices=[], elem_id="chats")
-            with gr.Accordion("Allowed in this chat", open=False):
-                scope_list = gr.CheckboxGroup(label="Pick one to revoke it", choices=[], elem_id="scopes")
-                revoke = gr.Button("Revoke", size="sm", elem_id="revoke")
-            with gr.Accordion("Rules", open=False):
-                gr.Markdown(RULES_HELP)
+            workspace = gr.Markdown(t(ENGLISH, "workspace", folder=settings.workspace))
+            new_chat = localized(gr.Button, {"value": "new_chat"}, elem_id="new_chat")
+            chats = localized(gr.Radio, {"label": "your_chats"}, choices=[], elem_id="chats")
+            with localized(gr.Accordion, {"label": "allowed_here"}, open=False):
+                scope_list = localized(gr.CheckboxGroup, {"label": "pick_to_revoke"}, choices=[], elem_id="scopes")
+                revoke = localized(gr.Button, {"value": "revoke"}, size="sm", elem_id="revoke")
+            with localized(gr.Accordion, {"label": "rules"}, open=False):
+                localized(gr.Markdown, {"value": "rules_help"})
                 rules_text = gr.Code(value=rules_file_text(rules_path), language="json", elem_id="rules")
-                save_rules = gr.Button("Save rules", size="sm", elem_id="save_rules")
+                save_rules = localized(gr.Button, {"value": "save_rules"}, size="sm", elem_id="save_rules")
                 rules_status = gr.Markdown(elem_id="rules_status")
-            with gr.Accordion("This chat", open=False, elem_id="chat_tools"):
-                title = gr.Textbox(label="Name", elem_id="title")
-                rename = gr.Button("Rename", size="sm", elem_id="rename")
-                delete = gr.Button("🗑 Delete this chat", size="sm", variant="stop", elem_id="delete")
+            with localized(gr.Accordion, {"label": "this_chat"}, open=False, elem_id="chat_tools"):
+                title = localized(gr.Textbox, {"label": "name"}, elem_id="title")
+                rename = localized(gr.Button, {"value": "rename"}, size="sm", elem_id="rename")
+                delete = localized(gr.Button, {"value": "delete"}, size="sm", variant="stop", elem_id="delete")
                 with gr.Row(visible=False) as confirm_row:
-                    confirm_delete = gr.Button("Yes, delete it", size="sm", variant="stop", elem_id="confirm_delete")
-                    cancel_delete = gr.Button("Keep it", size="sm", elem_id="cancel_delete")
-                show_audit = gr.Button("Show the approval log", size="sm", elem_id="show_audit")
+                    confirm_delete = localized(
+                        gr.Button, {"value": "confirm_delete"}, size="sm", variant="stop", elem_id="confirm_delete"
+                    )
+                    cancel_delete = localized(gr.Button, {"value": "keep"}, size="sm", elem_id="cancel_delete")
+                show_audit = localized(gr.Button, {"value": "show_audit"}, size="sm", elem_id="show_audit")
                 audit_log = gr.Markdown(elem_id="audit")
-                export = gr.Button("Prepare downloads", size="sm", elem_id="export")
+                export = localized(gr.Button, {"value": "export"}, size="sm", elem_id="export")
                 download_md = gr.DownloadButton("⬇ Markdown", visible=False, size="sm", elem_id="download_md")
                 download_json = gr.DownloadButton("⬇ JSON", visible=False, size="sm", elem_id="download_json")
 
-        chatbot = gr.Chatbot(elem_id="chat", label="Chat", placeholder=WELCOME, height="58vh", buttons=["copy"])
+        chatbot = localized(
+            gr.Chatbot, {"label": "chat", "placeholder": "welcome"}, elem_id="chat", height="58vh", buttons=["copy"]
+        )
         with gr.Group(visible=False, elem_id="approval") as card:
             card_text = gr.Markdown()
             # A plain text box, not Markdown: it shows a 1 MB file whole without freezing the page,
@@ -115,48 +143,61 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             card_details = gr.Textbox(
                 show_label=False, interactive=False, lines=1, max_lines=10, elem_id="card_details", buttons=["copy"]
             )
-            with gr.Accordion("✏️ Change it before approving", open=False):
+            with localized(gr.Accordion, {"label": "edit_before"}, open=False):
                 edit_args = gr.Code(language="json", interactive=True, show_label=False, elem_id="edit_args")
             with gr.Row():
-                approve = gr.Button("✅ Approve", variant="primary", elem_id="approve")
-                approve_all = gr.Button("✅ Approve all", variant="primary", visible=False, elem_id="approve_all")
-                approve_chat = gr.Button("✅ Allow for this chat", elem_id="approve_chat")
-                reject = gr.Button("✋ Reject", variant="stop", elem_id="reject")
-            scope_prefix = gr.Textbox(
-                label="“Allow for this chat” allows this exact command. To allow every command that starts with "
-                "some words instead, type them here (optional):",
-                placeholder="git status",
-                lines=1,
-                elem_id="scope_prefix",
+                approve = localized(gr.Button, {"value": "approve"}, variant="primary", elem_id="approve")
+                approve_all = localized(
+                    gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
+                )
+                approve_chat = localized(gr.Button, {"value": "approve_chat"}, elem_id="approve_chat")
+                reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
+            scope_prefix = localized(
+                gr.Textbox, {"label": "scope_prefix"}, placeholder="git status", lines=1, elem_id="scope_prefix"
             )
-            reason = gr.Textbox(label="If you reject, tell the assistant why (optional)", lines=1, elem_id="reason")
+            reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
         with gr.Row(equal_height=True):
-            msg = gr.Textbox(
-                placeholder="Ask me anything, then press Enter",
-                show_label=False,
-                scale=8,
-                elem_id="msg",
-                autofocus=True,
+            msg = localized(
+                gr.Textbox, {"placeholder": "message"}, show_label=False, scale=8, elem_id="msg", autofocus=True
             )
-            stop = gr.Button("⏹ Stop", visible=False, scale=1, elem_id="stop", variant="stop")
+            stop = localized(gr.Button, {"value": "stop"}, visible=False, scale=1, elem_id="stop", variant="stop")
         with gr.Row():
-            retry = gr.Button("↻ Retry last answer", size="sm", elem_id="retry")
-        gr.Examples(EXAMPLES, inputs=msg, label="Examples")
+            retry = localized(gr.Button, {"value": "retry"}, size="sm", elem_id="retry")
+        examples = gr.Examples(EXAMPLES[ENGLISH], inputs=msg, label=t(ENGLISH, "examples"))
         timer = gr.Timer(STATUS_SECONDS)
 
         shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, scope_list, meter, stop]
+        worded = [component for component, _ in texts]
 
         def owner_of(key: str, request: gr.Request) -> str:
             # With a login, the account owns the chats; otherwise a random key kept in this browser.
             return f"user:{request.username}" if request.username else f"browser:{key}"
 
-        def frame(view: ChatView, owner: str, chat: str) -> tuple[Any, ...]:
+        def language_of(request: gr.Request) -> str:
+            return languages.get(request.session_hash or "", ENGLISH)
+
+        def forget_language(request: gr.Request) -> None:
+            languages.pop(request.session_hash or "", None)
+
+        def warn(exc: ChatError, request: gr.Request) -> None:
+            gr.Warning(exc.say(language_of(request)))
+
+        def wording(language: str) -> list[Any]:
+            """Every registered component's words, the workspace line and the examples, in `language`."""
+            return [
+                *(gr.update(**words(language)) for _, words in texts),
+                t(language, "workspace", folder=settings.workspace),
+                gr.update(samples=[[example] for example in EXAMPLES[language]], label=t(language, "examples")),
+            ]
+
+        def frame(view: ChatView, owner: str, chat: str, request: gr.Request) -> tuple[Any, ...]:
+            language = view.language = language_of(request)
             try:
                 running = service.is_running(owner, chat)
                 waiting = () if running else service.waiting(owner, chat)
             except ChatError:  # not this owner's chat: show nothing of it
                 running, waiting = False, ()
-            card_description = describe_queue(waiting, settings.workspace)
+            card_description = describe_queue(waiting, settings.workspace, language)
             return (
                 view.messages(),
                 gr.update(visible=bool(waiting)),
@@ -166,17 +207,17 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
                 gr.update(choices=scope_choices(owner, chat), value=[]),
-                gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat)),
+                gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat), language),
                 gr.update(visible=running),
             )
 
-        def follow(owner: str, chat: str) -> Iterator[tuple[Any, ...]]:
+        def follow(owner: str, chat: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
             """Render the conversation's log, then keep streaming while an answer runs."""
-            view = ChatView()
+            view = ChatView(language_of(request))
             try:
                 batches = service.follow(owner, chat, poll=FRAME_SECONDS)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
                 batches = iter(())
             last = 0.0
             for batch in batches:
@@ -186,43 +227,54 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 now = time.monotonic()
                 if changed or now - last >= FRAME_SECONDS:
                     last = now
-                    yield frame(view, owner, chat)
-            yield frame(view, owner, chat)
+                    yield frame(view, owner, chat, request)
+            yield frame(view, owner, chat, request)
 
         def chat_list(owner: str, current: str):
             rows = service.chats(owner)
             return gr.update(choices=[(row.title, row.id) for row in rows], value=current)
 
-        def show_chat(owner: str, chat: str):
+        def show_chat(owner: str, chat: str, request: gr.Request):
             """Everything that changes when another chat is shown: list, name, model, then the chat itself."""
             opened = service.get(owner, chat)
-            for update in follow(owner, chat):
+            for update in follow(owner, chat, request):
                 yield chat, chat_list(owner, chat), opened.title, gr.update(value=opened.conversation.model), *update
 
-        def on_load(key: str, request: gr.Request):
+        def on_load(key: str, saved: str, request: gr.Request):
             key = key or secrets.token_urlsafe(24)
+            language = saved if saved in LANGUAGES else pick_language(request.headers.get("accept-language"))
+            languages[request.session_hash or ""] = language
             owner = owner_of(key, request)
             rows = service.chats(owner)
             chat = rows[0].id if rows else service.new_chat(owner).id
-            for update in show_chat(owner, chat):
-                yield key, *update
+            words = wording(language)
+            for update in show_chat(owner, chat, request):
+                yield key, language, *words, *update
+                words = [gr.skip() for _ in words]
+
+        def on_language(key: str, chat: str, picked: str, model_name: str, request: gr.Request):
+            languages[request.session_hash or ""] = picked
+            banner, _ = on_tick(model_name, request)
+            yield picked, banner, *wording(picked), *frame(ChatView(picked), owner_of(key, request), chat, request)
+            for update in follow(owner_of(key, request), chat, request):
+                yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(worded) + 2)), *update
 
         def on_open(key: str, picked: str, request: gr.Request):
             owner = owner_of(key, request)
             try:
-                yield from show_chat(owner, picked)
+                yield from show_chat(owner, picked, request)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
 
         def on_send(key: str, chat: str, text: str, request: gr.Request):
             owner = owner_of(key, request)
             try:
                 service.send(owner, chat, text)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
                 yield text, *_unchanged(len(shown))
                 return
-            for update in follow(owner, chat):
+            for update in follow(owner, chat, request):
                 yield "", *update
 
         def on_decide(key: str, chat: str, decisions: dict[str, Decision], request: gr.Request):
@@ -230,15 +282,16 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             try:
                 service.decide(owner, chat, decisions, decided_by=request.username or "the browser that owns the chat")
             except ChatError as exc:
-                gr.Warning(str(exc))
-            for update in follow(owner, chat):
+                warn(exc, request)
+            for update in follow(owner, chat, request):
                 yield "", *update
 
         def on_approve(key: str, chat: str, shown_ids: list[str], edited: str, request: gr.Request):
             try:
                 arguments = json.loads(edited) if edited.strip() else None
             except json.JSONDecodeError as exc:
-                gr.Warning(f"The changed request isn't valid JSON ({exc.msg}, line {exc.lineno}). Nothing was run.")
+                detail = f"{exc.msg}, line {exc.lineno}"
+                gr.Warning(t(language_of(request), "invalid_edit_json", detail=detail))
                 return
             yield from on_decide(key, chat, {_head(shown_ids): Decision(True, arguments=arguments)}, request)
 
@@ -250,12 +303,18 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             try:
                 head = next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
                 if head is None:
-                    raise ChatError("That request is no longer waiting for you, so nothing was run.")
+                    raise ChatError("chat_not_waiting")
                 scope = scope_for(head, prefix.strip())
-            except (ChatError, ValueError) as exc:
+            except ChatError as exc:
+                warn(exc, request)
+                return
+            except ValueError as exc:  # a prefix that is not the start of a command
                 gr.Warning(str(exc))
                 return
             yield from on_decide(key, chat, {head.id: Decision(True, scope=scope)}, request)
+
+        def on_reject(key: str, chat: str, shown_ids: list[str], why: str, request: gr.Request):
+            yield from on_decide(key, chat, {_head(shown_ids): Decision(False, why.strip())}, request)
 
         def context_in_use(owner: str, chat: str) -> int:
             try:
@@ -276,41 +335,39 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 for value in picked:
                     service.revoke(owner, chat, Scope(**json.loads(value)))
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
             return gr.update(choices=scope_choices(owner, chat), value=[])
 
-        def on_save_rules(text: str):
+        def on_save_rules(text: str, request: gr.Request):
+            language = language_of(request)
             try:
                 rules = parse_rules(text)
             except RulesError as exc:
-                return f"⚠️ Not saved: {exc}"
+                return t(language, "rules_not_saved", detail=exc)
             rules_path.write_text(text, encoding="utf-8")
             agent.policy = Policy(rules, settings.workspace)
-            return f"✅ Saved {len(rules)} rule(s). They apply from the next request."
+            return t(language, "rules_saved", count=len(rules))
 
         def on_audit(key: str, chat: str, request: gr.Request):
             try:
-                return audit_table(service.audit(owner_of(key, request), chat))
+                return audit_table(service.audit(owner_of(key, request), chat), language_of(request))
             except ChatError as exc:
-                return str(exc)
-
-        def on_reject(key: str, chat: str, shown_ids: list[str], why: str, request: gr.Request):
-            yield from on_decide(key, chat, {_head(shown_ids): Decision(False, why.strip())}, request)
+                return exc.say(language_of(request))
 
         def on_stop(key: str, chat: str, request: gr.Request) -> None:
             try:
                 service.stop(owner_of(key, request), chat)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
 
         def on_retry(key: str, chat: str, request: gr.Request):
             owner = owner_of(key, request)
             try:
                 service.retry(owner, chat)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
                 return
-            yield from follow(owner, chat)
+            yield from follow(owner, chat, request)
 
         def on_new_chat(key: str, chat: str, picked: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -320,7 +377,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 current = None
             # An untouched chat is already a fresh start; don't pile up empty ones.
             fresh = current if current and not current.conversation.messages else service.new_chat(owner, picked)
-            yield from show_chat(owner, fresh.id)
+            yield from show_chat(owner, fresh.id, request)
 
         def chat_list_of(key: str, chat: str, request: gr.Request):
             return chat_list(owner_of(key, request), chat)
@@ -330,7 +387,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             try:
                 service.rename(owner, chat, name)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
             return chat_list(owner, chat)
 
         def on_delete(key: str, chat: str, request: gr.Request):
@@ -338,15 +395,15 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             try:
                 service.delete(owner, chat)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
             rows = service.chats(owner)
-            yield from show_chat(owner, rows[0].id if rows else service.new_chat(owner).id)
+            yield from show_chat(owner, rows[0].id if rows else service.new_chat(owner).id, request)
 
         def on_export(key: str, chat: str, request: gr.Request):
             try:
                 markdown, document = service.export(owner_of(key, request), chat)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
                 return gr.skip(), gr.skip()
             # Gradio serves files only from its temp folder or the working directory.
             folder = Path(tempfile.mkdtemp(prefix="meowgent-export-"))
@@ -360,45 +417,58 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         def on_model(key: str, chat: str, picked: str, request: gr.Request):
             if not picked:
                 return gr.skip(), gr.skip()
+            language = language_of(request)
             try:
                 service.set_model(owner_of(key, request), chat, picked)
                 info = client.show(picked)
-            except (ChatError, ModelError) as exc:
-                return str(exc), gr.update(visible=False)
-            return model_facts(info, num_ctx_cap=settings.num_ctx), gr.update(visible="thinking" in info.capabilities)
+            except ChatError as exc:
+                return exc.say(language), gr.update(visible=False)
+            except ModelError as exc:
+                return error_text(language, exc.message, exc.kind), gr.update(visible=False)
+            facts_text = model_facts(info, num_ctx_cap=settings.num_ctx, language=language)
+            return facts_text, gr.update(visible="thinking" in info.capabilities)
 
         def on_think(key: str, chat: str, enabled: bool, request: gr.Request) -> None:
             try:
                 service.set_thinking(owner_of(key, request), chat, enabled)
             except ChatError as exc:
-                gr.Warning(str(exc))
+                warn(exc, request)
 
-        def on_tick(picked: str):
-            server = server_status(client, suggested=settings.model)
+        def on_tick(picked: str, request: gr.Request):
+            language = language_of(request)
+            server = server_status(client, suggested=settings.model, language=language)
             wanted = picked or settings.model
             installed = [info.name for info in server.models]
             choices = [(model_label(info), info.name) for info in server.models] or [(wanted, wanted)]
             value = pick_model(wanted, installed)
             banner = server.banner
             if installed and value != wanted and f"{wanted}:latest" not in installed:
-                banner += f"  \n🟡 The model **{wanted}** isn't installed. Download it under “Get a model”."
+                banner += "  \n" + t(language, "banner_missing", model=wanted)
             return banner, gr.update(choices=choices, value=value)
 
-        def on_pull(name: str, progress=gr.Progress()):
+        def on_pull(name: str, request: gr.Request, progress=gr.Progress()):
+            language = language_of(request)
             name = name.strip() or settings.model
             try:
                 for step in client.pull(name):
-                    fraction, sentence = describe_pull(step)
+                    fraction, sentence = describe_pull(step, language)
                     progress(fraction, desc=sentence)
                     yield sentence
             except ModelError as exc:
-                yield f"⚠️ {exc.message}"
+                yield f"⚠️ {error_text(language, exc.message, exc.kind)}"
                 return
-            yield f"✅ **{name}** is ready. Pick it in the list above."
+            yield t(language, "pull_ready", model=name)
 
         opened = [chat_id, chats, title, model, *shown]
-        load = demo.load(on_load, [owner_key], [owner_key, *opened], concurrency_limit=None)
+        relabeled = [*worded, workspace, examples.dataset]
+        load = demo.load(
+            on_load,
+            [owner_key, saved_language],
+            [owner_key, language_picker, *relabeled, *opened],
+            concurrency_limit=None,
+        )
         load.then(on_tick, [model], [status, model])
+        demo.unload(forget_language)
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
         send = msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
         send.then(chat_list_of, [owner_key, chat_id], [chats])
@@ -415,6 +485,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
         switch = {"concurrency_limit": None, "cancels": answers}
+        language_picker.input(
+            on_language,
+            [owner_key, chat_id, language_picker, model],
+            [saved_language, status, *relabeled, *shown],
+            **switch,
+        )
         new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch)
         # The chatbot's own trash button would empty only the page; make it a real fresh start.
         chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch)
@@ -435,10 +511,6 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         pull_event.then(on_tick, [model], [status, model])
     return demo
 
-
-RULES_HELP = """Which calls run without asking. Each rule has a `tool`, an `action` (`allow`, `ask` or `deny`) and
-maybe a pattern: `command`, `path` or `host`. Deny beats ask beats allow. Without rules, reading runs at once
-and everything else asks."""
 
 RULES_EXAMPLE = """[
   {"tool": "run_shell", "action": "allow", "command": "git status*"},
@@ -462,11 +534,11 @@ def scope_for(call: ToolCall, prefix: str) -> Scope:
     return Scope("run_shell", command=str(call.arguments.get("command", "")))
 
 
-def audit_table(entries: list[dict[str, Any]]) -> str:
+def audit_table(entries: list[dict[str, Any]], language: str = ENGLISH) -> str:
     """The approval log as a Markdown table."""
     if not entries:
-        return "No approvals in this chat yet."
-    lines = ["| time | tool | decision | scope | by | outcome |", "|---|---|---|---|---|---|"]
+        return t(language, "no_audit")
+    lines = [t(language, "audit_header"), "|---|---|---|---|---|---|"]
     for entry in entries:
         when = time.strftime("%H:%M:%S", time.localtime(entry["time"]))
         cells = (when, entry["tool"], entry["decision"], entry["scope"], entry["decided_by"], entry["outcome"])

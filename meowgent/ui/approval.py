@@ -12,6 +12,7 @@ from meowgent.events import ToolCall
 from meowgent.rules import risk_notes
 from meowgent.tools import ToolError
 from meowgent.tools.workspace import Workspace
+from meowgent.ui.i18n import ENGLISH, risks, t
 from meowgent.ui.render import browser_safe
 
 
@@ -23,67 +24,69 @@ class CallDescription:
     details: str
 
 
-def describe_call(call: ToolCall, workspace: Path) -> CallDescription:
+def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> CallDescription:
     """What approving this call will do, for a person who is not technical."""
     arguments = call.arguments
     match call.name:
         case "run_shell":
-            return CallDescription(
-                f"**Run this command** in the folder `{workspace}`:", str(arguments.get("command", ""))
-            )
+            return CallDescription(t(language, "run_command", folder=workspace), str(arguments.get("command", "")))
         case "write_file":
             content = str(arguments.get("content", ""))
             path = str(arguments.get("path", ""))
-            return CallDescription(_write_summary(workspace, path, content), content)
+            return CallDescription(_write_summary(workspace, path, content, language), content)
         case "edit_file":
             path = str(arguments.get("path", ""))
             old, new = str(arguments.get("old", "")), str(arguments.get("new", ""))
             diff = difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="")
-            return CallDescription(f"**Change part of the file** `{path}` like this:", "\n".join(diff))
+            return CallDescription(t(language, "edit_file", path=path), "\n".join(diff))
         case "web_fetch":
             url = str(arguments.get("url", ""))
-            host = urlsplit(url).hostname or "an unknown site"
-            return CallDescription(f"**Read a web page** from `{host}`:", url)
-    return CallDescription(f"**Use the tool** `{call.name}` with:", json.dumps(arguments, indent=2, ensure_ascii=False))
+            host = urlsplit(url).hostname or t(language, "unknown_site")
+            return CallDescription(t(language, "fetch", host=host), url)
+    return CallDescription(
+        t(language, "other_tool", tool=call.name), json.dumps(arguments, indent=2, ensure_ascii=False)
+    )
 
 
-def risk_line(call: ToolCall, workspace: Path) -> str:
-    """What deserves a second look, from our rules (never from the model): `⚠️ Heads up: deletes files.`"""
+def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH) -> str:
+    """What deserves a second look, from our rules (never from the model): `⚠️ Heads up: this deletes files.`"""
     notes = risk_notes(call, workspace)
-    return f"⚠️ **Heads up:** this {', '.join(notes)}." if notes else ""
+    return t(language, "heads_up", risks=risks(language, notes)) if notes else ""
 
 
-def describe_queue(calls: tuple[ToolCall, ...], workspace: Path) -> CallDescription:
+def describe_queue(calls: tuple[ToolCall, ...], workspace: Path, language: str = ENGLISH) -> CallDescription:
     """Every waiting call in one line each; the details are those of the first, which is decided first."""
     if not calls:
         return CallDescription("", "")
-    head = describe_call(calls[0], workspace)
+    head = describe_call(calls[0], workspace, language)
     if len(calls) == 1:
-        summary = "### The assistant wants to do this\n\n" + head.summary
-        if risks := risk_line(calls[0], workspace):
-            summary += "\n\n" + risks
+        summary = t(language, "card_one") + "\n\n" + head.summary
+        if warning := risk_line(calls[0], workspace, language):
+            summary += "\n\n" + warning
     else:
         steps = "\n".join(
-            f"{n}. {describe_call(call, workspace).summary.rstrip(':')} {risk_line(call, workspace)}".rstrip()
+            f"{n}. {_as_step(describe_call(call, workspace, language).summary)} "
+            f"{risk_line(call, workspace, language)}".rstrip()
             for n, call in enumerate(calls, 1)
         )
-        summary = (
-            f"### The assistant wants to do {len(calls)} things, in this order\n\n{steps}\n\n"
-            "The details of the first one are below. Decide it alone, or approve all at once."
-        )
+        summary = f"{t(language, 'card_many', count=len(calls))}\n\n{steps}\n\n{t(language, 'card_many_hint')}"
     return CallDescription(browser_safe(summary), browser_safe(head.details))
 
 
-def _write_summary(workspace: Path, path: str, content: str) -> str:
+def _as_step(summary: str) -> str:
+    return summary.rstrip(":：")
+
+
+def _write_summary(workspace: Path, path: str, content: str, language: str) -> str:
     size = len(content.encode("utf-8", "surrogatepass"))
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    amount = f"{lines:,} {'line' if lines == 1 else 'lines'}, {size:,} bytes"
+    amount = t(language, "amount_one" if lines == 1 else "amount_many", lines=f"{lines:,}", size=f"{size:,}")
     try:
         target = Workspace(workspace).resolve(path)
     except ToolError:
-        return f"**Write the file** `{path}` ({amount}). It is outside the workspace, so it will be refused."
+        return t(language, "write_outside", path=path, amount=amount)
     except ValueError:  # UnicodeEncodeError: a name no file system can store
-        return f"**Write the file** `{path}` ({amount}). It is not a valid file name, so it will be refused."
+        return t(language, "write_invalid", path=path, amount=amount)
     if target.is_file():
-        return f"**Replace the file** `{path}` (now {target.stat().st_size:,} bytes) with this text ({amount}):"
-    return f"**Create the new file** `{path}` with this text ({amount}):"
+        return t(language, "replace_file", path=path, size=f"{target.stat().st_size:,}", amount=amount)
+    return t(language, "create_file", path=path, amount=amount)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from meowgent.llm import ModelError, ModelInfo, OllamaClient, PullProgress
+from meowgent.ui.i18n import ENGLISH, t
 
 _PULL_STEPS = {
-    "pulling manifest": "Looking up the model…",
-    "verifying sha256 digest": "Checking the download…",
-    "writing manifest": "Finishing…",
-    "success": "Done.",
+    "pulling manifest": "pull_manifest",
+    "verifying sha256 digest": "pull_verify",
+    "writing manifest": "pull_finish",
+    "success": "pull_done",
 }
 
 
@@ -20,22 +21,18 @@ class ServerStatus:
     models: tuple[ModelInfo, ...]
 
 
-def server_status(client: OllamaClient, *, suggested: str) -> ServerStatus:
+def server_status(client: OllamaClient, *, suggested: str, language: str = ENGLISH) -> ServerStatus:
     """Whether Ollama answers, with the exact commands to fix it if not, and the installed models."""
     health = client.health()
     if not health.ok:
-        return ServerStatus(f"🔴 {health.message}", ())
+        return ServerStatus(t(language, "banner_down", host=client.host, model=suggested), ())
     try:
         models = tuple(_with_facts(client, info) for info in client.list_models())
     except ModelError as exc:
         return ServerStatus(f"🔴 {exc.message}", ())
     if not models:
-        return ServerStatus(
-            f"🟡 Ollama {health.version} is running but has no models yet. "
-            f"Download one below, or in a terminal: `ollama pull {suggested}`",
-            (),
-        )
-    return ServerStatus(f"🟢 Connected to Ollama {health.version}", models)
+        return ServerStatus(t(language, "banner_empty", version=health.version, model=suggested), ())
+    return ServerStatus(t(language, "banner_ok", version=health.version), models)
 
 
 def pick_model(wanted: str, installed: list[str]) -> str:
@@ -52,47 +49,44 @@ def model_label(info: ModelInfo) -> str:
     return " · ".join([info.name, *[m for m in marks if m]])
 
 
-def model_facts(info: ModelInfo, *, num_ctx_cap: int) -> str:
+def model_facts(info: ModelInfo, *, num_ctx_cap: int, language: str = ENGLISH) -> str:
     """Size, parameters, quantization, abilities and the context window in use, as a short paragraph."""
-    facts = [f for f in (info.parameter_size and f"{info.parameter_size} parameters", info.quantization) if f]
+    parameters = info.parameter_size and t(language, "parameters", size=info.parameter_size)
+    facts = [fact for fact in (parameters, info.quantization) if fact]
     if info.size_bytes:
         facts.append(f"{info.size_bytes / 1e9:.1f} GB")
     lines = [f"**{info.name}**" + (f": {', '.join(facts)}." if facts else "")]
-    abilities = [
-        label
-        for capability, label in (("tools", "use tools"), ("thinking", "think first"), ("vision", "see images"))
-        if capability in info.capabilities
-    ]
+    abilities = [t(language, f"ability_{c}") for c in ("tools", "thinking", "vision") if c in info.capabilities]
     if abilities:
-        lines.append("Can " + " and ".join(abilities) + ".")
+        lines.append(t(language, "can", abilities=t(language, "and").join(abilities)))
     if "tools" not in info.capabilities:
-        lines.append("No built-in tool support: Meowgent explains the tools in its instructions instead.")
+        lines.append(t(language, "no_native_tools"))
     if info.context_length:
         in_use = min(info.context_length, num_ctx_cap)
-        lines.append(f"Context window: {in_use:,} tokens in use (the model allows {info.context_length:,}).")
+        lines.append(t(language, "context_window", in_use=f"{in_use:,}", limit=f"{info.context_length:,}"))
     return "  \n".join(lines)
 
 
-def context_meter(tokens_used: int | None, num_ctx: int) -> str:
+def context_meter(tokens_used: int | None, num_ctx: int, language: str = ENGLISH) -> str:
     """`Context: 3,412 of 16,384 tokens (21%)`, after an answer; empty before the first."""
     if tokens_used is None:
         return ""
     percent = 100 * tokens_used / num_ctx
     bar = "▰" * min(10, round(percent / 10)) + "▱" * (10 - min(10, round(percent / 10)))
-    return f"Context: {bar} {tokens_used:,} of {num_ctx:,} tokens ({percent:.0f}%)"
+    used, total = f"{tokens_used:,}", f"{num_ctx:,}"
+    return t(language, "context_meter", bar=bar, used=used, total=total, percent=f"{percent:.0f}")
 
 
-def describe_pull(step: PullProgress) -> tuple[float | None, str]:
+def describe_pull(step: PullProgress, language: str = ENGLISH) -> tuple[float | None, str]:
     """Fraction done (None for a status line) and a sentence for one line of `ollama pull` progress."""
     if step.total and step.digest:
         done = step.completed or 0
         layer = step.digest.removeprefix("sha256:")[:12]
-        percent = 100 * done / step.total
-        return (
-            done / step.total,
-            f"Downloading part {layer}: {_megabytes(done)} of {_megabytes(step.total)} ({percent:.0f}%)",
-        )
-    return None, _PULL_STEPS.get(step.status, step.status.capitalize() + "…")
+        sizes = {"done": _megabytes(done), "total": _megabytes(step.total)}
+        sentence = t(language, "pull_part", layer=layer, percent=f"{100 * done / step.total:.0f}", **sizes)
+        return done / step.total, sentence
+    key = _PULL_STEPS.get(step.status)
+    return None, t(language, key) if key else step.status.capitalize() + "…"
 
 
 def _megabytes(size: int) -> str:

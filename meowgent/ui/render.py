@@ -31,6 +31,7 @@ from meowgent.events import (
     UserMessage,
 )
 from meowgent.toolcall import peek_call
+from meowgent.ui.i18n import ENGLISH, error_text, t
 
 STREAM_TAIL_CHARS = 2_000
 """While a call streams, only this much of its tail is shown, so a 1 MB argument stays light."""
@@ -41,14 +42,7 @@ _PEEK_CHARS = 4_000  # the key argument comes first in practice; never parse a w
 
 CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "interrupted"]
 _STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "interrupted": "⏹ "}
-_STATE_LOG = {
-    "writing": "writing…",
-    "waiting": "waiting for your approval",
-    "error": "failed",
-    "rejected": "rejected",
-    "invalid": "not run: the call was malformed",
-    "interrupted": "interrupted",
-}
+_STATE_LOG = {state: f"log_{state}" for state in ("writing", "waiting", "error", "rejected", "invalid", "interrupted")}
 
 
 @dataclass
@@ -77,7 +71,11 @@ class _Call:
 
 @dataclass
 class _Note:
-    text: str
+    """An error (`kind` is the ErrorEvent's), a notice, or the stop mark, translated when shown."""
+
+    mark: Literal["error", "notice", "stopped"]
+    text: str = ""
+    kind: str = ""
 
 
 _Item = _Text | _Thinking | _Call | _Note
@@ -86,7 +84,9 @@ _Item = _Text | _Thinking | _Call | _Note
 class ChatView:
     """What the page shows of one conversation, built from its events."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = ENGLISH) -> None:
+        self.language = language
+        """Shown in this language; change it and call messages() again to switch."""
         self._items: list[_Item] = []
         self._calls: dict[str, _Call] = {}
         self.waiting: tuple[ToolCall, ...] = ()
@@ -136,10 +136,10 @@ class ChatView:
                 if edited is not None and panel.call is not None:
                     panel.call, panel.edited = replace(panel.call, arguments=edited), True
                 self.waiting = tuple(c for c in self.waiting if c.id != call_id)
-            case ErrorEvent(message, _):
-                self._items.append(_Note(f"⚠️ {message}"))
+            case ErrorEvent(message, kind):
+                self._items.append(_Note("error", message, kind))
             case Notice(message):
-                self._items.append(_Note(f"ℹ️ {message}"))
+                self._items.append(_Note("notice", message))
             case Done(reason, prompt_tokens, output_tokens):
                 if prompt_tokens is not None:
                     self.tokens_used = prompt_tokens + (output_tokens or 0)
@@ -147,7 +147,7 @@ class ChatView:
         return True
 
     def messages(self) -> list[gr.ChatMessage]:
-        return [message for item in self._items if (message := _render(item)) is not None]
+        return [message for item in self._items if (message := _render(item, self.language)) is not None]
 
     def _append_text(self, text: str) -> bool:
         last = self._items[-1] if self._items else None
@@ -172,44 +172,51 @@ class ChatView:
                 if panel.state in ("writing", "ready"):
                     panel.state = "interrupted"
         if reason == "stopped":
-            self._items.append(_Note("⏹ Stopped. The answer above is incomplete."))
+            self._items.append(_Note("stopped"))
 
 
-def _render(item: _Item) -> gr.ChatMessage | None:
+def _render(item: _Item, language: str) -> gr.ChatMessage | None:
     match item:
         case _Text(role, parts):
             return gr.ChatMessage(role=role, content=browser_safe("".join(parts)))
         case _Thinking(parts, seconds):
-            metadata: dict[str, Any] = {"title": "Thinking", "status": "pending" if seconds is None else "done"}
+            metadata: dict[str, Any] = {
+                "title": t(language, "thinking"),
+                "status": "pending" if seconds is None else "done",
+            }
             if seconds is not None:
                 metadata["duration"] = round(seconds, 1)
             return gr.ChatMessage(role="assistant", content=browser_safe("".join(parts)), metadata=metadata)
         case _Call():
-            return _render_call(item)
-        case _Note(text):
-            return gr.ChatMessage(role="assistant", content=text)
+            return _render_call(item, language)
+        case _Note("error", text, kind):
+            return gr.ChatMessage(role="assistant", content=f"⚠️ {error_text(language, text, kind)}")
+        case _Note("notice", text):
+            return gr.ChatMessage(role="assistant", content=f"ℹ️ {text}")
+        case _Note("stopped"):
+            return gr.ChatMessage(role="assistant", content=t(language, "stopped"))
     return None
 
 
-def _render_call(panel: _Call) -> gr.ChatMessage:
+def _render_call(panel: _Call, language: str) -> gr.ChatMessage:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
-        body = arguments_view(arguments)
+        body = arguments_view(arguments, language)
     else:
         raw = "".join(panel.raw) if panel.size <= _PEEK_CHARS else _head(panel.raw, _PEEK_CHARS)
         name, arguments = peek_call(raw)
-        body = _streaming_body(panel)
+        body = _streaming_body(panel, language)
     if panel.result:
-        body += "\n\n" + fence(trim_for_view(panel.result))
+        body += "\n\n" + fence(trim_for_view(panel.result, language=language))
     metadata: dict[str, Any] = {
-        "title": browser_safe(_STATE_MARK.get(panel.state, "") + call_title(name, arguments)),
+        "title": browser_safe(_STATE_MARK.get(panel.state, "") + call_title(name, arguments, language)),
         "id": panel.call_id,
         "status": "pending" if panel.state in ("writing", "ready", "waiting") else "done",
     }
     if panel.edited:
-        metadata["log"] = "ran as you changed it"
+        metadata["log"] = t(language, "log_edited")
     elif panel.state in _STATE_LOG:
-        metadata["log"] = _STATE_LOG[panel.state]
+        metadata["log"] = t(language, _STATE_LOG[panel.state])
     if panel.duration is not None and panel.state in ("done", "error"):
         metadata["duration"] = round(panel.duration, 2)
     return gr.ChatMessage(role="assistant", content=browser_safe(body), metadata=metadata)
@@ -220,22 +227,22 @@ def browser_safe(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def arguments_view(arguments: dict[str, Any]) -> str:
+def arguments_view(arguments: dict[str, Any], language: str = ENGLISH) -> str:
     """Each argument readable: short values inline, long or multi-line text in a block, trimmed."""
     lines = []
     for key, value in arguments.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         if "\n" in text or "`" in text or len(text) > 80:
-            lines.append(f"**{key}**\n\n{fence(trim_for_view(text))}")
+            lines.append(f"**{key}**\n\n{fence(trim_for_view(text, language=language))}")
         else:
             lines.append(f"**{key}**: `{text}`")
-    return "\n\n".join(lines) or "*(no arguments)*"
+    return "\n\n".join(lines) or t(language, "no_arguments")
 
 
-def call_title(name: str | None, arguments: dict[str, Any]) -> str:
+def call_title(name: str | None, arguments: dict[str, Any], language: str = ENGLISH) -> str:
     """`write_file → notes.md`: the tool and its key argument, as soon as they can be read."""
     if not name:
-        return "🔧 Preparing a tool call"
+        return t(language, "preparing")
     key = next((arguments[k] for k in _KEY_ARGUMENTS if isinstance(arguments.get(k), str)), None)
     if key is None:
         return f"🔧 {name}"
@@ -243,11 +250,13 @@ def call_title(name: str | None, arguments: dict[str, Any]) -> str:
     return f"🔧 {name} → {key[:60]}{'…' if len(key) > 60 else ''}"
 
 
-def _streaming_body(panel: _Call) -> str:
+def _streaming_body(panel: _Call, language: str) -> str:
     if panel.size <= STREAM_TAIL_CHARS:
         return fence("".join(panel.raw), "json")
-    return f"{panel.size:,} characters so far, showing the end:\n\n" + fence(
-        "…" + _tail(panel.raw, STREAM_TAIL_CHARS), "json"
+    return (
+        t(language, "streaming_size", size=f"{panel.size:,}")
+        + "\n\n"
+        + fence("…" + _tail(panel.raw, STREAM_TAIL_CHARS), "json")
     )
 
 
@@ -271,12 +280,13 @@ def _tail(parts: list[str], limit: int) -> str:
     return "".join(reversed(out))[-limit:]
 
 
-def trim_for_view(text: str, limit: int = RESULT_VIEW_CHARS) -> str:
+def trim_for_view(text: str, limit: int = RESULT_VIEW_CHARS, *, language: str = ENGLISH) -> str:
     """Head and tail of a long result for the page; the transcript keeps all of it."""
     if len(text) <= limit:
         return text
     head = limit * 3 // 4
-    return f"{text[:head]}\n… {len(text) - limit:,} more characters not shown here …\n{text[-(limit - head) :]}"
+    cut = t(language, "more_chars", count=f"{len(text) - limit:,}")
+    return f"{text[:head]}\n{cut}\n{text[-(limit - head) :]}"
 
 
 def fence(text: str, language: str = "") -> str:

@@ -25,6 +25,7 @@ from meowgent.runs import RunBusy, RunRegistry
 from meowgent.store import ConversationRow, Store, StoreError
 from meowgent.tools import ToolError, get_tool
 from meowgent.ui.export import to_json, to_markdown
+from meowgent.ui.i18n import ENGLISH, t
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,15 @@ INTERRUPTED = "This answer was cut off because Meowgent stopped while writing it
 
 
 class ChatError(Exception):
-    """An action that cannot be done; the message is a plain sentence for the page."""
+    """An action that cannot be done: `key` names the sentence in meowgent.ui.i18n; str() is the English."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(t(ENGLISH, key, **values))
+        self.key = key
+        self.values = values
+
+    def say(self, language: str) -> str:
+        return t(language, self.key, **self.values)
 
 
 @dataclass
@@ -88,7 +97,7 @@ class ChatService:
             chat = self._chats.get(chat_id) or self._load(chat_id)
         # The same answer for "missing" and "not yours", so ids cannot be probed.
         if chat is None or chat.owner != owner:
-            raise ChatError("This conversation is not available. Start a new chat.")
+            raise ChatError("chat_unavailable")
         return chat
 
     def follow(self, owner: str, chat_id: str, *, poll: float = 0.5) -> Iterator[list[AgentEvent]]:
@@ -105,7 +114,7 @@ class ChatService:
         chat = self.get(owner, chat_id)
         text = text.strip()
         if not text:
-            raise ChatError("Type a message first.")
+            raise ChatError("chat_type_first")
         title = chat.title
         if chat.title == NEW_TITLE:
             chat.title = text.splitlines()[0][:TITLE_CHARS]
@@ -127,7 +136,7 @@ class ChatService:
         waiting = self.waiting(owner, chat_id)
         waiting_ids = {call.id for call in waiting}
         if not decisions or not waiting or waiting[0].id not in decisions or not set(decisions) <= waiting_ids:
-            raise ChatError("That request is no longer waiting for you, so nothing was run.")
+            raise ChatError("chat_not_waiting")
         chat = self.get(owner, chat_id)
         for call in waiting:
             edited = decisions.get(call.id)
@@ -169,7 +178,7 @@ class ChatService:
         chat = self.get(owner, chat_id)
         title = " ".join(title.split())[:TITLE_CHARS]
         if not title:
-            raise ChatError("Give the chat a name first.")
+            raise ChatError("chat_name_first")
         chat.title = title
         self._store.rename(chat_id, title)
 
@@ -190,7 +199,7 @@ class ChatService:
         self._recorder.flush()
         stored = self._store.load(chat_id)
         if stored is None:
-            raise ChatError("This conversation is not available. Start a new chat.")
+            raise ChatError("chat_unavailable")
         audit = self._store.audit(chat_id)
         return to_markdown(stored, audit), to_json(stored, audit)
 
@@ -204,16 +213,16 @@ class ChatService:
         try:
             get_tool(call.name).validate(arguments)
         except ToolError as exc:
-            raise ChatError(f"The changed request can't run: {exc}") from None
+            raise ChatError("chat_edit_invalid", detail=exc) from None
         verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
         if verdict.decision == "deny":
-            raise ChatError(f"The changed request is not allowed by your rules: {verdict.reason}")
+            raise ChatError("chat_edit_denied", detail=verdict.reason)
 
     def _start(self, chat: Chat, job) -> None:
         try:
             self._runs.start(chat.id, job)
         except RunBusy:
-            raise ChatError("An answer is still running. Wait for it, or press Stop.") from None
+            raise ChatError("chat_busy") from None
 
     def _load(self, chat_id: str) -> Chat | None:
         """A chat from the store, its page log rebuilt from the recorded events (caller holds the lock)."""

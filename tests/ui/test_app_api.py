@@ -30,7 +30,7 @@ def screen(values):
 
 
 def open_page(client):
-    values = client.predict("", api_name="/on_load")
+    values = client.predict("", "", api_name="/on_load")
     return values[0], *screen(values)[:2]
 
 

@@ -374,3 +374,26 @@ def test_chats_can_be_listed_renamed_exported_and_deleted(running_app, page):
     page.locator("#confirm_delete").click()
     expect(chats).not_to_contain_text("Renamed chat")
     expect(page.locator("#chat")).to_contain_text("Second answer.")  # the remaining chat is shown
+
+
+def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, browser):
+    running_app.ollama.script(
+        Text("我來修改設定。\n" + tool_call_text("edit_file", {"path": "設定.txt", "old": "貓=1", "new": "貓=2"}))
+    )
+    (running_app.workspace / "設定.txt").write_text("貓=1\n")
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-TW")
+    try:
+        page = context.new_page()
+        open_app(page, running_app.url, banner="已連上 Ollama")
+        expect(page.locator("#new_chat")).to_contain_text("新對話")
+        send(page, "把貓改成 2")
+        card = page.locator("#approval").first
+        expect(card).to_contain_text("修改檔案")
+        expect(page.locator("#approve")).to_contain_text("核准")
+        assert "+貓=2" in page.locator("#card_details textarea").input_value()
+        page.get_by_text("English", exact=True).click()
+        expect(page.locator("#approve")).to_contain_text("Approve")
+        expect(card).to_contain_text("Change part of the file")
+        expect(page.locator("#status")).to_contain_text("Connected")
+    finally:
+        context.close()

@@ -1,0 +1,292 @@
+"""Every sentence the page shows, in English and Traditional Chinese (zh-TW).
+
+`t(language, key, **values)` formats one entry. Labels, the approval card, the banner, model
+facts and errors all come from here, so a person reading either language gets all of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+ENGLISH, CHINESE = "en", "zh-TW"
+LANGUAGES = {ENGLISH: "English", CHINESE: "繁體中文"}
+
+_TEXT: dict[str, dict[str, str]] = {
+    ENGLISH: {
+        # page
+        "language": "Language",
+        "status_checking": "Checking the model server…",
+        "model": "Model",
+        "think": "Think before answering",
+        "get_model": "Get a model",
+        "download": "Download",
+        "workspace": "**Workspace**  \n`{folder}`",
+        "new_chat": "+ New chat",
+        "your_chats": "Your chats",
+        "allowed_here": "Allowed in this chat",
+        "pick_to_revoke": "Pick one to revoke it",
+        "revoke": "Revoke",
+        "rules": "Rules",
+        "rules_help": "Which calls run without asking. Each rule has a `tool`, an `action` (`allow`, `ask` or "
+        "`deny`) and maybe a pattern: `command`, `path` or `host`. Deny beats ask beats allow. Without rules, "
+        "reading runs at once and everything else asks.",
+        "save_rules": "Save rules",
+        "rules_saved": "✅ Saved {count} rule(s). They apply from the next request.",
+        "rules_not_saved": "⚠️ Not saved: {detail}",
+        "this_chat": "This chat",
+        "name": "Name",
+        "rename": "Rename",
+        "delete": "🗑 Delete this chat",
+        "confirm_delete": "Yes, delete it",
+        "keep": "Keep it",
+        "show_audit": "Show the approval log",
+        "no_audit": "No approvals in this chat yet.",
+        "audit_header": "| time | tool | decision | scope | by | outcome |",
+        "export": "Prepare downloads",
+        "chat": "Chat",
+        "welcome": "### 🐱 Hi, I'm Meowgent\n\nI can read and change files in your workspace, run commands and read "
+        "web pages. **I always ask before I change anything.** Try one of the examples below.",
+        "examples": "Examples",
+        "edit_before": "✏️ Change it before approving",
+        "approve": "✅ Approve",
+        "approve_all": "✅ Approve all",
+        "approve_chat": "✅ Allow for this chat",
+        "reject": "✋ Reject",
+        "scope_prefix": "“Allow for this chat” allows this exact command. To allow every command that starts with "
+        "some words instead, type them here (optional):",
+        "reason": "If you reject, tell the assistant why (optional)",
+        "message": "Ask me anything, then press Enter",
+        "stop": "⏹ Stop",
+        "retry": "↻ Retry last answer",
+        "invalid_edit_json": "The changed request isn't valid JSON ({detail}). Nothing was run.",
+        # approval card
+        "card_one": "### The assistant wants to do this",
+        "card_many": "### The assistant wants to do {count} things, in this order",
+        "card_many_hint": "The details of the first one are below. Decide it alone, or approve all at once.",
+        "run_command": "**Run this command** in the folder `{folder}`:",
+        "create_file": "**Create the new file** `{path}` with this text ({amount}):",
+        "replace_file": "**Replace the file** `{path}` (now {size} bytes) with this text ({amount}):",
+        "write_outside": "**Write the file** `{path}` ({amount}). It is outside the workspace, so it will be refused.",
+        "write_invalid": "**Write the file** `{path}` ({amount}). It is not a valid file name, so it will be refused.",
+        "amount_one": "1 line, {size} bytes",
+        "amount_many": "{lines} lines, {size} bytes",
+        "edit_file": "**Change part of the file** `{path}` like this:",
+        "fetch": "**Read a web page** from `{host}`:",
+        "unknown_site": "an unknown site",
+        "other_tool": "**Use the tool** `{tool}` with:",
+        "heads_up": "⚠️ **Heads up:** this {risks}.",
+        "risk_separator": ", ",
+        # chat panels
+        "thinking": "Thinking",
+        "preparing": "🔧 Preparing a tool call",
+        "log_writing": "writing…",
+        "log_waiting": "waiting for your approval",
+        "log_error": "failed",
+        "log_rejected": "rejected",
+        "log_invalid": "not run: the call was malformed",
+        "log_interrupted": "interrupted",
+        "log_edited": "ran as you changed it",
+        "stopped": "⏹ Stopped. The answer above is incomplete.",
+        "streaming_size": "{size} characters so far, showing the end:",
+        "more_chars": "… {count} more characters not shown here …",
+        "no_arguments": "*(no arguments)*",
+        # banner, models, downloads
+        "banner_ok": "🟢 Connected to Ollama {version}",
+        "banner_down": "🔴 Can't reach Ollama at {host}. Start it with `ollama serve` (or open the Ollama app), "
+        "then download a model: `ollama pull {model}`. This page checks again every few seconds.",
+        "banner_empty": "🟡 Ollama {version} is running but has no models yet. Download one under “Get a model”, "
+        "or in a terminal: `ollama pull {model}`",
+        "banner_missing": "🟡 The model **{model}** isn't installed. Download it under “Get a model”.",
+        "parameters": "{size} parameters",
+        "can": "Can {abilities}.",
+        "and": " and ",
+        "ability_tools": "use tools",
+        "ability_thinking": "think first",
+        "ability_vision": "see images",
+        "no_native_tools": "No built-in tool support: Meowgent explains the tools in its instructions instead.",
+        "context_window": "Context window: {in_use} tokens in use (the model allows {limit}).",
+        "context_meter": "Context: {bar} {used} of {total} tokens ({percent}%)",
+        "pull_part": "Downloading part {layer}: {done} of {total} ({percent}%)",
+        "pull_manifest": "Looking up the model…",
+        "pull_verify": "Checking the download…",
+        "pull_finish": "Finishing…",
+        "pull_done": "Done.",
+        "pull_ready": "✅ **{model}** is ready. Pick it in the list above.",
+        # errors the page shows by kind; the English text is the message itself
+        "chat_unavailable": "This conversation is not available. Start a new chat.",
+        "chat_type_first": "Type a message first.",
+        "chat_not_waiting": "That request is no longer waiting for you, so nothing was run.",
+        "chat_edit_invalid": "The changed request can't run: {detail}",
+        "chat_edit_denied": "The changed request is not allowed by your rules: {detail}",
+        "chat_busy": "An answer is still running. Wait for it, or press Stop.",
+        "chat_name_first": "Give the chat a name first.",
+    },
+    CHINESE: {
+        "language": "語言",
+        "status_checking": "正在檢查模型伺服器…",
+        "model": "模型",
+        "think": "回答前先思考",
+        "get_model": "下載模型",
+        "download": "下載",
+        "workspace": "**工作資料夾**  \n`{folder}`",
+        "new_chat": "+ 新對話",
+        "your_chats": "你的對話",
+        "allowed_here": "此對話中已允許",
+        "pick_to_revoke": "勾選要撤銷的項目",
+        "revoke": "撤銷",
+        "rules": "規則",
+        "rules_help": "哪些動作不必詢問就能執行。每條規則有 `tool`（工具）、`action`（`allow` 允許、`ask` 詢問、"
+        "`deny` 禁止），以及可選的 `command`、`path` 或 `host` 樣式。禁止優先於詢問，詢問優先於允許。"
+        "沒有規則時，讀取會直接執行，其餘都會先詢問。",
+        "save_rules": "儲存規則",
+        "rules_saved": "✅ 已儲存 {count} 條規則，從下一個請求開始生效。",
+        "rules_not_saved": "⚠️ 沒有儲存：{detail}",
+        "this_chat": "這個對話",
+        "name": "名稱",
+        "rename": "重新命名",
+        "delete": "🗑 刪除這個對話",
+        "confirm_delete": "確定刪除",
+        "keep": "保留",
+        "show_audit": "顯示核准紀錄",
+        "no_audit": "這個對話還沒有核准紀錄。",
+        "audit_header": "| 時間 | 工具 | 決定 | 範圍 | 決定者 | 結果 |",
+        "export": "準備下載檔案",
+        "chat": "對話",
+        "welcome": "### 🐱 你好，我是 Meowgent\n\n我可以讀取和修改工作資料夾裡的檔案、執行指令、閱讀網頁。"
+        "**任何修改都會先問過你。**試試下面的範例吧。",
+        "examples": "範例",
+        "edit_before": "✏️ 核准前先修改",
+        "approve": "✅ 核准",
+        "approve_all": "✅ 全部核准",
+        "approve_chat": "✅ 此對話中都允許",
+        "reject": "✋ 拒絕",
+        "scope_prefix": "「此對話中都允許」只允許完全相同的指令。"
+        "若要允許以某些字開頭的所有指令，請在這裡輸入（選填）：",
+        "reason": "如果拒絕，可以告訴助理原因（選填）",
+        "message": "輸入任何問題，按 Enter 送出",
+        "stop": "⏹ 停止",
+        "retry": "↻ 重新回答",
+        "invalid_edit_json": "修改後的請求不是有效的 JSON（{detail}），所以沒有執行。",
+        "card_one": "### 助理想要執行以下動作",
+        "card_many": "### 助理想依序執行 {count} 個動作",
+        "card_many_hint": "下方是第一個動作的詳細內容。可以逐一決定，或一次全部核准。",
+        "run_command": "在資料夾 `{folder}` 中**執行這個指令**：",
+        "create_file": "**建立新檔案** `{path}`，內容如下（{amount}）：",
+        "replace_file": "**取代檔案** `{path}`（目前 {size} 位元組），新內容如下（{amount}）：",
+        "write_outside": "**寫入檔案** `{path}`（{amount}）。這個位置在工作資料夾之外，會被拒絕。",
+        "write_invalid": "**寫入檔案** `{path}`（{amount}）。這不是有效的檔名，會被拒絕。",
+        "amount_one": "1 行，{size} 位元組",
+        "amount_many": "{lines} 行，{size} 位元組",
+        "edit_file": "**修改檔案** `{path}` 的一部分，差異如下：",
+        "fetch": "**讀取網頁**，來源是 `{host}`：",
+        "unknown_site": "未知的網站",
+        "other_tool": "**使用工具** `{tool}`，參數如下：",
+        "heads_up": "⚠️ **請注意**：這個動作會{risks}。",
+        "risk_separator": "、",
+        "thinking": "思考過程",
+        "preparing": "🔧 正在準備工具呼叫",
+        "log_writing": "撰寫中…",
+        "log_waiting": "等待你核准",
+        "log_error": "失敗",
+        "log_rejected": "已拒絕",
+        "log_invalid": "未執行：呼叫的格式錯誤",
+        "log_interrupted": "已中斷",
+        "log_edited": "已依你的修改執行",
+        "stopped": "⏹ 已停止。上面的回答不完整。",
+        "streaming_size": "目前已有 {size} 個字元，只顯示結尾：",
+        "more_chars": "… 另有 {count} 個字元沒有顯示 …",
+        "no_arguments": "*（沒有參數）*",
+        "banner_ok": "🟢 已連上 Ollama {version}",
+        "banner_down": "🔴 連不上 Ollama（{host}）。請執行 `ollama serve`（或打開 Ollama 應用程式），"
+        "再下載模型：`ollama pull {model}`。這個頁面每隔幾秒會自動重新檢查。",
+        "banner_empty": "🟡 Ollama {version} 已啟動，但還沒有任何模型。"
+        "請在「下載模型」下載，或在終端機執行：`ollama pull {model}`",
+        "banner_missing": "🟡 模型 **{model}** 尚未安裝，請在「下載模型」下載。",
+        "parameters": "{size} 參數",
+        "can": "能夠{abilities}。",
+        "and": "、",
+        "ability_tools": "使用工具",
+        "ability_thinking": "先思考再回答",
+        "ability_vision": "看圖片",
+        "no_native_tools": "不支援內建工具：Meowgent 會改在指示中說明工具的用法。",
+        "context_window": "上下文長度：使用 {in_use} 個 token（模型上限 {limit}）。",
+        "context_meter": "上下文：{bar} {used} / {total} tokens（{percent}%）",
+        "pull_part": "正在下載 {layer}：{done} / {total}（{percent}%）",
+        "pull_manifest": "正在查詢模型…",
+        "pull_verify": "正在檢查下載內容…",
+        "pull_finish": "即將完成…",
+        "pull_done": "完成。",
+        "pull_ready": "✅ **{model}** 已可使用，請在上方清單中選擇。",
+        "chat_unavailable": "無法開啟這個對話，請開始新的對話。",
+        "chat_type_first": "請先輸入訊息。",
+        "chat_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
+        "chat_edit_invalid": "修改後的請求無法執行：{detail}",
+        "chat_edit_denied": "你的規則不允許修改後的請求：{detail}",
+        "chat_busy": "還有回答正在進行。請等它完成，或按「停止」。",
+        "chat_name_first": "請先為對話取個名字。",
+    },
+}
+
+# Risk notes come from meowgent.rules in English; these are their translations.
+_RISKS = {
+    "deletes files": "刪除檔案",
+    "uses the network": "連上網路",
+    "runs with admin rights": "以系統管理員權限執行",
+    "changes permissions": "變更權限",
+    "overwrites an existing file": "覆寫既有的檔案",
+    "edits a file": "修改檔案",
+}
+
+# Errors in the chat, by ErrorEvent.kind. Commands in backticks from the English message are kept.
+_ERRORS = {
+    "unreachable": "連不上 Ollama。請執行 `ollama serve`（或打開 Ollama 應用程式），然後再試一次。",
+    "not_found": "這個模型還沒有安裝。請在終端機下載：",
+    "unsupported": "這個模型不支援這項功能。",
+    "broken": "模型伺服器的回覆中斷了。已經收到的內容都保留著，可以再試一次。",
+    "stalled": "模型太久沒有回應，可能卡住了或記憶體不足。請再試一次，或改用較小的模型。",
+    "server": "Ollama 回報了錯誤。",
+    "not_ollama": "這個位址回應的不是 Ollama，請檢查 OLLAMA_HOST。",
+    "context_too_small": "你的訊息加上工具說明超過了模型的上下文長度。請縮短訊息，或用 --num-ctx 提高上限。",
+    "max_turns": "模型連續回覆太多次仍沒有最終答案，所以先停下來了。傳一則訊息讓它繼續。",
+    "interrupted": "Meowgent 在寫這個回答時停止了，所以回答被截斷。傳一則訊息就能繼續。",
+    "internal": "Meowgent 內部發生錯誤。",
+    "nothing_to_retry": "還沒有可以重新回答的訊息。",
+}
+_KEEP_DETAIL = {"unsupported", "broken", "server"}  # Ollama's own words help here
+
+
+def t(language: str, key: str, **values: object) -> str:
+    """The entry `key` in `language` (English if missing), formatted with `values`."""
+    text = _TEXT.get(language, _TEXT[ENGLISH]).get(key) or _TEXT[ENGLISH][key]
+    return text.format(**values) if values else text
+
+
+def pick_language(accept_language: str | None) -> str:
+    """zh-TW for a browser that prefers Chinese (Traditional Chinese is the one we have), else English."""
+    for part in (accept_language or "").split(","):
+        tag = part.split(";")[0].strip().lower()
+        if tag.startswith("zh"):
+            return CHINESE
+        if tag.startswith("en"):
+            return ENGLISH
+    return ENGLISH
+
+
+def risks(language: str, notes: tuple[str, ...]) -> str:
+    """Risk notes joined in `language`."""
+    if language == ENGLISH:
+        return t(language, "risk_separator").join(notes)
+    return t(language, "risk_separator").join(_RISKS.get(note, note) for note in notes)
+
+
+def error_text(language: str, message: str, kind: str) -> str:
+    """An error for the chat: the message itself in English; in Chinese, its translation by kind."""
+    if language == ENGLISH or kind not in _ERRORS:
+        return message
+    text = _ERRORS[kind]
+    commands = re.findall(r"`[^`]+`", message)
+    if kind == "not_found":
+        text += "、".join(commands)
+    if kind in _KEEP_DETAIL:
+        text += f"（{message}）"
+    return text
