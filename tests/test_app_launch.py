@@ -1,0 +1,119 @@
+"""Launching: the login policy, the help text, a public link offline, and a page with no Ollama at all."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from gradio_client import Client
+
+from app import is_loopback, login_for
+from meowgent.config import Settings
+from tests.ui.conftest import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("settings", "login", "made_up"),
+    [
+        (Settings(), None, False),
+        (Settings(auth=("ann", "pw")), ("ann", "pw"), False),
+        (Settings(share=True, auth=("ann", "pw")), ("ann", "pw"), False),
+        (Settings(share=True), "generated", True),
+        (Settings(host="0.0.0.0"), "generated", True),
+        (Settings(host="192.168.1.5"), "generated", True),
+        (Settings(host="localhost"), None, False),
+        (Settings(host="::1"), None, False),
+    ],
+)
+def test_a_public_link_or_address_never_serves_without_a_login(settings, login, made_up):
+    auth, generated = login_for(settings)
+    assert generated is made_up
+    if login == "generated":
+        user, password = auth
+        assert user == "meowgent"
+        assert len(password) >= 16
+    else:
+        assert auth == login
+
+
+def test_loopback_names():
+    assert is_loopback("127.0.0.1")
+    assert is_loopback("127.5.5.5")
+    assert not is_loopback("0.0.0.0")
+    assert not is_loopback("example.com")
+
+
+def run_app(*arguments, **environment):
+    env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", **environment}
+    return subprocess.Popen(
+        [sys.executable, "app.py", *arguments],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_help_explains_every_flag_and_its_variable():
+    result = subprocess.run([sys.executable, "app.py", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    for flag, variable in [
+        ("--host", "MEOWGENT_HOST"),
+        ("--port", "MEOWGENT_PORT"),
+        ("--workspace", "MEOWGENT_WORKSPACE"),
+        ("--model", "MEOWGENT_MODEL"),
+        ("--share", "MEOWGENT_SHARE"),
+        ("--auth", "MEOWGENT_AUTH"),
+        ("--data-dir", "MEOWGENT_DATA_DIR"),
+    ]:
+        assert flag in result.stdout
+        assert variable in result.stdout
+
+
+def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_how_to_start_ollama(tmp_path):
+    port = free_port()
+    dead = free_port()  # nothing listens here: Ollama is "not running"
+    app = run_app(
+        "--share", "--port", str(port), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"),
+        OLLAMA_HOST=f"http://127.0.0.1:{dead}",
+    )  # fmt: skip
+    output = []
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any("Still serving locally" in line for line in output):
+            line = app.stdout.readline()
+            if not line and app.poll() is not None:
+                break
+            output.append(line)
+        text = "".join(output)
+        assert "Could not create a public link" in text
+        user, password = re.search(r"User: (\S+)\s+Password: (\S+)", text).groups()
+        url = f"http://127.0.0.1:{port}/"
+        assert httpx.get(url + "config", timeout=10).status_code == 401
+        client = Client(url, auth=(user, password), verbose=False)
+        banner, _model = client.predict("qwen3", api_name="/on_tick")
+        assert "ollama serve" in banner
+        assert "ollama pull qwen3" in banner
+    finally:
+        app.terminate()
+        app.wait(10)
+
+
+def test_a_busy_port_is_a_plain_message(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        app = run_app("--port", str(port), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "d"))
+        out, _ = app.communicate(timeout=60)
+    assert app.returncode != 0
+    assert f"Port {port} is already in use" in out
+    assert "Traceback" not in out
