@@ -216,7 +216,10 @@ class Agent:
                 if chunk.content:
                     content.append(chunk.content)
                     for piece in splitter.feed(chunk.content):
-                        yield from self._on_piece(conversation, piece, open_call, calls)
+                        if type(piece) is TextDelta:  # the common case, without a generator per token
+                            yield piece
+                        else:
+                            yield from self._on_piece(conversation, piece, open_call, calls)
                 for call in chunk.tool_calls:
                     native.append({"function": {"name": call.name, "arguments": call.arguments}})
                     yield from self._on_native_call(conversation, call.name, call.arguments, calls)

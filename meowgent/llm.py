@@ -5,14 +5,14 @@ Every failure leaves this module as a `ModelError` whose `message` is a sentence
 
 from __future__ import annotations
 
+import collections
 import functools
-import queue
 import ssl
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import ollama
@@ -33,9 +33,12 @@ class NativeToolCall:
     The agent still validates the contents against the tool's schema."""
 
 
-@dataclass(frozen=True, slots=True)
-class ChatChunk:
-    """One streamed line of a chat reply."""
+class ChatChunk(NamedTuple):
+    """One streamed line of a chat reply.
+
+    A NamedTuple rather than a frozen dataclass: one is built per token, and a frozen
+    dataclass's `__init__` costs three times as much (measured in bench/bench_agent.py).
+    """
 
     content: str = ""
     thinking: str = ""
@@ -396,42 +399,56 @@ class OllamaClient:
 _CANCEL_POLL = 0.1
 
 
+class _End:
+    """What the reading thread leaves last: the exception that ended the stream, if any."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
+
+
 def _interruptible(chunks: Iterator[ChatChunk], cancel: threading.Event) -> Iterator[ChatChunk]:
     """Read `chunks` in a helper thread, so that `cancel` ends the iteration even while a read blocks.
 
     A blocked socket read cannot be interrupted from another thread. The helper finishes that
     read (or hits the read timeout), sees it is no longer wanted and closes the response.
+    Chunks are handed over in batches (a deque and an event set only when needed), so the
+    hand-over costs almost nothing per token.
     """
-    handoff: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    handoff: collections.deque[ChatChunk | _End] = collections.deque()
+    arrived = threading.Event()
     unwanted = threading.Event()
 
     def pump() -> None:
+        end = _End()
         try:
             for chunk in chunks:
                 if unwanted.is_set():
                     break
-                handoff.put(("chunk", chunk))
-            handoff.put(("end", None))
+                handoff.append(chunk)
+                if not arrived.is_set():
+                    arrived.set()
         except BaseException as exc:
-            handoff.put(("error", exc))
+            end = _End(exc)
         finally:
+            handoff.append(end)
+            arrived.set()
             chunks.close()
 
     threading.Thread(target=pump, name="ollama-stream", daemon=True).start()
     try:
         while True:
-            try:
-                kind, value = handoff.get(timeout=_CANCEL_POLL)
-            except queue.Empty:
-                if cancel.is_set():
-                    return
-                continue
-            if kind == "chunk":
-                yield value
-            elif kind == "end":
+            if not arrived.wait(_CANCEL_POLL) and cancel.is_set():
                 return
-            else:
-                raise value
+            arrived.clear()
+            while handoff:
+                item = handoff.popleft()
+                if isinstance(item, _End):
+                    if item.error is not None:
+                        raise item.error
+                    return
+                yield item
+            if cancel.is_set():
+                return
     finally:
         unwanted.set()
 
@@ -444,10 +461,12 @@ def _tls_context() -> ssl.SSLContext:
 
 def _chat_chunk(part: ollama.ChatResponse) -> ChatChunk:
     message = part.message
+    done = bool(part.done)
+    if not done and not message.tool_calls:  # nearly every line: one token of text or thinking
+        return ChatChunk(content=message.content or "", thinking=message.thinking or "")
     calls = tuple(
         NativeToolCall(call.function.name, dict(call.function.arguments)) for call in message.tool_calls or ()
     )
-    done = bool(part.done)
     return ChatChunk(
         content=message.content or "",
         thinking=message.thinking or "",

@@ -40,10 +40,14 @@ class ToolCallSplitter:
 
     def feed(self, chunk: str) -> list[SplitterEvent]:
         """Consume the next piece of the stream and return what it completes."""
-        if self._in_string and not self._escaped and not self._held and '"' not in chunk and "\\" not in chunk:
-            # Most of a big call is the inside of one JSON string: nothing in this chunk can change state.
-            self._call_parts.append(chunk)
-            return [ToolCallDelta(chunk)] if chunk else []
+        if not self._held and chunk:
+            # Fast paths for chunks that cannot change state: most prose has no tag's first character,
+            # and most of a big call is the inside of one JSON string.
+            if not self._in_call and self._open_tag[0] not in chunk:
+                return [TextDelta(chunk)]
+            if self._in_string and not self._escaped and '"' not in chunk and "\\" not in chunk:
+                self._call_parts.append(chunk)
+                return [ToolCallDelta(chunk)]
         data = self._held + chunk
         self._held = ""
         position = 0
