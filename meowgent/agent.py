@@ -216,8 +216,11 @@ class Agent:
                 if chunk.content:
                     content.append(chunk.content)
                     for piece in splitter.feed(chunk.content):
-                        if type(piece) is TextDelta:  # the common case, without a generator per token
+                        # Nearly every piece is prose or more of the open call: no nested generator for those.
+                        if type(piece) is TextDelta:
                             yield piece
+                        elif type(piece) is ToolCallDelta and open_call:
+                            yield ToolCallProgress(open_call[0], piece.text)
                         else:
                             yield from self._on_piece(conversation, piece, open_call, calls)
                 for call in chunk.tool_calls:

@@ -34,7 +34,7 @@ class NativeToolCall:
 
 
 class ChatChunk(NamedTuple):
-    """One streamed line of a chat reply.
+    """One streamed line of a chat reply (with a cancel flag, several content-only lines if the reader fell behind).
 
     A NamedTuple rather than a frozen dataclass: one is built per token, and a frozen
     dataclass's `__init__` costs three times as much (measured in bench/bench_agent.py).
@@ -446,11 +446,23 @@ def _interruptible(chunks: Iterator[ChatChunk], cancel: threading.Event) -> Iter
                     if item.error is not None:
                         raise item.error
                     return
+                if _plain(item) and handoff and _plain(handoff[0]):
+                    # A reader that fell behind takes the plain lines already waiting as one chunk, so what
+                    # follows (splitter, events, page) is paid per batch. One that keeps up gets them one by one.
+                    parts = [item.content]
+                    while handoff and _plain(handoff[0]):
+                        parts.append(handoff.popleft().content)
+                    item = ChatChunk(content="".join(parts))
                 yield item
             if cancel.is_set():
                 return
     finally:
         unwanted.set()
+
+
+def _plain(item: ChatChunk | _End) -> bool:
+    """Content only: safe to join with its neighbours."""
+    return type(item) is ChatChunk and not (item.thinking or item.tool_calls or item.done)
 
 
 @functools.cache
