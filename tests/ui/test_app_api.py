@@ -156,3 +156,21 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
     log = client.predict(key, api_name="/on_audit")
     assert "for this chat: the command" in log
     assert "by your rules or a permission for this chat" in log
+
+
+def test_another_client_cannot_open_a_chat_by_its_id(running_app):
+    running_app.ollama.script(reply("Alice's secret plans."))
+    alice, bob = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
+    alice_values = alice.predict("", "", api_name="/on_load")
+    alice_key = alice_values[0]
+    # The chat list comes back as an update whose value is the open chat's id.
+    alice_chat = next(v["value"] for v in alice_values if isinstance(v, dict) and "choices" in v and v["choices"])
+    alice.predict(alice_key, "my plans", api_name="/on_send")
+    bob_key = bob.predict("", "", api_name="/on_load")[0]
+    try:  # Gradio itself may refuse an id that is not among Bob's choices; if not, the owner check does
+        opened = bob.predict(bob_key, alice_chat, api_name="/on_open")
+    except Exception as refused:  # gradio_client raises its own AppError
+        opened = str(refused)
+    assert "secret" not in json.dumps(opened)
+    chat, _card, _details = screen(bob.predict(bob_key, "", api_name="/on_approve"))
+    assert "secret" not in json.dumps(chat)
