@@ -13,7 +13,7 @@ import pytest
 from gradio_client import Client
 
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.conftest import free_port
+from tests.ui.conftest import chat_text, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,14 +60,6 @@ class AppProcess:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(10)
-
-
-def chat_text(chat) -> str:
-    parts = []
-    for message in chat:
-        content = message["content"]
-        parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
-    return "\n".join(parts)
 
 
 @pytest.fixture

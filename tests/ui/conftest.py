@@ -27,6 +27,16 @@ class RunningApp:
         self.demo, _, _ = serve(self.settings)
 
 
+def chat_text(chat: list[dict]) -> str:
+    """All text a chatbot value shows (as gradio_client returns it), panel titles included."""
+    parts = []
+    for message in chat:
+        parts.append((message.get("metadata") or {}).get("title") or "")
+        content = message["content"]
+        parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
+    return "\n".join(parts)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

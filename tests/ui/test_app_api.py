@@ -6,16 +6,7 @@ import pytest
 from gradio_client import Client
 
 from tests.scripted_ollama import Text, reply, tool_call_text
-
-
-def chat_text(chat):
-    """All text the chatbot shows, titles of panels included."""
-    parts = []
-    for message in chat:
-        parts.append((message.get("metadata") or {}).get("title") or "")
-        content = message["content"]
-        parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
-    return "\n".join(parts)
+from tests.ui.conftest import chat_text
 
 
 @pytest.fixture

@@ -15,19 +15,10 @@ from gradio_client import Client
 from meowgent import tools
 from meowgent.tools import ToolContext
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
+from tests.ui.conftest import chat_text
 
 LEAKS = ("Traceback", 'File "', "httpx", "httpcore", "ResponseError", "ollama._types", "ConnectError", "ReadTimeout")
 """What a person must never see: traces and the internals of the HTTP and Ollama clients."""
-
-
-def chat_text(chat):
-    """All text the chatbot shows, titles of panels included."""
-    parts = []
-    for message in chat:
-        parts.append((message.get("metadata") or {}).get("title") or "")
-        content = message["content"]
-        parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
-    return "\n".join(parts)
 
 
 def screen(values):
