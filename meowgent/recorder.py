@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -49,7 +50,6 @@ class Recorder:
         self._store = store
         self._buffers: dict[str, _Buffer] = {}
         self._lock = threading.Lock()  # keeps each chat's records in the order they happened
-        self._closed = threading.Event()
         self._flusher = threading.Thread(target=self._flush_every, args=(flush_seconds,), daemon=True)
         self._flusher.start()
 
@@ -82,11 +82,6 @@ class Recorder:
         with self._lock:
             self._buffers.pop(chat_id, None)
 
-    def close(self) -> None:
-        self._closed.set()
-        self._flusher.join(timeout=5)
-        self.flush()
-
     def flush(self) -> None:
         with self._lock:
             for chat_id, buffer in list(self._buffers.items()):
@@ -95,7 +90,8 @@ class Recorder:
                     self._write(lambda chat_id=chat_id, records=records: self._store.append_events(chat_id, records))
 
     def _flush_every(self, seconds: float) -> None:
-        while not self._closed.wait(seconds):
+        while True:  # a daemon thread: it ends with the process
+            time.sleep(seconds)
             self.flush()
 
     @staticmethod

@@ -36,8 +36,8 @@ def to_markdown(stored: StoredConversation, audit: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(stored: StoredConversation, audit: list[dict[str, Any]]) -> str:
-    """Everything: the conversation's facts, the exact transcript sent to the model, and the audit log."""
+def to_json(stored: StoredConversation, audit: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
+    """Everything: the conversation's facts, the exact transcript, every tool call and the audit log."""
     row = stored.row
     document = {
         "id": row.id,
@@ -47,6 +47,7 @@ def to_json(stored: StoredConversation, audit: list[dict[str, Any]]) -> str:
         "created": row.created,
         "updated": row.updated,
         "messages": stored.messages,
+        "tool_calls": calls,
         "audit": audit,
     }
     return json.dumps(document, indent=2, ensure_ascii=False)

@@ -75,9 +75,6 @@ class ChatService:
         self._lock = threading.Lock()
         self._close_interrupted()
 
-    def close(self) -> None:
-        self._recorder.close()
-
     def new_chat(self, owner: str, model: str | None = None) -> Chat:
         conversation = Conversation(id=uuid.uuid4().hex, model=model or self._default_model)
         self._store.create_conversation(
@@ -145,6 +142,10 @@ class ChatService:
         for decision in decisions.values():
             if decision.approved and decision.scope is not None and decision.scope not in chat.conversation.scopes:
                 chat.conversation.scopes.append(decision.scope)
+        for call in waiting:
+            if call.id in decisions:
+                status = "approved" if decisions[call.id].approved else "rejected"
+                self._store.record_call(chat_id, call.id, name=call.name, arguments=call.arguments, status=status)
         self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
         now = time.time()
         chat.decisions.update({call_id: (decision, decided_by, now) for call_id, decision in decisions.items()})
@@ -201,7 +202,7 @@ class ChatService:
         if stored is None:
             raise ChatError("chat_unavailable")
         audit = self._store.audit(chat_id)
-        return to_markdown(stored, audit), to_json(stored, audit)
+        return to_markdown(stored, audit), to_json(stored, audit, self._store.calls(chat_id))
 
     def audit(self, owner: str, chat_id: str) -> list[dict]:
         """Who decided what about this chat's risky calls, oldest first."""
@@ -257,13 +258,32 @@ class ChatService:
         if chat is None:
             return
         self._recorder.record(chat_id, event, chat.conversation, title=chat.title)
-        if isinstance(event, ToolCallReady):
-            chat.calls[event.call.id] = event.call
-        elif isinstance(event, ToolResult):
-            try:
+        try:
+            if isinstance(event, ToolCallReady):
+                chat.calls[event.call.id] = event.call
+                call = event.call
+                self._store.record_call(chat_id, call.id, name=call.name, arguments=call.arguments, status="pending")
+            elif isinstance(event, ToolResult):
+                self._record_result(chat, event)
                 self._audit(chat, event)
-            except StoreError:  # deleted while its answer ran
-                log.info("not auditing a call of a deleted chat")
+        except StoreError:  # deleted while its answer ran
+            log.info("not recording a call of a deleted chat")
+
+    def _record_result(self, chat: Chat, result: ToolResult) -> None:
+        call = chat.calls.get(result.call_id)
+        if call is None:  # a call that never parsed has no row
+            return
+        now = time.time()
+        self._store.record_call(
+            chat.id,
+            call.id,
+            name=call.name,
+            arguments=result.edited_arguments or call.arguments,
+            status=result.status,
+            result=result.output,
+            started=now - result.duration,
+            finished=now,
+        )
 
     def _audit(self, chat: Chat, result: ToolResult) -> None:
         """One line per risky call: what was proposed, what ran, who decided and how it ended."""

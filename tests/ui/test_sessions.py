@@ -1,5 +1,6 @@
 """ChatService: ownership and every page action, against the scripted model server with real tools."""
 
+import json
 import tempfile
 import time
 import uuid
@@ -414,3 +415,20 @@ def test_the_invariant_harness_sees_approved_calls_run(tmp_path):
         assert ran(tmp_path) == ["aaa"]
         (nxt,) = service.waiting(ALICE, chat.id)
         assert nxt.arguments["command"] == "echo bbb >> ran.txt"
+
+
+def test_every_call_is_kept_with_its_status_arguments_result_and_timing(service, ollama_server):
+    def stored_calls():
+        return json.loads(service.export(ALICE, chat.id)[1])["tool_calls"]
+
+    chat = waiting_chat(service, ollama_server, ALICE)
+    (call,) = service.waiting(ALICE, chat.id)
+    assert [(row["call_id"], row["status"]) for row in stored_calls()] == [(call.id, "pending")]
+    ollama_server.script(reply("Done."))
+    service.decide(ALICE, chat.id, {call.id: Decision(True)})
+    settle(service, ALICE, chat.id)
+    (row,) = stored_calls()
+    assert row["status"] == "done"
+    assert row["arguments"] == call.arguments
+    assert row["result"].startswith("$ ")
+    assert row["started"] <= row["finished"]
