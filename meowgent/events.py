@@ -150,6 +150,17 @@ class Done:
     output_tokens: int | None = None
 
 
+Delta = TextDelta | ThinkingDelta | ToolCallProgress
+"""Events that continue a stream; consecutive ones of one stream can be joined into one."""
+
+
+def continues(previous: object, event: object) -> bool:
+    """True if `event` is more of the same stream as `previous`: the same kind of delta, of the same call."""
+    if type(event) is not type(previous) or not isinstance(event, Delta):
+        return False
+    return not isinstance(event, ToolCallProgress) or event.call_id == previous.call_id
+
+
 AgentEvent = (
     UserMessage
     | Notice

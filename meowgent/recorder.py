@@ -12,11 +12,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from meowgent.agent import Conversation
-from meowgent.events import AgentEvent, TextDelta, ThinkingDelta, ToolCallProgress
+from meowgent.events import AgentEvent, Delta, continues
 from meowgent.records import call_to_record, event_to_record
 from meowgent.store import Store, StoreError
 
@@ -29,16 +29,16 @@ FLUSH_SECONDS = 0.5
 class _Buffer:
     """Deltas not yet written: consecutive ones of one kind are kept as pieces and joined once."""
 
-    runs: list[tuple[AgentEvent, list[str]]] = field(default_factory=list)
+    runs: list[tuple[Delta, list[str]]] = field(default_factory=list)
 
-    def add(self, event: TextDelta | ThinkingDelta | ToolCallProgress) -> None:
-        if self.runs and _same_stream(self.runs[-1][0], event):
+    def add(self, event: Delta) -> None:
+        if self.runs and continues(self.runs[-1][0], event):
             self.runs[-1][1].append(event.text)
         else:
             self.runs.append((event, [event.text]))
 
     def take(self) -> list[dict[str, Any]]:
-        records = [{**event_to_record(first), "text": "".join(pieces)} for first, pieces in self.runs]
+        records = [event_to_record(replace(first, text="".join(pieces))) for first, pieces in self.runs]
         self.runs = []
         return records
 
@@ -55,7 +55,7 @@ class Recorder:
 
     def record(self, chat_id: str, event: AgentEvent, conversation: Conversation, *, title: str) -> None:
         """Buffer a delta, or write a status event together with the conversation's state."""
-        if isinstance(event, TextDelta | ThinkingDelta | ToolCallProgress):
+        if isinstance(event, Delta):
             with self._lock:
                 self._buffers.setdefault(chat_id, _Buffer()).add(event)
             return
@@ -100,9 +100,3 @@ class Recorder:
             write()
         except StoreError:  # the chat was deleted while its answer ran: nothing left to keep
             log.info("not recording an event of a deleted chat")
-
-
-def _same_stream(first: AgentEvent, event: AgentEvent) -> bool:
-    if type(first) is not type(event):
-        return False
-    return not isinstance(event, ToolCallProgress) or event.call_id == first.call_id

@@ -10,32 +10,22 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from meowgent.events import AgentEvent, Done, ErrorEvent, TextDelta, ThinkingDelta, ToolCallProgress
+from meowgent.events import AgentEvent, Delta, Done, ErrorEvent, continues
 
 log = logging.getLogger(__name__)
-
-_Mergeable = TextDelta | ThinkingDelta | ToolCallProgress
 
 
 @dataclass
 class _Segment:
     """Consecutive deltas of one kind, kept as pieces so appending stays O(1)."""
 
-    first: _Mergeable
+    first: Delta
     pieces: list[str]
 
-    def merged(self, start: int) -> _Mergeable:
-        text = "".join(self.pieces[start:])
-        if isinstance(self.first, ToolCallProgress):
-            return ToolCallProgress(self.first.call_id, text)
-        return type(self.first)(text)
-
-    def accepts(self, event: AgentEvent) -> bool:
-        if type(event) is not type(self.first):
-            return False
-        return not isinstance(event, ToolCallProgress) or event.call_id == self.first.call_id
+    def merged(self, start: int) -> Delta:
+        return replace(self.first, text="".join(self.pieces[start:]))
 
 
 @dataclass(frozen=True)
@@ -57,9 +47,9 @@ class EventLog:
     def append(self, event: AgentEvent) -> None:
         with self._changed:
             last = self._entries[-1] if self._entries else None
-            if isinstance(last, _Segment) and last.accepts(event):
+            if isinstance(last, _Segment) and continues(last.first, event):
                 last.pieces.append(event.text)
-            elif isinstance(event, _Mergeable):
+            elif isinstance(event, Delta):
                 self._entries.append(_Segment(event, [event.text]))
             else:
                 self._entries.append(event)

@@ -121,7 +121,7 @@ def execute(name: str, arguments: Mapping[str, Any], context: ToolContext) -> To
     try:
         found = get_tool(name)
         text = found.function(context, **found.validate(arguments))
-        return ToolOutcome(_cap(text, context.settings.max_tool_output), True, time.monotonic() - started)
+        return ToolOutcome(cap_text(text, context.settings.max_tool_output), True, time.monotonic() - started)
     except ToolError as exc:
         return ToolOutcome(f"Error: {exc}", False, time.monotonic() - started)
     except Exception as exc:  # a bug in a tool must not end the conversation
@@ -149,9 +149,6 @@ def cap_text(text: str, limit: int) -> str:
     tail = limit - head
     cut = len(text) - head - tail
     return f"{text[:head]}\n\n[... {cut:,} characters cut ...]\n\n{text[-tail:]}"
-
-
-_cap = cap_text
 
 
 def _arguments_model(function: Callable[..., str]) -> type[BaseModel]:
