@@ -119,7 +119,11 @@ def _v3_scopes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE conversations ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit, _v3_scopes]
+def _v4_audit_reason(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit, _v3_scopes, _v4_audit_reason]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -345,8 +349,9 @@ class Store:
         scope: str,
         decided_by: str,
         outcome: str,
+        reason: str = "",
     ) -> None:
-        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and how it went."""
+        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and why, the end."""
         with self._write() as conn:
             _require(conn, conversation_id)
             (seq,) = conn.execute(
@@ -354,7 +359,7 @@ class Store:
             ).fetchone()
             conn.execute(
                 "INSERT INTO audit (conversation_id, seq, time, tool, proposed, run, decision, scope, decided_by,"
-                " outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " outcome, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     seq,
@@ -366,13 +371,14 @@ class Store:
                     scope,
                     decided_by,
                     outcome,
+                    reason,
                 ),
             )
 
     def audit(self, conversation_id: str) -> list[dict[str, Any]]:
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome FROM audit"
+                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome, reason FROM audit"
                 " WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             ).fetchall()
@@ -387,8 +393,9 @@ class Store:
                 "scope": scope,
                 "decided_by": decided_by,
                 "outcome": outcome,
+                "reason": reason,
             }
-            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome in rows
+            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome, reason in rows
         ]
 
     # ---- internals ----

@@ -28,10 +28,11 @@ from meowgent.llm import ModelError, OllamaClient
 from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
+from meowgent.ui.auditlog import audit_html
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
-from meowgent.ui.render import ChatView
-from meowgent.ui.sessions import ChatError, ChatService
+from meowgent.ui.render import CHAT_CSS, ChatView
+from meowgent.ui.sessions import NEW_TITLE, ChatError, ChatService
 
 DATABASE = "meowgent.db"
 FRAME_SECONDS = 0.05
@@ -47,11 +48,14 @@ EXAMPLES = {
     CHINESE: ["我的工作資料夾裡有哪些檔案？", "寫一首關於貓的短詩，存成 poem.md", "這台電腦還剩多少磁碟空間？"],
 }
 
-CSS = """
+CSS = (
+    CHAT_CSS
+    + """
 #approval { border: 2px solid var(--color-accent); border-radius: 12px; padding: 8px; }
 #approval #approval { border: none; padding: 0; }  /* Gradio repeats a group's id on an inner div */
 #status p { margin: 0; }
 """
+)
 
 
 def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
@@ -230,15 +234,18 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                     yield frame(view, owner, chat, request)
             yield frame(view, owner, chat, request)
 
-        def chat_list(owner: str, current: str):
-            rows = service.chats(owner)
-            return gr.update(choices=[(row.title, row.id) for row in rows], value=current)
+        def chat_list(owner: str, current: str, request: gr.Request):
+            untitled = t(language_of(request), "untitled_chat")
+            rows = [(untitled if row.title == NEW_TITLE else row.title, row.id) for row in service.chats(owner)]
+            return gr.update(choices=rows, value=current)
 
         def show_chat(owner: str, chat: str, request: gr.Request):
             """Everything that changes when another chat is shown: list, name, model, then the chat itself."""
             opened = service.get(owner, chat)
+            name = t(language_of(request), "untitled_chat") if opened.title == NEW_TITLE else opened.title
+            model_value = gr.update(value=opened.conversation.model)
             for update in follow(owner, chat, request):
-                yield chat, chat_list(owner, chat), opened.title, gr.update(value=opened.conversation.model), *update
+                yield chat, chat_list(owner, chat, request), name, model_value, *update
 
         def on_load(key: str, saved: str, request: gr.Request):
             key = key or secrets.token_urlsafe(24)
@@ -350,7 +357,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def on_audit(key: str, chat: str, request: gr.Request):
             try:
-                return audit_table(service.audit(owner_of(key, request), chat), language_of(request))
+                return audit_html(service.audit(owner_of(key, request), chat), language_of(request))
             except ChatError as exc:
                 return exc.say(language_of(request))
 
@@ -380,7 +387,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             yield from show_chat(owner, fresh.id, request)
 
         def chat_list_of(key: str, chat: str, request: gr.Request):
-            return chat_list(owner_of(key, request), chat)
+            return chat_list(owner_of(key, request), chat, request)
 
         def on_rename(key: str, chat: str, name: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -388,7 +395,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 service.rename(owner, chat, name)
             except ChatError as exc:
                 warn(exc, request)
-            return chat_list(owner, chat)
+            return chat_list(owner, chat, request)
 
         def on_delete(key: str, chat: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -532,18 +539,6 @@ def scope_for(call: ToolCall, prefix: str) -> Scope:
     if prefix:
         return Scope("run_shell", prefix=prefix)
     return Scope("run_shell", command=str(call.arguments.get("command", "")))
-
-
-def audit_table(entries: list[dict[str, Any]], language: str = ENGLISH) -> str:
-    """The approval log as a Markdown table."""
-    if not entries:
-        return t(language, "no_audit")
-    lines = [t(language, "audit_header"), "|---|---|---|---|---|---|"]
-    for entry in entries:
-        when = time.strftime("%H:%M:%S", time.localtime(entry["time"]))
-        cells = (when, entry["tool"], entry["decision"], entry["scope"], entry["decided_by"], entry["outcome"])
-        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |")
-    return "\n".join(lines)
 
 
 def browser_secret(data_dir: Path) -> str:
