@@ -1,5 +1,7 @@
 """The real app, launched in this process against a scripted model server."""
 
+import html
+import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,7 +36,13 @@ def chat_text(chat: list[dict]) -> str:
         parts.append((message.get("metadata") or {}).get("title") or "")
         content = message["content"]
         parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
-    return "\n".join(parts)
+    return html_text("\n".join(parts))
+
+
+def html_text(markup: str) -> str:
+    """The text a browser shows for our escaped HTML: tags gone, a line break where a block ends."""
+    lines = re.sub(r"<br>|</(?:p|li|pre|h\d|summary|span|div)>", "\n", markup)
+    return html.unescape(re.sub(r"<[^>]*>", "", lines))
 
 
 def free_port() -> int:
