@@ -435,6 +435,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             facts_text = model_facts(info, num_ctx_cap=settings.num_ctx, language=language)
             return facts_text, gr.update(visible="thinking" in info.capabilities)
 
+        def on_language_facts(key: str, chat: str, picked: str, model_name: str, request: gr.Request):
+            """The model facts and chat names, which on_language's stream doesn't carry, in the new language."""
+            languages[request.session_hash or ""] = picked
+            return *on_model(key, chat, model_name, request), chat_list(owner_of(key, request), chat, request)
+
         def on_think(key: str, chat: str, enabled: bool, request: gr.Request) -> None:
             try:
                 service.set_thinking(owner_of(key, request), chat, enabled)
@@ -497,6 +502,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             [owner_key, chat_id, language_picker, model],
             [saved_language, status, *relabeled, *shown],
             **switch,
+        )
+        language_picker.input(
+            on_language_facts,
+            [owner_key, chat_id, language_picker, model],
+            [facts, think, chats],
+            concurrency_limit=None,
         )
         new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch)
         # The chatbot's own trash button would empty only the page; make it a real fresh start.

@@ -200,3 +200,32 @@ def test_the_approval_log_is_a_list_with_the_reason_and_stays_inert(running_app,
     expect(log).to_contain_text(f"Run curl {listener.url}/x <img")
     assert tab.locator("#audit img").count() == 0
     assert listener.seen == []
+
+
+def test_the_chinese_page_is_chinese_throughout(running_app, browser):  # noqa: F811
+    running_app.ollama.script(
+        Text(tool_call_text("write_file", {"path": "筆記.md", "content": "喵\n"})), reply("好了。")
+    )
+    chinese = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-TW")
+    try:
+        tab = chinese.new_page()
+        open_app(tab, running_app.url, banner="已連上 Ollama")
+        chat = tab.locator("#chat")
+        expect(chat.locator("strong", has_text="任何修改都會先問過你")).to_be_visible()  # bold, not literal **
+        expect(tab.locator("#chats")).to_contain_text("新對話")
+        expect(tab.locator("#model_facts")).to_contain_text("參數")
+        box = tab.locator("#msg textarea")
+        expect(box).to_have_attribute("placeholder", "輸入任何問題，按 Enter 送出")
+        send(tab, "寫個筆記")
+        card = tab.locator("#approval").first
+        expect(card).to_contain_text("寫入 筆記.md")
+        expect(box).to_have_attribute("placeholder", "輸入任何問題，按 Enter 送出")
+        tab.locator("#approve").click()
+        expect(chat).to_contain_text("好了。")
+        expect(box).to_have_attribute("placeholder", "輸入任何問題，按 Enter 送出")
+        expect(chat).to_contain_text("寫入 筆記.md")
+        tab.get_by_text("English", exact=True).click()
+        expect(tab.locator("#model_facts")).to_contain_text("parameters")
+        expect(chat).to_contain_text("Write 筆記.md")
+    finally:
+        chinese.close()
