@@ -25,7 +25,8 @@ def _entry(entry: dict[str, Any], language: str) -> Html:
     decision = audit_words(language, "decision", entry["decision"])
     scope = audit_words(language, "scope", entry["scope"])
     who = t(language, "audit_by", who=audit_words(language, "by", entry["decided_by"]))
-    lines: list[str | Html] = [heading, _line(language, "audit_decision", f"{decision} ({scope}), {who}")]
+    decided = t(language, "audit_decided", decision=decision, scope=scope, who=who)
+    lines: list[str | Html] = [heading, _line(language, "audit_decision", decided)]
     if reason := entry.get("reason"):
         lines.append(_line(language, "audit_reason", reason))
     if ran is None:

@@ -133,6 +133,9 @@ class LiveCall:
             self.broken = True
 
     def _value_start(self, char: str) -> None:
+        if not self._containers and char != "{":
+            self.broken = True  # a call is a JSON object
+            return
         in_arguments = self._in_arguments()
         if in_arguments and char != '"' and self._capture is None:
             self._capture = self.arguments[self._keys[-1]] = StreamedText(raw=True)
@@ -148,8 +151,6 @@ class LiveCall:
             self._state = "key" if char == "{" else "value"
         elif char == "]" and self._containers and self._containers[-1] == "[":
             self._close("]")
-        elif not self._containers:
-            self.broken = True  # the call is not a JSON object
         else:
             self._state = "literal"
 
