@@ -18,8 +18,12 @@ from meowgent.tools import ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
-from meowgent.ui.render import browser_safe, diff_html
+from meowgent.ui.render import browser_safe, diff_html, trim_for_view
 from meowgent.ui.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
+
+CARD_BOX_CHARS = 50_000
+"""Each call's text on the card is whole up to this size, then its head and tail: the box under the card
+holds the first call's text whole, so a 1 MB file never travels to the page twice per update."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,8 @@ def _step(call: ToolCall, workspace: Path, language: str) -> Html:
     if call.name == "edit_file":
         parts.append(diff_html(str(call.arguments.get("old", "")), str(call.arguments.get("new", "")), language))
     else:
-        parts.append(tag("pre", _shown_text(call, description.details), cls="mg-box"))
+        shown = trim_for_view(_shown_text(call, description.details), CARD_BOX_CHARS, language=language)
+        parts.append(tag("pre", shown, cls="mg-box"))
     return join(parts)
 
 

@@ -206,3 +206,13 @@ def test_the_card_reads_in_chinese(workspace):
     assert "寫入 筆記.md" in text
     assert "執行 ls" in text
     assert "建立新檔案 筆記.md" in text
+
+
+def test_a_huge_file_travels_whole_once_not_twice(workspace):
+    content = "".join(f"row {i:06d}\n" for i in range(100_000))  # 1.1 MB
+    card = describe_queue((ToolCall("c1", "write_file", {"path": "big.csv", "content": content}),), workspace)
+    assert card.details == content  # whole, in the box under the card
+    assert len(card.summary) < len(content) / 4
+    assert "row 000000" in said(card)
+    assert "row 099999" in said(card)
+    assert "more characters not shown here" in said(card)
