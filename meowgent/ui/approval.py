@@ -88,9 +88,10 @@ def _step(call: ToolCall, workspace: Path, language: str) -> Html:
     """One call on the card: "Run `make test`", the sentence that says where and how, a warning, the full text."""
     description = describe_call(call, workspace, language)
     title = action(call.name, lookup(call.arguments), language)
-    parts: list[str | Html] = [tag("p", tag("strong", title)), tag("p", description.summary)]
+    # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
+    parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
     if warning := risk_line(call, workspace, language):
-        parts.append(tag("p", tag("strong", warning)))
+        parts.append(tag("div", tag("strong", warning)))
     if call.name == "edit_file":
         parts.append(diff_html(str(call.arguments.get("old", "")), str(call.arguments.get("new", "")), language))
     else:

@@ -43,6 +43,7 @@ LIVE_LINES = 12
 """How many of the newest lines of a call being written are shown."""
 OUTPUT_LINES = 8
 """How many first lines of a command's output show outside its panel, without opening anything."""
+_FILE_TOOLS = ("write_file", "edit_file", "read_file")
 _LABELS = ("path", "content", "command", "url", "pattern", "glob", "old", "new", "offset", "limit")
 
 CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "interrupted"]
@@ -50,10 +51,12 @@ _STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "interru
 _STATE_LOG = {state: f"log_{state}" for state in ("writing", "waiting", "error", "rejected", "invalid", "interrupted")}
 
 CHAT_CSS = """
-.mg pre { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 18em; overflow: auto; margin: 4px 0; }
+.mg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
+.mg pre.mg-box, .mg pre.mg-diff { max-height: 18em; overflow: auto; }
 .mg .mg-add { display: block; background: rgba(46, 160, 67, 0.2); }
 .mg .mg-del { display: block; background: rgba(248, 81, 73, 0.2); }
 .mg .mg-hunk { display: block; opacity: 0.7; }
+.mg .mg-same { display: block; }
 .mg .mg-label { font-weight: 600; margin: 6px 0 0; }
 .mg details summary { cursor: pointer; opacity: 0.8; }
 """
@@ -227,7 +230,7 @@ def _render_call(panel: _Call, language: str) -> list[gr.ChatMessage]:
         title, body = _live_view(panel, language)
     output_outside = panel.call is not None and panel.call.name == "run_shell" and panel.state in ("done", "error")
     if panel.result and not output_outside:
-        body = join([body, tag("pre", trim_for_view(panel.result, language=language))])
+        body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
     metadata: dict[str, Any] = {
         "title": join([_STATE_MARK.get(panel.state, ""), title]),
         "id": panel.call_id,
@@ -254,7 +257,8 @@ def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
         content = arguments.get("content")
         lines = content.lines if content is not None else 0
     title = action(live.name, lambda key: _head_text(arguments.get(key)), language, live_lines=lines)
-    shown = [key for key, text in arguments.items() if not text.raw]
+    in_title = {"path"} if live.name in _FILE_TOOLS else set()
+    shown = [key for key, text in arguments.items() if not text.raw and key not in in_title]
     if live.broken or not shown:
         return title, tag("pre", _tail_lines(panel.raw))
     parts = []
@@ -284,7 +288,7 @@ def arguments_html(name: str, arguments: dict[str, Any], language: str) -> Html:
     else:
         shown = join(
             [
-                join([label(key, language), tag("pre", _view_value(key, value, language))])
+                join([label(key, language), tag("pre", _view_value(key, value, language), cls="mg-box")])
                 for key, value in arguments.items()
             ]
         ) or escape(t(language, "no_arguments"))
@@ -299,7 +303,8 @@ def _view_value(key: str, value: Any, language: str) -> str:
 def technical_html(arguments: dict[str, Any], language: str) -> Html:
     """The arguments as the model wrote them, for those who want them, behind one click."""
     raw = json.dumps(arguments, indent=2, ensure_ascii=False)
-    return tag("details", tag("summary", t(language, "technical")), tag("pre", trim_for_view(raw, language=language)))
+    shown = tag("pre", trim_for_view(raw, language=language), cls="mg-box")
+    return tag("details", tag("summary", t(language, "technical")), shown)
 
 
 def diff_html(old: str, new: str, language: str) -> Html:
@@ -322,7 +327,7 @@ def output_html(output: str, language: str) -> Html:
     parts = [tag("p", t(language, "output"), cls="mg-label"), tag("pre", first)]
     if len(lines) > OUTPUT_LINES:
         summary = tag("summary", t(language, "show_all", lines=f"{len(lines):,}"))
-        parts.append(tag("details", summary, tag("pre", text)))
+        parts.append(tag("details", summary, tag("pre", text, cls="mg-box")))
     return join(parts)
 
 

@@ -122,7 +122,7 @@ def test_a_queue_names_every_call_in_order_each_in_full(workspace):
     card = describe_queue(calls, workspace)
     text = said(card)
     assert text.startswith("The assistant wants to do 4 things, in this order")
-    names = re.findall(r"<li><p><strong>(.*?)</strong>", card.summary)
+    names = re.findall(r"<li><div><strong>(.*?)</strong>", card.summary)
     assert [html_text(name) for name in names] == [
         "Run make test",
         "Write a.md",
