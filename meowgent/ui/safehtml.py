@@ -9,6 +9,7 @@ Gradio's Markdown sees a single HTML block and passes it through untouched.
 
 from __future__ import annotations
 
+import html
 import re
 import string
 
@@ -81,3 +82,9 @@ def visible_lines(text: str) -> str:
     stripped = text.lstrip("\n\r \t")
     blank = text[: len(text) - len(stripped)].count("\n")
     return f"⟨↵×{blank}⟩ {stripped}" if blank else text
+
+
+def shown_text(markup: str) -> str:
+    """The text a browser shows for HTML made here, for scripts that read the chat through the API."""
+    lines = re.sub(r"<br>|</(?:p|li|pre|h\d|summary|span|div)>", "\n", markup)
+    return html.unescape(re.sub(r"<[^>]*>", "", lines))

@@ -1,7 +1,5 @@
 """The real app, launched in this process against a scripted model server."""
 
-import html
-import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,6 +10,7 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.ui.app import serve
+from meowgent.ui.safehtml import shown_text as html_text
 from tests.scripted_ollama import ScriptedOllama
 
 
@@ -37,12 +36,6 @@ def chat_text(chat: list[dict]) -> str:
         content = message["content"]
         parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
     return html_text("\n".join(parts))
-
-
-def html_text(markup: str) -> str:
-    """The text a browser shows for our escaped HTML: tags gone, a line break where a block ends."""
-    lines = re.sub(r"<br>|</(?:p|li|pre|h\d|summary|span|div)>", "\n", markup)
-    return html.unescape(re.sub(r"<[^>]*>", "", lines))
 
 
 def free_port() -> int:
