@@ -326,7 +326,15 @@ _ERRORS = {
     "interrupted": "Meowgent 在寫這個回答時停止了，所以回答被截斷。傳一則訊息就能繼續。",
     "internal": "Meowgent 內部發生錯誤。",
     "nothing_to_retry": "還沒有可以重新回答的訊息。",
+    "bad_host": "OLLAMA_HOST 不是可以連上 Ollama 的位址，請改用像 http://127.0.0.1:11434 這樣的位址。",
 }
+
+# The context-trimming notice (meowgent.context.describe_fit) in parts, so each language can say it whole.
+_TRIMMED = re.compile(
+    r"(?P<results>Long tool output was shortened)?(?: and )?"
+    r"(?:(?P<count>\d+) earlier messages? (?:was|were) left out)? to fit the model's (?P<size>\S+)-token context\."
+    r" The full history is kept\."
+)
 
 # The approval log's values, by field, as meowgent.ui.sessions writes them in English.
 _AUDIT_WORDS = {
@@ -390,6 +398,19 @@ def audit_words(language: str, field: str, value: str) -> str:
     if value.startswith(prefix) and (field, prefix) in words:
         return words[field, prefix] + value.removeprefix(prefix)
     return value
+
+
+def notice_text(language: str, message: str) -> str:
+    """A notice for the chat: in Chinese, the context-trimming notice said in Chinese; others as they are."""
+    trimmed = _TRIMMED.fullmatch(message)
+    if language == ENGLISH or trimmed is None:
+        return message
+    parts = []
+    if trimmed["results"]:
+        parts.append("較長的工具輸出已縮短")
+    if trimmed["count"]:
+        parts.append(f"省略了 {trimmed['count']} 則較早的訊息")
+    return f"為了放進模型 {trimmed['size']} token 的上下文，{'，並'.join(parts)}。完整的紀錄都還保留著。"
 
 
 def error_text(language: str, message: str, kind: str) -> str:

@@ -32,7 +32,7 @@ from meowgent.events import (
     UserMessage,
 )
 from meowgent.ui.actions import action, lookup
-from meowgent.ui.i18n import ENGLISH, error_text, t
+from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
 from meowgent.ui.livecall import LiveCall, StreamedText
 from meowgent.ui.prose import prose_html
 from meowgent.ui.safehtml import Html, block, escape, join, tag, visible_lines
@@ -210,7 +210,7 @@ def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
         case _Note("error", text, kind):
             return [_note("⚠️ " + error_text(language, text, kind))]
         case _Note("notice", text):
-            return [_note("ℹ️ " + text)]
+            return [_note("ℹ️ " + notice_text(language, text))]
         case _Note("stopped"):
             return [_note(t(language, "stopped"))]
     return []

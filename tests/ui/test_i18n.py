@@ -5,8 +5,20 @@ import string
 
 import pytest
 
+from meowgent.context import FitResult, describe_fit
 from meowgent.events import ErrorEvent, ToolCall, ToolCallReady, ToolCallStarted, ToolResult, UserMessage
-from meowgent.ui.i18n import _ERRORS, _TEXT, CHINESE, ENGLISH, audit_words, error_text, pick_language, risks, t
+from meowgent.ui.i18n import (
+    _ERRORS,
+    _TEXT,
+    CHINESE,
+    ENGLISH,
+    audit_words,
+    error_text,
+    notice_text,
+    pick_language,
+    risks,
+    t,
+)
 from meowgent.ui.render import ChatView
 from tests.ui.conftest import html_text
 
@@ -102,3 +114,24 @@ def test_the_chat_and_the_card_read_in_chinese_with_no_english_left():
     shown = " ".join(html_text(technical.sub("", m.content + m.metadata.get("title", ""))) for m in view.messages())
     shown = shown.replace("a.md", "").replace("ls", "").replace("ok", "")
     assert not re.findall(r"[A-Za-z]{2,}", shown), shown
+
+
+@pytest.mark.parametrize(
+    ("trimmed", "dropped", "chinese"),
+    [
+        (True, 0, "為了放進模型 16k token 的上下文，較長的工具輸出已縮短。完整的紀錄都還保留著。"),
+        (False, 1, "為了放進模型 16k token 的上下文，省略了 1 則較早的訊息。完整的紀錄都還保留著。"),
+        (
+            True,
+            3,
+            "為了放進模型 16k token 的上下文，較長的工具輸出已縮短，並省略了 3 則較早的訊息。完整的紀錄都還保留著。",
+        ),
+    ],
+)
+def test_the_context_trimming_notice_reads_in_chinese(trimmed, dropped, chinese):
+    fit = FitResult(
+        messages=[], trimmed_results=int(trimmed), dropped_messages=dropped, estimated_tokens=0, raw_tokens=0
+    )
+    english = describe_fit(fit, 16_384)
+    assert notice_text(ENGLISH, english) == english
+    assert notice_text(CHINESE, english) == chinese
