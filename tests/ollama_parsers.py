@@ -86,17 +86,33 @@ def split_at_tag(buffer: str, tag: str, *, trim_after: bool) -> tuple[str, str]:
 
 def go_json_error(text: str) -> str | None:
     """The error Go's encoding/json gives for `text` (None if it is one valid JSON value), in Go's words."""
-    stripped = text.lstrip()
-    if not stripped.strip():
+    stripped = text.strip()
+    if not stripped:
         return "unexpected end of JSON input"
     try:
         _, end = json.JSONDecoder().raw_decode(stripped)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(stripped.rstrip()):
+        if exc.pos >= len(stripped) or exc.msg.startswith("Unterminated string"):
             return "unexpected end of JSON input"
-        return f"invalid character {_go_quote(stripped[exc.pos])} looking for beginning of value"
+        where = next(
+            (phrase for start, phrase in _GO_CONTEXT if exc.msg.startswith(start)), "looking for beginning of value"
+        )
+        # Python points at the backslash of a bad escape, Go at the character after it.
+        bad = stripped[exc.pos + 1] if exc.msg.startswith("Invalid \\escape") else stripped[exc.pos]
+        return f"invalid character {_go_quote(bad)} {where}"
     rest = stripped[end:].lstrip()
     return f"invalid character {_go_quote(rest[0])} after top-level value" if rest else None
+
+
+_GO_CONTEXT = (
+    ("Expecting property name", "looking for beginning of object key string"),
+    ("Expecting ':' delimiter", "after object key"),
+    ("Expecting ',' delimiter", "after object key:value pair"),
+    ("Invalid control character", "in string literal"),
+    ("Invalid \\escape", "in string escape code"),
+)
+"""Python's json messages and the context Go's error names in their place (arrays say `after array element` in
+Go, a detail not kept)."""
 
 
 def _go_quote(char: str) -> str:
@@ -531,7 +547,10 @@ def _harmony_header(raw: str) -> tuple[str, str]:
 
 class TemplateToolParser:
     """Ollama's generic parser for models without a builtin one: text streams until the template's tool-call tag
-    (or a partial tag) shows up, then everything is held until it reads a JSON object naming a tool."""
+    (or a partial tag) shows up, then everything is held until it reads a JSON object naming a tool.
+
+    One deviation: tools.go keeps the text before a partial tag in its buffer and returns it again with each later
+    piece until the tag is whole; this returns it once."""
 
     def __init__(self, tools: Sequence[Mapping[str, Any]], *, tag: str) -> None:
         self.tag = tag
@@ -540,6 +559,7 @@ class TemplateToolParser:
         self.parsing = False
         self.buffer = ""
         self.count = 0
+        self.scan = _BraceScan()
 
     def add(self, text: str) -> tuple[tuple[Call, ...], str]:
         """(calls, content) for the next text, as tools.Parser.Add returns them."""
@@ -559,17 +579,22 @@ class TemplateToolParser:
             name, arguments, end = found
             calls.append(_call(self.count, name, arguments))
             self.count += 1
-            self.buffer = self.buffer[end:]
+            self._keep(self.buffer[end:])
         if calls:
             return tuple(calls), content
-        if self.tag in ("{", "[") and self._closed():
+        if self.tag == "{" and self.scan.object_in(self.buffer) is not None:
             # A bare JSON tag that closed without naming a tool was ordinary text after all.
-            content, self.buffer = content + self.buffer, ""
+            content = content + self.buffer
+            self._keep("")
         return (), content
 
     def leftover(self) -> str:
         """tools.Parser.Content: the held text, sent as content when generation ends without a call."""
         return "" if self.count else self.buffer
+
+    def _keep(self, buffer: str) -> None:
+        self.buffer = buffer
+        self.scan = _BraceScan()
 
     def _find_tag(self) -> int:
         held = overlap(self.buffer, self.tag)
@@ -589,23 +614,17 @@ class TemplateToolParser:
         return name, arguments, max(name_end, end)
 
     def _find_arguments(self) -> tuple[Mapping[str, Any], int] | None:
-        # Like tools.go: the first balanced {...} by brace count (strings are not special), then the first object
-        # in it that has a key one of the tools takes.
-        depth, start = 0, -1
-        for i, char in enumerate(self.buffer):
-            if char == "{":
-                depth += 1
-                start = i if start == -1 else start
-            elif char == "}":
-                depth -= 1
-                if depth == 0 and start != -1:
-                    try:
-                        data = json.loads(self.buffer[start : i + 1])
-                    except ValueError:
-                        return None
-                    found = self._arguments_in(data)
-                    return (found, i + 1) if found is not None else None
-        return None
+        # Like tools.go: the first balanced {...} by brace count, then the first object in it that has a key one of
+        # the tools takes.
+        span = self.scan.object_in(self.buffer)
+        if span is None:
+            return None
+        try:
+            data = json.loads(self.buffer[span[0] : span[1]])
+        except ValueError:
+            return None
+        found = self._arguments_in(data)
+        return (found, span[1]) if found is not None else None
 
     def _arguments_in(self, data: Any) -> Mapping[str, Any] | None:
         if isinstance(data, dict):
@@ -618,14 +637,35 @@ class TemplateToolParser:
             return None
         return next((found for child in children if (found := self._arguments_in(child)) is not None), None)
 
-    def _closed(self) -> bool:
-        opening, closing = self.tag, "}" if self.tag == "{" else "]"
-        depth = 0
-        for char in self.buffer:
-            depth += (char == opening) - (char == closing)
-            if char == closing and depth == 0:
-                return True
-        return False
+
+class _BraceScan:
+    """The first balanced `{...}` of a growing buffer, counting braces as tools.go does (strings are not special).
+
+    It resumes where it stopped, so that holding a long call costs linear time, not a rescan per token."""
+
+    def __init__(self) -> None:
+        self.position, self.depth, self.start = 0, 0, -1
+        self.span: tuple[int, int] | None = None
+
+    def object_in(self, buffer: str) -> tuple[int, int] | None:
+        """(start, end) of the object, None while it is not closed yet; `buffer` only ever grows at its end."""
+        while self.span is None and self.position < len(buffer):
+            brace = _BRACE.search(buffer, self.position)
+            if brace is None:
+                self.position = len(buffer)
+                break
+            self.position = brace.end()
+            if brace.group() == "{":
+                self.depth += 1
+                self.start = brace.start() if self.start == -1 else self.start
+            else:
+                self.depth -= 1
+                if self.depth == 0 and self.start != -1:
+                    self.span = (self.start, brace.end())
+        return self.span
+
+
+_BRACE = re.compile(r"[{}]")
 
 
 def template_tool_tag(template: str) -> str:

@@ -468,6 +468,36 @@ def test_template_parser_sends_an_unfinished_call_as_content_at_the_end(server):
     ]
 
 
+# Issue 11's measurement: a 12,000-character write_file in every family's own format.
+
+BIG_FILE = "".join(f'Line {i}: cats & <dogs> {{braces}} "quoted"\n' for i in range(400))[:12000]
+BIG = {"path": "big.md", "content": BIG_FILE}
+
+
+@pytest.mark.parametrize(
+    ("model", "text"),
+    [
+        ("qwen3:4b", "Plan.</think>I'll write it." + tool_call_text("write_file", BIG)),
+        ("qwen3.5", "Plan.</think>I'll write it." + xml_call_text("write_file", BIG)),
+        ("qwen3-coder", "I'll write it." + xml_call_text("write_file", BIG)),
+        ("gpt-oss", "<|channel|>analysis<|message|>Plan.<|end|>" + harmony_call_text("write_file", BIG)),
+        ("qwen3", "I'll write it." + tool_call_text("write_file", BIG)),
+    ],
+)
+def test_a_long_call_is_silent_then_exact_and_its_tokens_carry_it_with_logprobs(server, model, text):
+    tokens = tokens_of(text)
+    silent = chat(server, model, tokens, tools=WRITE)
+    with_logprobs = chat(server, model, tokens, tools=WRITE, logprobs=True)
+
+    calls = [part for chunk in silent for part in chunk if part[0] == "call"]
+    assert calls == [("call", "write_file", BIG)]
+    assert len(silent) < 10  # nothing while the 3,000 tokens of the call are written
+    assert len(with_logprobs) == len(tokens) + 1 - text.endswith("<|call|>")  # a chunk per token, then done
+    assert "".join(part[1] for chunk in with_logprobs for part in chunk if part[0] == "token") == text.removesuffix(
+        "<|call|>"
+    )
+
+
 # The interface.
 
 
