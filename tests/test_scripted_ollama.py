@@ -149,6 +149,11 @@ def test_version_and_tags(ollama_server, http):
     assert tags[0]["details"]["quantization_level"] == "Q4_K_M"
 
 
+def test_version_is_configurable():
+    with ScriptedOllama(version="0.12.6") as server, httpx.Client(base_url=server.url, timeout=5) as http:
+        assert http.get("/api/version").json() == {"version": "0.12.6"}
+
+
 def test_pull_of_an_unknown_name_fails_after_the_manifest_line(http):
     pulled = lines(http, "/api/pull", {"model": "no-such-model"})
 

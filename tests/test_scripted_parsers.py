@@ -501,6 +501,16 @@ def test_a_long_call_is_silent_then_exact_and_its_tokens_carry_it_with_logprobs(
 # The interface.
 
 
+def test_token_delays_pass_in_silence_and_a_client_that_leaves_is_noticed(server):
+    server.script(Turn(Text("Writing."), Generated(["<tool_call>", '{"name"'], delay=30)))
+
+    with httpx.stream("POST", f"{server.url}/api/chat", json={"model": "qwen3:4b-instruct", "messages": HI}) as reply:
+        first = json.loads(next(reply.iter_lines()))
+
+    assert first["message"]["content"] == "Writing."
+    assert server.wait_for_disconnects(1)  # it was waiting out a token's delay, with nothing to send
+
+
 def test_tokens_of_keeps_special_tokens_whole():
     assert tokens_of("Hi there<|end|><think>ok</think>x", token_size=3) == [
         "Hi ",
