@@ -12,6 +12,7 @@ Ported here, state machine for state machine:
 - `qwen3.5`: `model/parsers/qwen35.go` (Qwen35Parser), thinking, then the qwen3-coder parser. Its error is the
   qwen3-coder parser's, unwrapped (`EOF` for JSON inside `<tool_call>`), as released Ollama versions send it.
 - `harmony` (gpt-oss): `harmony/harmonyparser.go` (HarmonyMessageHandler); a call is read when generation ends.
+- no builtin parser, `think` on and `<think>` in the template: `thinking/parser.go` (Parser).
 - no builtin parser, `tools` sent: `tools/tools.go` (Parser), holding from the template's tool-call tag.
 
 Not ported: the other families, harmony's renaming of tool names that are not identifiers, and Go's exact wording for
@@ -540,6 +541,73 @@ def _harmony_header(raw: str) -> tuple[str, str]:
     if tokens[0].startswith("to="):
         return channel, tokens[0][3:]
     return channel, tokens[1][3:] if len(tokens) > 1 and tokens[1].startswith("to=") else ""
+
+
+# No builtin parser, `think` on (thinking/parser.go).
+
+
+class ThinkingParser:
+    """Ollama's generic thinking parser for models without a builtin one: a leading `<think>...</think>` is thinking,
+    everything after it is content (which the template tool parser may read next)."""
+
+    def __init__(self, opening: str = THINK_OPEN, closing: str = THINK_CLOSE) -> None:
+        self.opening, self.closing = opening, closing
+        self.state = "looking"
+        self.buffer = ""
+
+    def add(self, text: str) -> tuple[str, str]:
+        """(thinking, content) that are certain after `text`."""
+        self.buffer += text
+        thinking, content = [], []
+        more = True
+        while more:
+            more = self._eat(thinking, content)
+        return "".join(thinking), "".join(content)
+
+    def _eat(self, thinking: list[str], content: list[str]) -> bool:
+        trimmed = self.buffer.lstrip()
+        if self.state == "looking":
+            if trimmed.startswith(self.opening):
+                self.buffer = trimmed[len(self.opening) :].lstrip()
+                self.state = "thinking" if self.buffer else "opened_whitespace"
+                return True
+            if self.opening.startswith(trimmed):
+                return False
+            self.state = "done"
+            content.append(self.buffer)
+            self.buffer = ""
+            return False
+        if self.state == "opened_whitespace":
+            if not trimmed:
+                return False
+            self.state, self.buffer = "thinking", trimmed
+            return True
+        if self.state == "thinking":
+            if self.closing in self.buffer:
+                before, _, after = self.buffer.partition(self.closing)
+                after = after.lstrip()
+                thinking.append(before)
+                content.append(after)
+                self.state, self.buffer = ("done" if after else "closed_whitespace"), ""
+                return False
+            held = overlap(self.buffer, self.closing)
+            thinking.append(self.buffer[: len(self.buffer) - held])
+            self.buffer = self.buffer[len(self.buffer) - held :]
+            return False
+        if self.state == "closed_whitespace":
+            if trimmed:
+                self.state = "done"
+            content.append(trimmed)
+            self.buffer = ""
+            return False
+        content.append(self.buffer)
+        self.buffer = ""
+        return False
+
+
+def template_thinks(template: str) -> bool:
+    """Whether Ollama infers thinking tags from the template (thinking/template.go InferTags, for `<think>` only)."""
+    return THINK_OPEN in template and THINK_CLOSE in template
 
 
 # No builtin parser, `tools` sent (tools/tools.go).

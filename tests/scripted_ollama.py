@@ -54,7 +54,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.ollama_parsers import ParseError, Parser, TemplateToolParser, parser_for, template_tool_tag
+from tests.ollama_parsers import (
+    ParseError,
+    Parser,
+    TemplateToolParser,
+    ThinkingParser,
+    parser_for,
+    template_thinks,
+    template_tool_tag,
+)
 
 DEFAULT_REPLY = "Meow. (ScriptedOllama has no scripted reply left, so this is its default answer.)"
 
@@ -69,9 +77,11 @@ CHATML_TEMPLATE = (
     "{{- if .Tools }}<|im_start|>system\n# Tools\n{{ range .Tools }}{{ . }}{{ end }}\nFor each function call, return "
     'a json object within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
     "<args-json-object>}\n</tool_call><|im_end|>\n{{ end }}"
-    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
+    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ if .Thinking }}<think>{{ .Thinking }}</think>{{ end }}"
+    "{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
 )
-"""A Qwen-style template; the generic tool parser waits for `<tool_call>` with it."""
+"""A Qwen-style template; with it the generic parsers read `<think>` tags (when `think` is on) and wait for
+`<tool_call>` (when `tools` are sent)."""
 
 LLAMA_TEMPLATE = (
     "{{- range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n{{ .Content }}<|eot_id|>{{ end }}"
@@ -882,8 +892,11 @@ class _Generation:
         messages = body.get("messages") or []
         last = messages[-1] if messages and isinstance(messages[-1], dict) else None
         self.parser: Parser | None = parser_for(model.parser, tools=tools, think=body.get("think"), last_message=last)
+        # Without a builtin parser Ollama falls back on generic ones built from the template.
+        generic = self.parser is None
+        self.thinking = ThinkingParser() if generic and body.get("think") and template_thinks(model.template) else None
         self.tool_parser = (
-            TemplateToolParser(tools, tag=template_tool_tag(model.template)) if self.parser is None and tools else None
+            TemplateToolParser(tools, tag=template_tool_tag(model.template)) if generic and tools else None
         )
         self.logprobs = logprobs and bool(body.get("logprobs"))
         self.top_logprobs = int(body.get("top_logprobs") or 0) if self.logprobs else 0
@@ -903,21 +916,38 @@ class _Generation:
             message = self._parsed(self.parser.add(token, done=False))
             shows = message["content"] or message.get("thinking") or message.get("tool_calls")
             return (message, logprobs) if shows or logprobs else None
-        if self.tool_parser is None:
-            return {"role": "assistant", "content": token}, logprobs
-        calls, content = self.tool_parser.add(token)
-        if content:
-            # Ollama sends the content and drops calls found in the same piece.
-            return {"role": "assistant", "content": content}, logprobs
-        if calls:
-            return {"role": "assistant", "content": "", "tool_calls": self._with_ids(calls)}, logprobs
-        return ({"role": "assistant", "content": ""}, logprobs) if logprobs else None
+        message = self._generic(token, logprobs=bool(logprobs), done=False)
+        return None if message is None else (message, logprobs)
 
     def finish(self) -> dict[str, Any]:
         """The message of the final `done` line: what the parser lets go when generation ends. Raises ParseError."""
         if self.parser is not None:
             return self._parsed(self.parser.add("", done=True))
-        return {"role": "assistant", "content": self.tool_parser.leftover() if self.tool_parser else ""}
+        return self._generic("", logprobs=False, done=True) or {"role": "assistant", "content": ""}
+
+    def _generic(self, text: str, *, logprobs: bool, done: bool) -> dict[str, Any] | None:
+        """The generic thinking and tool parsers' message for `text` (routes.go, in its order); None for no chunk."""
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if self.thinking is not None:
+            thinking, message["content"] = self.thinking.add(text)
+            if not (thinking or message["content"] or done):
+                return None  # no chunk, not even for logprobs
+            if thinking:
+                message["thinking"] = thinking
+        if self.tool_parser is None:
+            return message
+        calls, content = self.tool_parser.add(message["content"])
+        if content:
+            # Ollama sends the content and drops calls found in the same piece.
+            message["content"] = content
+        elif calls:
+            message |= {"content": "", "tool_calls": self._with_ids(calls)}
+        elif done:
+            message["content"] = self.tool_parser.leftover()
+        elif not message.get("thinking"):
+            # Held by the tool parser: only the token's logprobs go out.
+            return {"role": "assistant", "content": ""} if logprobs else None
+        return message
 
     def _parsed(self, parsed: Any) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": parsed.content}

@@ -433,7 +433,50 @@ def test_harmony_call_with_bad_json_fails_when_generation_ends(server):
     ]
 
 
-# No builtin parser (tools/tools.go): tokens pass through, and with `tools` the template's tag holds calls.
+# No builtin parser: tokens pass through, `think` reads <think> tags (thinking/parser_test.go), and with `tools` the
+# template's tag holds calls (tools/tools.go).
+
+
+def test_generic_thinking_with_a_closing_tag_fakeout(server):
+    # TestThinkingStreaming "partial closing tag fakeout"
+    tokens = ["<think>abc</th", "ing>def", "ghi</thi", "nk>jkl"]
+    assert chat(server, "qwen3", tokens, tools=None, think=True) == [
+        (("thinking", "abc"),),
+        (("thinking", "</thing>def"),),
+        (("thinking", "ghi"),),
+        (("content", "jkl"),),
+        DONE,
+    ]
+
+
+def test_generic_thinking_token_by_token_holds_even_logprobs(server):
+    # TestThinkingStreaming "token by token": while the thinking parser decides, Ollama sends nothing at all.
+    tokens = ["<think>", "\n", "</think>", "\n\n", "Hi", " there"]
+    assert chat(server, "qwen3", tokens, tools=None, think=True, logprobs=True) == [
+        (("content", "Hi"), ("token", "Hi")),
+        (("content", " there"), ("token", " there")),
+        DONE,
+    ]
+
+
+def test_generic_thinking_then_a_held_call(server):
+    tokens = [
+        "<think>",
+        "Need the weather.",
+        "</think>",
+        "\n",
+        *tokens_of(tool_call_text("get_weather", {"location": "SF"})),
+    ]
+    assert chat(server, "qwen3", tokens, think=True) == [(("thinking", "Need the weather."),), (SF,), DONE]
+
+
+def test_without_think_the_tags_are_content(server):
+    assert chat(server, "qwen3", ["<think>", "hm", "</think>"], tools=None, think=False) == [
+        (("content", "<think>"),),
+        (("content", "hm"),),
+        (("content", "</think>"),),
+        DONE,
+    ]
 
 
 def test_without_a_parser_or_tools_tokens_are_content(server):
