@@ -24,12 +24,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 Call = dict[str, Any]
 """A parsed call as Ollama sends it, before the server adds `id`: {"function": {"index", "name", "arguments"}}."""
+
+
+Events = list[tuple[str, str]]
+"""What one `_eat` step of a parser found: (kind, text) pairs such as ("content", "Hi") or ("call", raw)."""
 
 
 class ParseError(Exception):
@@ -160,7 +164,7 @@ class Qwen3Parser:
                 (thinking if kind == "thinking" else content).append(value)
         return Parsed("".join(content), "".join(thinking), tuple(calls))
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         buffer = self.buffer
         if self.state == "thinking":
             if self.maybe_open_tag:
@@ -194,24 +198,24 @@ class Qwen3Parser:
         self.state = "content"
         return [("call", raw)], True
 
-    def _enter(self, tag: str, kind: str, empty_state: str, state: str) -> tuple[list[tuple[str, str]], bool]:
+    def _enter(self, tag: str, kind: str, empty_state: str, state: str) -> tuple[Events, bool]:
         before, self.buffer = split_at_tag(self.buffer, tag, trim_after=True)
         self.state = state if self.buffer else empty_state
         return ([(kind, before)] if before else []), True
 
-    def _eat_whitespace(self, next_state: str) -> tuple[list[tuple[str, str]], bool]:
+    def _eat_whitespace(self, next_state: str) -> tuple[Events, bool]:
         self.buffer = self.buffer.lstrip()
         if not self.buffer:
             return [], False
         self.state = next_state
         return [], True
 
-    def _emit_unambiguous(self, kind: str, *tags: str) -> tuple[list[tuple[str, str]], bool]:
+    def _emit_unambiguous(self, kind: str, *tags: str) -> tuple[Events, bool]:
         ready, self.buffer = split_unambiguous(self.buffer, *tags)
         return ([(kind, ready)] if ready else []), False
 
 
-def _drain(eat: Any) -> Iterator[tuple[str, str]]:
+def _drain(eat: Callable[[], tuple[Events, bool]]) -> Iterator[tuple[str, str]]:
     """Run a parser's `eat` step until it says it needs more input."""
     more = True
     while more:
@@ -262,7 +266,7 @@ class Qwen3CoderParser:
                 content.append(value)
         return Parsed("".join(content), "", tuple(calls))
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         if not self.collecting:
             if TOOL_OPEN in self.buffer:
                 before, _, self.buffer = self.buffer.partition(TOOL_OPEN)
@@ -356,7 +360,7 @@ def _parse_value(raw: str, types: tuple[str, ...]) -> Any:
         if only:
             return False
     if "integer" in types:
-        if re.fullmatch(r"[+-]?\d+", raw):
+        if re.fullmatch(r"[+-]?\d+", raw) and -(2**63) <= int(raw) < 2**63:
             return int(raw)
         if only:
             return raw
@@ -407,7 +411,7 @@ class Qwen35Parser:
             calls.extend(parsed.calls)
         return Parsed("".join(content), "".join(thinking), tuple(calls))
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         if self.state == "thinking":
             return self._eat_thinking()
         if self.state == "thinking_done_whitespace":
@@ -419,7 +423,7 @@ class Qwen35Parser:
         content, self.buffer = self.buffer, ""
         return ([("content", content)] if content else []), False
 
-    def _eat_thinking(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat_thinking(self) -> tuple[Events, bool]:
         if self.allow_open_tag:
             trimmed = self.buffer.lstrip()
             if trimmed.startswith(THINK_OPEN):
@@ -504,7 +508,7 @@ class HarmonyParser:
         elif channel in ("commentary", "final"):
             self.mode = "content"
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         if self.state == "start":
             if "<|start|>" not in self.buffer:
                 return [], False

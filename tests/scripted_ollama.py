@@ -1064,8 +1064,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=11434)
     parser.add_argument("--demo", action="store_true", help="answer with a tool call, then a final reply, forever")
+    parser.add_argument("--parser-models", action="store_true", help="install PARSER_MODELS too")
     args = parser.parse_args(argv)
-    server = ScriptedOllama(host=args.host, port=args.port, fallback=DEMO_TURNS if args.demo else None).start()
+    models = {**DEFAULT_MODELS, **PARSER_MODELS} if args.parser_models else None
+    fallback = DEMO_TURNS if args.demo else None
+    server = ScriptedOllama(models, host=args.host, port=args.port, fallback=fallback).start()
     print(f"ScriptedOllama serving {server.url}; press Ctrl+C to stop.", flush=True)
     try:
         threading.Event().wait()
