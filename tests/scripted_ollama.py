@@ -640,6 +640,10 @@ class _Handler(BaseHTTPRequestHandler):
         if "completion" not in model.capabilities:
             self._send_json(400, {"error": f"{json.dumps(name)} does not support chat"})
             return
+        if isinstance(think, str) and model.parser != "harmony":
+            # Levels ("low", "medium", "high") are for gpt-oss; everyone else takes true or false.
+            self._send_json(400, {"error": f"think value {json.dumps(think)} is not supported for this model"})
+            return
         messages = body.get("messages") or []
         if not messages:
             # Ollama answers an empty chat by loading the model.

@@ -100,6 +100,11 @@ def test_turns_are_served_in_order_then_the_default_reply(ollama_server, http):
             "registry.ollama.ai/library/llama-plain:latest does not support tools",
         ),
         ({"model": "", "messages": HI}, 400, "model is required"),
+        (
+            {"model": "qwen3", "messages": HI, "think": "high"},
+            400,
+            'think value "high" is not supported for this model',
+        ),
     ],
 )
 def test_refusals_use_ollamas_status_and_words_and_take_no_turn(ollama_server, http, body, status, error):

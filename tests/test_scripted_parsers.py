@@ -407,6 +407,17 @@ def test_harmony_final_channel_with_a_tag_that_only_looks_like_end(server):
     assert chat(server, "gpt-oss", tokens) == [(("content", "test"),), (("content", "<|example|>more"),), DONE]
 
 
+def test_harmony_takes_a_thinking_level(server):
+    tokens = [
+        "<|channel|>analysis<|message|>",
+        "Easy.",
+        "<|end|>",
+        "<|start|>assistant<|channel|>final<|message|>",
+        "4",
+    ]
+    assert chat(server, "gpt-oss", tokens, think="high") == [(("thinking", "Easy."),), (("content", "4"),), DONE]
+
+
 @pytest.mark.parametrize(
     "header",
     [
