@@ -1,12 +1,14 @@
 """Ollama's model-output parsers, ported from its Go source so that ScriptedOllama streams what real Ollama streams.
 
 Ollama runs every token a model generates through a parser chosen by the model's Modelfile `PARSER` line
-(`model/parsers/parsers.go` ParserForName), or, for a model without one that is sent `tools`, through a generic
-parser built from its chat template (`tools/tools.go`). A parser turns raw tokens into content, thinking and tool
-calls, holds back text that may still turn into markup, and fails on a call it cannot read.
+(`model/parsers/parsers.go` ParserForName), or, for a model without one, through generic parsers built from its chat
+template (`thinking/parser.go` when `think` is on, `tools/tools.go` when `tools` are sent). A parser turns raw
+tokens into content, thinking and tool calls, holds back text that may still turn into markup, and fails on a call
+it cannot read.
 
 Ported here, state machine for state machine:
 - `qwen3`, `qwen3-thinking`: `model/parsers/qwen3.go` (Qwen3Parser), JSON inside `<tool_call>` tags.
+  Bad JSON is an error, as in released versions (newer source sends an unreadable call as content).
 - `qwen3-coder`: `model/parsers/qwen3coder.go` (Qwen3CoderParser), `<function=NAME><parameter=P>value</parameter>`
   inside `<tool_call>` tags, read as XML.
 - `qwen3.5`: `model/parsers/qwen35.go` (Qwen35Parser), thinking, then the qwen3-coder parser. Its error is the
@@ -125,7 +127,7 @@ def _go_quote(char: str) -> str:
         return "'\\''"
     if char == '"':
         return "'\"'"
-    return "'" + json.dumps(char)[1:-1] + "'"
+    return "'" + json.dumps(char, ensure_ascii=False)[1:-1] + "'"
 
 
 def _call(index: int, name: str, arguments: Mapping[str, Any]) -> Call:
@@ -224,22 +226,25 @@ def _drain(eat: Callable[[], tuple[Events, bool]]) -> Iterator[tuple[str, str]]:
 
 
 def _qwen3_call(raw: str) -> tuple[str, Mapping[str, Any]]:
+    """qwen3.go parseQwen3ToolCall: `{"name": ..., "arguments": {...}}` read into a Go struct."""
     error = go_json_error(raw)
-    if error is None:
-        parsed = json.loads(raw)
-        if not isinstance(parsed, dict):
-            error = f"json: cannot unmarshal {_go_json_type(parsed)} into Go value of type struct"
-        elif not isinstance(parsed.get("arguments", {}), dict | None):
-            error = f"json: cannot unmarshal {_go_json_type(parsed['arguments'])} into Go struct field .arguments"
+    parsed: Any = None if error else json.loads(raw)
+    parsed = {} if parsed is None else parsed  # Go leaves the struct empty for `null`
+    if error is None and not isinstance(parsed, dict):
+        error = f"json: cannot unmarshal {_go_json_type(parsed)} into Go value of type struct"
+    elif error is None:
+        for key, wanted in (("name", str), ("arguments", dict)):
+            if parsed.get(key) is not None and not isinstance(parsed[key], wanted):
+                error = f"json: cannot unmarshal {_go_json_type(parsed[key])} into Go struct field .{key}"
     if error is not None:
         raise ParseError(f"failed to parse JSON: {error}")
     if not parsed.get("name"):
         raise ParseError("empty function name")
-    return str(parsed["name"]), parsed.get("arguments") or {}
+    return parsed["name"], parsed.get("arguments") or {}
 
 
 def _go_json_type(value: object) -> str:
-    names = {list: "array", str: "string", bool: "bool", type(None): "null"}
+    names = {list: "array", dict: "object", str: "string", bool: "bool", type(None): "null"}
     return names.get(type(value), "number")
 
 
