@@ -621,6 +621,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.server.owner
+        logprobs = _at_least(owner.version, LOGPROBS_SINCE)
+        if logprobs and not 0 <= (body.get("top_logprobs") or 0) <= 20:
+            self._send_json(400, {"error": "top_logprobs must be between 0 and 20"})
+            return
         name = body.get("model") or ""
         if not name:
             self._send_json(400, {"error": "model is required"})
@@ -659,7 +663,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send_json(status.code, dict(status.body))
             return
-        generation = _Generation(model, body, logprobs=_at_least(owner.version, LOGPROBS_SINCE))
+        generation = _Generation(model, body, logprobs=logprobs)
         actions = _plan(turn, name, prompt_tokens=_estimate_prompt(body), generation=generation)
         if body.get("stream", True) is False:
             self._chat_whole(actions, turn.delay)
