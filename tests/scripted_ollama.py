@@ -1,19 +1,26 @@
 """A scripted Ollama: a real HTTP server on loopback that speaks Ollama's wire format, with replies you queue.
 
 Tests, benchmarks and browser tests point the real `ollama` client (through `meowgent.llm`) at it. Standalone:
-`python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever.
+`python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever
+(`--parser-models` installs PARSER_MODELS too).
 
     with ScriptedOllama() as server:
         server.script(reply("Hello!", chunk_size=2), Turn(Thinking("hmm"), NativeToolCalls([...])))
         ...  # point OllamaClient(server.url) at it
         assert server.chat_requests[0]["model"] == "qwen3"
 
+Steps: `Text`, `Thinking` and `NativeToolCalls` are output Ollama has already parsed and are sent as they are.
+`Generated` tokens are what the model itself writes, markup and all (`generated(text)` cuts text into tokens;
+`tool_call_text`, `xml_call_text` and `harmony_call_text` write a call in each family's format), and go through the
+requested model's parsers like in Ollama. `ErrorLine`, `Drop`, `Stall` and `Status` are faults.
+
 Replies: each /api/chat request takes the next queued Turn (FIFO). With the queue empty it answers with the
 `fallback` turns in turn, by default the single reply DEFAULT_REPLY. A request Ollama itself would refuse (unknown
 model, `think` or `tools` the model can't do) gets Ollama's error and takes no turn.
 
-Models: DEFAULT_MODELS are installed at start and have no builtin parser, so `Generated` tokens stream as they are
-(except that a request with `tools` gets Ollama's generic template parser). PARSER_MODELS have the Modelfile `PARSER`
+Models: DEFAULT_MODELS are installed at start and have no builtin parser, so `Generated` tokens stream as they are,
+except through Ollama's generic parsers: `<think>` tags when `think` is on and the template has them, and calls after
+the template's tag (`<tool_call>`, or `{` for llama3.2) when `tools` are sent. PARSER_MODELS have the Modelfile `PARSER`
 line of the model Ollama's library ships, and run every `Generated` token through a port of that parser
 (tests/ollama_parsers.py); install them with `ScriptedOllama(models={**DEFAULT_MODELS, **PARSER_MODELS})`, or pull
 them (they are in DEFAULT_LIBRARY):
