@@ -626,8 +626,9 @@ class TemplateToolParser:
     """Ollama's generic parser for models without a builtin one: text streams until the template's tool-call tag
     (or a partial tag) shows up, then everything is held until it reads a JSON object naming a tool.
 
-    One deviation: tools.go keeps the text before a partial tag in its buffer and returns it again with each later
-    piece until the tag is whole; this returns it once."""
+    One deviation: tools.go keeps the text before the tag in its buffer, so it can send that text again (with each
+    piece while the tag is partial, and at the end, instead of the held text, when no call came); this sends it once
+    and holds only what starts at the tag."""
 
     def __init__(self, tools: Sequence[Mapping[str, Any]], *, tag: str) -> None:
         self.tag = tag
