@@ -323,6 +323,9 @@ ABC_CALL = "<function=get_weather><parameter=location>SF</parameter></function>"
         ),
         pytest.param(["a", "\n", "b"], [(("content", "a"),), (("content", "\nb"),)], id="token-by-token whitespace"),
         pytest.param(
+            [*"<tool_call>", ABC_CALL, *"</tool_call>"], [(SF,)], id="tool call tags split character by character"
+        ),
+        pytest.param(
             ["Hello\u3000<tool", f"_call>{ABC_CALL}", "</tool_call>def"],
             [(("content", "Hello"),), (("content", "def"), SF)],
             id="ideographic space before partial tool",
@@ -405,6 +408,12 @@ def test_harmony_final_channel_with_a_tag_that_only_looks_like_end(server):
     # TestHarmonyParserStreaming "partial tag that looks like end but isn't", in the final channel.
     tokens = ["<|channel|>final<|message|>test<|e", "xample|>more", "<|end|>"]
     assert chat(server, "gpt-oss", tokens) == [(("content", "test"),), (("content", "<|example|>more"),), DONE]
+
+
+def test_harmony_message_with_channel_streamed(server):
+    # TestHarmonyParserStreaming "message with channel streamed", after the implicit start.
+    tokens = ["<|chan", "nel|>analysis", "<|message|>", "Thinking", "...", "<|end|>"]
+    assert chat(server, "gpt-oss", tokens) == [(("thinking", "Thinking"),), (("thinking", "..."),), DONE]
 
 
 def test_harmony_takes_a_thinking_level(server):
