@@ -416,6 +416,20 @@ def test_harmony_message_with_channel_streamed(server):
     assert chat(server, "gpt-oss", tokens) == [(("thinking", "Thinking"),), (("thinking", "..."),), DONE]
 
 
+def test_harmony_preamble_then_answer_ended_by_return(server):
+    # A commentary message without a recipient is content; <|return|> is a stop token and is not sent.
+    tokens = [
+        "<|channel|>commentary<|message|>",
+        "Checking.",
+        "<|end|>",
+        "<|start|>assistant<|channel|>final<|message|>",
+        "Sunny.",
+        "<|return|>",
+        "never sent",
+    ]
+    assert chat(server, "gpt-oss", tokens) == [(("content", "Checking."),), (("content", "Sunny."),), DONE]
+
+
 def test_harmony_takes_a_thinking_level(server):
     tokens = [
         "<|channel|>analysis<|message|>",
