@@ -68,7 +68,7 @@ from tests.ollama_parsers import ParseError
 DEFAULT_REPLY = "Meow. (ScriptedOllama has no scripted reply left, so this is its default answer.)"
 
 DEFAULT_VERSION = "0.17.0"
-"""What /api/version answers unless ScriptedOllama(version=...) says otherwise: one with every ported parser."""
+"""What /api/version answers unless ScriptedOllama(version=...) says otherwise: a recent release, so `logprobs` work."""
 
 LOGPROBS_SINCE = "0.12.11"
 """The first Ollama release whose /api/chat and /api/generate honour `logprobs` and `top_logprobs`; older ones ignore
