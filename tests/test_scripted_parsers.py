@@ -377,6 +377,41 @@ def test_qwen3_coder_reads_calls(server, raw, tools, arguments):
     assert chunks == [(("call", name, arguments),), DONE]
 
 
+@pytest.mark.parametrize(
+    ("types", "raw", "value"),
+    [
+        # TestQwenToolCallValueParsing
+        ((), "\nsome-string\n", "some-string"),
+        ((), " \nsome-string\n ", " \nsome-string\n "),
+        (("number",), "100.0", 100),
+        (("number",), "1.23e5", 123000),
+        (("number",), "1.5e-3", 0.0015),
+        (("integer",), "007", 7),
+        (("integer",), "2147483648", 2147483648),
+        (("integer",), "not-a-number", "not-a-number"),
+        (("string",), "12345", "12345"),
+        (("boolean",), "FALSE", False),
+        (("boolean",), "yes", False),
+        (("integer",), "NULL", None),
+        (("array",), '["string", 123, true, null]', ["string", 123, True, None]),
+        (("object",), '{"key": unclosed', '{"key": unclosed'),
+        (("string", "number"), "42.5", 42.5),
+        (("string", "boolean"), "false", False),
+        (("number", "integer"), "42", 42),
+        (("object", "array"), "[1, 2, 3]", [1, 2, 3]),
+    ],
+)
+def test_qwen3_coder_types_parameter_values_by_the_tool_schema(server, types, raw, value):
+    typed = {"type": "function", "function": {"name": "f", "parameters": {"properties": {"v": {"type": list(types)}}}}}
+    chunks = chat(
+        server,
+        "qwen3-coder",
+        [f"<tool_call><function=f><parameter=v>{raw}</parameter></function>", "</tool_call>"],
+        tools=[typed],
+    )
+    assert chunks == [(("call", "f", {"v": value}),), DONE]
+
+
 def test_xml_call_text_is_what_qwen3_coder_reads(server):
     arguments = {"path": "a.md", "content": "line 1\n<b>&</b>\n"}
     assert chat(server, "qwen3-coder", tokens_of(xml_call_text("write_file", arguments)), tools=WRITE) == [
