@@ -21,12 +21,14 @@ from tests.ollama_parsers import (
     template_tool_tag,
 )
 
+_QWEN_STOPS = frozenset({"<|im_end|>", "<|endoftext|>"})
+
 STOP_TOKENS: Mapping[str | None, frozenset[str]] = {
-    None: frozenset({"<|im_end|>", "<|endoftext|>", "<|eot_id|>"}),
-    "qwen3": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "qwen3-thinking": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "qwen3.5": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "qwen3-coder": frozenset({"<|im_end|>", "<|endoftext|>"}),
+    None: _QWEN_STOPS | {"<|eot_id|>"},
+    "qwen3": _QWEN_STOPS,
+    "qwen3-thinking": _QWEN_STOPS,
+    "qwen3.5": _QWEN_STOPS,
+    "qwen3-coder": _QWEN_STOPS,
     "harmony": frozenset({"<|call|>", "<|return|>", "<|endoftext|>"}),
 }
 """Tokens that end generation, by parser; the runner stops on them and sends no text for them."""
