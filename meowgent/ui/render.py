@@ -265,6 +265,8 @@ def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
     for key in shown:
         text = arguments[key]
         parts += [label(key, language), tag("pre", "\n".join(text.last_lines(LIVE_LINES)))]
+    raw = tag("pre", panel.raw.head() if panel.raw.whole else "…" + panel.raw.tail(), cls="mg-box")
+    parts.append(tag("details", tag("summary", t(language, "technical")), raw))
     return title, join(parts)
 
 

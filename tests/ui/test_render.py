@@ -176,8 +176,10 @@ def test_the_title_is_readable_from_partial_json_before_the_call_is_finished():
     assert title_of(message) == "Writing notes.md… 1 lines so far"
     assert message.metadata["status"] == "pending"
     assert message.metadata["log"] == "writing…"
-    assert "# Shop" in text_of(message)  # the text itself, not its JSON
-    assert '"content"' not in text_of(message)
+    shown, technical = text_of(message).split("Technical details")
+    assert "# Shop" in shown  # the text itself, not its JSON
+    assert '"content"' not in shown
+    assert '"content": "# Shop' in technical  # the JSON so far, one click away
 
 
 def test_a_file_being_written_shows_its_last_lines_as_lines_and_counts_them():
@@ -186,7 +188,7 @@ def test_a_file_being_written_shows_its_last_lines_as_lines_and_counts_them():
     view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw[:-3]))
     message = panel(view, "c1")
     assert title_of(message) == "Writing report.md… 57 lines so far"
-    shown = text_of(message)
+    shown = text_of(message).split("Technical details")[0].strip()
     assert shown.endswith("line 55\nline 56")
     assert "line 44\n" not in shown  # only the newest LIVE_LINES lines
     assert len(re.findall(r"line \d+", shown)) == LIVE_LINES
