@@ -34,7 +34,7 @@ from meowgent.events import (
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
 from meowgent.ui.livecall import LiveCall, StreamedText
-from meowgent.ui.prose import prose_html
+from meowgent.ui.prose import LiveProse, prose_html
 from meowgent.ui.safehtml import Html, block, escape, join, tag, visible_lines
 
 RESULT_VIEW_CHARS = 4_000
@@ -66,12 +66,12 @@ CHAT_CSS = """
 @dataclass
 class _Text:
     role: Literal["user", "assistant"]
-    parts: list[str] = field(default_factory=list)
+    prose: LiveProse = field(default_factory=LiveProse)
 
 
 @dataclass
 class _Thinking:
-    parts: list[str] = field(default_factory=list)
+    prose: LiveProse = field(default_factory=LiveProse)
     seconds: float | None = None
 
 
@@ -111,21 +111,22 @@ class ChatView:
         """Calls waiting for the person, in order (empty when none)."""
         self.tokens_used: int | None = None
         """Prompt plus reply tokens of the last model response, as Ollama counted them."""
+        self._rendered: dict[int, tuple[tuple[Any, ...], list[gr.ChatMessage]]] = {}  # by id() of an item
 
     def apply(self, event: AgentEvent) -> bool:
         """Take one event; True when something changed status (worth an immediate update)."""
         match event:
             case UserMessage(text):
                 self.waiting = ()
-                self._items.append(_Text("user", [text]))
+                self._items.append(_Text("user", LiveProse(text)))
             case TextDelta(text):
                 return self._append_text(text)
             case ThinkingDelta(text):
                 last = self._items[-1] if self._items else None
                 if isinstance(last, _Thinking) and last.seconds is None:
-                    last.parts.append(text)
+                    last.prose.add(text)
                     return False
-                self._items.append(_Thinking([text]))
+                self._items.append(_Thinking(LiveProse(text)))
             case ThinkingDone(seconds):
                 thinking = self._open_thinking()
                 if thinking is not None:
@@ -165,14 +166,22 @@ class ChatView:
         return True
 
     def messages(self) -> list[gr.ChatMessage]:
-        return [message for item in self._items for message in _render(item, self.language)]
+        """The page's messages; an item rendered before and unchanged since is not rendered again."""
+        out = []
+        for item in self._items:
+            version = (self.language, _version(item))
+            cached = self._rendered.get(id(item))
+            if cached is None or cached[0] != version:
+                cached = self._rendered[id(item)] = (version, _render(item, self.language))
+            out.extend(cached[1])
+        return out
 
     def _append_text(self, text: str) -> bool:
         last = self._items[-1] if self._items else None
         if isinstance(last, _Text) and last.role == "assistant":
-            last.parts.append(text)
+            last.prose.add(text)
             return False
-        self._items.append(_Text("assistant", [text]))
+        self._items.append(_Text("assistant", LiveProse(text)))
         return True
 
     def _open_thinking(self) -> _Thinking | None:
@@ -193,18 +202,30 @@ class ChatView:
             self._items.append(_Note("stopped"))
 
 
+def _version(item: _Item) -> tuple[Any, ...]:
+    """What an item's look depends on besides the language: equal versions render the same."""
+    match item:
+        case _Text(_, prose):
+            return (prose.length,)
+        case _Thinking(prose, seconds):
+            return (prose.length, seconds)
+        case _Call():
+            return (item.state, item.raw.length, item.call is not None, len(item.result), item.duration, item.edited)
+    return ()
+
+
 def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
     match item:
-        case _Text(role, parts):
-            return [gr.ChatMessage(role=role, content=block(prose_html("".join(parts))))]
-        case _Thinking(parts, seconds):
+        case _Text(role, prose):
+            return [gr.ChatMessage(role=role, content=block(prose.html()))]
+        case _Thinking(prose, seconds):
             metadata: dict[str, Any] = {
                 "title": escape(t(language, "thinking")),
                 "status": "pending" if seconds is None else "done",
             }
             if seconds is not None:
                 metadata["duration"] = round(seconds, 1)
-            return [gr.ChatMessage(role="assistant", content=block(prose_html("".join(parts))), metadata=metadata)]
+            return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
             return _render_call(item, language)
         case _Note("error", text, kind):

@@ -159,7 +159,7 @@ def test_no_text_the_model_writes_becomes_markup(text):
     for message in view.messages():
         for markup in (message.content, (message.metadata or {}).get("title", "")):
             assert set(re.findall(r"</?([A-Za-z][\w-]*)", markup)) <= allowed
-            assert not re.search(r"<[a-z]+ (?!class=\"mg[\w -]*\"|open)", markup)  # no attribute but our classes
+            assert not re.search(r"<[a-z]+ (?!class=\"mg[\w -]*\"|open|start=\"\d+\")", markup)  # only ours
             assert "\n" not in markup
             assert "$$" not in markup  # no LaTeX for Gradio's KaTeX pass
 

@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.i18n import CHINESE
-from meowgent.ui.prose import prose_html
+from meowgent.ui.prose import LiveProse, prose_html
 from meowgent.ui.safehtml import Html, block, escape, fill, show_invisible, tag, visible_lines
 from tests.ui.conftest import html_text
 
@@ -101,3 +101,24 @@ def test_the_approval_log_reads_in_chinese():
     assert "原因：not <b>today</b>" in shown
     assert "結果：沒有執行" in shown
     assert html_text(audit_html([], CHINESE)).strip() == "這個對話還沒有核准紀錄。"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab `#_~>\n"), max_size=120), st.lists(st.integers(1, 15), max_size=20))
+def test_a_growing_answer_renders_as_the_whole_would(text, pieces):
+    live, at = LiveProse(), 0
+    for size in pieces:
+        live.add(text[at : at + size])
+        at += size
+        live.html()  # a frame: settles what it can
+    live.add(text[at:])
+    assert live.html() == prose_html(text)
+
+
+def test_a_long_answer_rendered_frame_by_frame_reads_as_the_whole():
+    paragraph = "A sentence with **bold** and `code`.\n\n"
+    live = LiveProse()
+    for _ in range(2_000):
+        live.add(paragraph)
+        live.html()
+    assert live.html() == prose_html(paragraph * 2_000)
