@@ -135,3 +135,9 @@ def test_the_context_trimming_notice_reads_in_chinese(trimmed, dropped, chinese)
     english = describe_fit(fit, 16_384)
     assert notice_text(ENGLISH, english) == english
     assert notice_text(CHINESE, english) == chinese
+
+
+def test_the_banner_keeps_the_address_apart_from_the_chinese_after_it():
+    # A bare URL followed by CJK text (no space) is linkified with the text swallowed into it.
+    banner = t(CHINESE, "banner_down", host="http://127.0.0.1:11434", model="qwen3")
+    assert "`http://127.0.0.1:11434`）" in banner
