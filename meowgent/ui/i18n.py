@@ -125,7 +125,6 @@ _TEXT: dict[str, dict[str, str]] = {
         "log_interrupted": "interrupted",
         "log_edited": "ran as you changed it",
         "stopped": "⏹ Stopped. The answer above is incomplete.",
-        "streaming_size": "{size} characters so far, showing the end:",
         "more_chars": "… {count} more characters not shown here …",
         "no_arguments": "(no arguments)",
         # banner, models, downloads
@@ -270,7 +269,6 @@ _TEXT: dict[str, dict[str, str]] = {
         "log_interrupted": "已中斷",
         "log_edited": "已依你的修改執行",
         "stopped": "⏹ 已停止。上面的回答不完整。",
-        "streaming_size": "目前已有 {size} 個字元，只顯示結尾：",
         "more_chars": "… 另有 {count} 個字元沒有顯示 …",
         "no_arguments": "（沒有參數）",
         "banner_ok": "🟢 已連上 Ollama {version}",
