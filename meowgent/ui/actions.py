@@ -28,6 +28,8 @@ def action(name: str | None, argument: Lookup, language: str, *, live_lines: int
     match name:
         case "write_file" if path:
             if live_lines is not None:
+                if live_lines == 1:
+                    return say("act_writing_one", path=obj(path))
                 return say("act_writing", path=obj(path), lines=f"{live_lines:,}")
             return say("act_write", path=obj(path))
         case "edit_file" if path:

@@ -88,6 +88,7 @@ _TEXT: dict[str, dict[str, str]] = {
         # what a call does, as the titles of chat panels and the lines of the card
         "act_write": "Write {path}",
         "act_writing": "Writing {path}… {lines} lines so far",
+        "act_writing_one": "Writing {path}… 1 line so far",
         "act_edit": "Edit {path}",
         "act_editing": "Editing {path}…",
         "act_run": "Run {command}",
@@ -233,6 +234,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "risk_separator": "、",
         "act_write": "寫入 {path}",
         "act_writing": "正在寫入 {path}…目前 {lines} 行",
+        "act_writing_one": "正在寫入 {path}…目前 1 行",
         "act_edit": "修改 {path}",
         "act_editing": "正在修改 {path}…",
         "act_run": "執行 {command}",

@@ -173,7 +173,7 @@ def test_the_title_is_readable_from_partial_json_before_the_call_is_finished():
     for piece in ['{"name": "wri', 'te_file", "argu', 'ments": {"path": "notes', '.md", "content": "# Shop']:
         view.apply(ToolCallProgress("c1", piece))
     message = panel(view, "c1")
-    assert title_of(message) == "Writing notes.md… 1 lines so far"
+    assert title_of(message) == "Writing notes.md… 1 line so far"
     assert message.metadata["status"] == "pending"
     assert message.metadata["log"] == "writing…"
     shown, technical = text_of(message).split("Technical details")
