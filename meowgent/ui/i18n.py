@@ -118,6 +118,7 @@ _TEXT: dict[str, dict[str, str]] = {
         # chat panels
         "thinking": "Thinking",
         "preparing": "Preparing an action…",
+        "invalid_call": "A request the assistant wrote wrong",
         "log_writing": "writing…",
         "log_waiting": "waiting for your approval",
         "log_error": "failed",
@@ -263,6 +264,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "no_output": "（沒有輸出）",
         "thinking": "思考過程",
         "preparing": "正在準備動作…",
+        "invalid_call": "助理寫錯的請求",
         "log_writing": "撰寫中…",
         "log_waiting": "等待你核准",
         "log_error": "失敗",

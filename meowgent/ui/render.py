@@ -249,6 +249,8 @@ def _render_call(panel: _Call, language: str) -> list[gr.ChatMessage]:
         body = arguments_html(name, arguments, language)
     else:
         title, body = _live_view(panel, language)
+        if panel.state == "invalid" and not panel.live.name:
+            title = escape(t(language, "invalid_call"))
     output_outside = panel.call is not None and panel.call.name == "run_shell" and panel.state in ("done", "error")
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])

@@ -377,8 +377,11 @@ def test_an_invalid_call_shows_the_error_the_model_was_told():
 
 
 def test_a_call_that_is_not_json_shows_its_raw_text():
-    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", "call read_file on <notes.md>"))
-    assert "call read_file on <notes.md>" in text_of(panel(view, "c1"))
+    raw = "call read_file on <notes.md>"
+    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw))
+    assert raw in text_of(panel(view, "c1"))
+    view.apply(ToolCallInvalid("c1", raw, "Error: the tool call is not valid JSON"))
+    assert title_of(panel(view, "c1")) == "❌ A request the assistant wrote wrong"
 
 
 def test_stop_marks_a_half_written_call_interrupted_and_says_stopped():
