@@ -186,7 +186,8 @@ def register_external(tools: Collection[ExternalTool], *, group: str) -> None:
     if clash is not None:
         raise ValueError(f"tool {clash!r} cannot be registered for {group!r}")
     with _registry_lock:
-        for name in [name for name, found in _registry.items() if getattr(found, "group", None) == group]:
+        stale = [name for name, found in _registry.items() if isinstance(found, ExternalTool) and found.group == group]
+        for name in stale:
             del _registry[name]
         _registry.update({found.name: found for found in tools})
 
