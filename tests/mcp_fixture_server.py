@@ -3,6 +3,9 @@
 Tools: `echo` and `add` (read-only by their annotations), `touch` writes a marker file so a
 test can prove a call ran or never ran, `picture` returns an image, `fail` answers with an
 error result, `crash` ends the whole server process, `slow` sleeps.
+
+`stdio_entry()` is its `mcp.json` entry; `http_server()` runs it over streamable HTTP on a free
+loopback port.
 """
 
 from __future__ import annotations
@@ -10,12 +13,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ImageContent, ToolAnnotations
 
-server = MCPServer("fixture")
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = [sys.executable, "-m", "tests.mcp_fixture_server"]
+
+server = MCPServer("fixture", log_level="WARNING")
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
@@ -48,7 +62,7 @@ def picture() -> ImageContent:
 @server.tool()
 def fail(why: str) -> str:
     """Fail with the reason given."""
-    raise ValueError(why)
+    raise ToolError(why)
 
 
 @server.tool()
@@ -62,6 +76,34 @@ async def slow(seconds: float) -> str:
     """Sleep, then answer."""
     await asyncio.sleep(seconds)
     return "awake"
+
+
+def stdio_entry() -> dict[str, Any]:
+    """This server's entry in `mcpServers`, started as a child process."""
+    return {"command": COMMAND[0], "args": COMMAND[1:], "cwd": str(ROOT)}
+
+
+@contextmanager
+def http_server() -> Iterator[str]:
+    """This server over streamable HTTP on a free loopback port; yields its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([*COMMAND, "--http", str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the HTTP MCP fixture did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 if __name__ == "__main__":

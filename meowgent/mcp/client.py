@@ -15,9 +15,9 @@ import contextlib
 import logging
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeVar
 
 import httpx2
 import mcp_types
@@ -34,6 +34,11 @@ _CLOSE_SECONDS = 10.0
 _CONNECTION_CLOSED = -32000  # JSON-RPC code the SDK gives calls whose connection ended
 
 Status = Literal["starting", "running", "stopped"]
+_T = TypeVar("_T")
+
+
+class _Ended(Exception):
+    """The server failed or was stopped while we waited for it; the message says why."""
 
 
 class McpCallError(Exception):
@@ -159,7 +164,7 @@ class McpManager:
                     read, write = await stack.enter_async_context(self._transport(config, errors))
                     session = ClientSession(read, write, message_handler=self._message_handler(connection))
                     await stack.enter_async_context(session)
-                    tools = await asyncio.wait_for(_handshake(session), self._timeout)
+                    tools = await self._unless_failed(connection, _handshake(session))
                     connection.session = session
                     self._publish(connection, ServerState(config.name, "running", tools=tools))
                     reason = await self._watch(connection, session, errors)
@@ -187,7 +192,9 @@ class McpManager:
         if session is None:
             raise McpCallError(not_running(connection.state))
         try:
-            return await asyncio.wait_for(session.call_tool(tool, arguments), self._timeout)
+            return await self._unless_failed(connection, session.call_tool(tool, arguments))
+        except _Ended as exc:
+            raise McpCallError(f"{connection.config.name} stopped during the call: {exc}") from None
         except asyncio.TimeoutError:
             self._fail(connection, f"a call to {tool} did not finish within {self._timeout:g} seconds")
             raise McpCallError(f"{connection.config.name} did not answer within {self._timeout:g} seconds.") from None
@@ -197,6 +204,20 @@ class McpManager:
             ended = "the server process ended" if connection.config.command else "the server closed the connection"
             self._fail(connection, f"{ended} during a call to {tool}")
             raise McpCallError(f"{connection.config.name} stopped during the call (connection closed).") from None
+
+    async def _unless_failed(self, connection: _Connection, work: Coroutine[Any, Any, _T]) -> _T:
+        """The work's result within the timeout, unless the server fails (or is stopped) first."""
+        task = asyncio.ensure_future(asyncio.wait_for(work, self._timeout))
+        ended = asyncio.ensure_future(connection.wake.wait())
+        try:
+            await asyncio.wait({task, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            if not task.done():
+                task.cancel()
+        if task.done() and not task.cancelled():
+            return task.result()
+        raise _Ended(connection.failure or "turned off")
 
     def _transport(self, config: ServerConfig, errors: IO[str]) -> Any:
         if config.command is not None:
