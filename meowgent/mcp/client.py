@@ -80,9 +80,10 @@ class McpManager:
         self._connections = {config.name: _Connection(config) for config in servers}
         self._timeout = timeout
         self._on_change = on_change
-        self._changed = threading.Condition()
+        self._changed = threading.Condition(threading.RLock())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._closing = False
 
     def start(self) -> None:
         """Start the loop and every server, without waiting for them."""
@@ -99,6 +100,7 @@ class McpManager:
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
+        self._closing = True  # before the wake-ups: a session starting now sees it
         for connection in self._connections.values():
             loop.call_soon_threadsafe(connection.wake.set)
         for connection in self._connections.values():
@@ -124,12 +126,12 @@ class McpManager:
     def restart(self, name: str) -> None:
         """Start the server again if it is stopped (or for the first time)."""
         connection = self._connections[name]
-        if self._loop is None or (connection.task is not None and not connection.task.done()):
-            return
-        connection.wake = asyncio.Event()
-        connection.failure = None
-        self._publish(connection, ServerState(name, "starting"))
-        connection.task = asyncio.run_coroutine_threadsafe(self._serve(connection), self._loop)
+        with self._changed:
+            if self._loop is None or (connection.task is not None and connection.state.status != "stopped"):
+                return
+            previous = connection.task
+            self._publish(connection, ServerState(name, "starting"))
+            connection.task = asyncio.run_coroutine_threadsafe(self._serve(connection, previous), self._loop)
 
     def call(self, server: str, tool: str, arguments: dict[str, Any], *, cancel: threading.Event) -> Any:
         """Call one tool and wait for its result (a `CallToolResult`); Stop (`cancel`) ends the wait.
@@ -154,8 +156,14 @@ class McpManager:
         except concurrent.futures.CancelledError:
             raise McpCallError(f"the call to {tool} was cancelled because {server} stopped.") from None
 
-    async def _serve(self, connection: _Connection) -> None:
+    async def _serve(self, connection: _Connection, previous: concurrent.futures.Future[None] | None) -> None:
         """The server's whole life, in one task: connect, list its tools, watch it, close it."""
+        if previous is not None:  # a failed session may still be closing its process
+            await asyncio.wait([asyncio.wrap_future(previous)])
+        connection.wake = asyncio.Event()
+        connection.failure = None
+        if self._closing:
+            connection.wake.set()
         config = connection.config
         # The server's error output (stdio): its last line often says why it stopped.
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errors:
@@ -237,9 +245,12 @@ class McpManager:
         return handle
 
     def _fail(self, connection: _Connection, reason: str) -> None:
-        """End the server's session because of `reason` (called on the loop)."""
+        """End the server's session because of `reason` (called on the loop); it shows as stopped at once."""
         connection.failure = connection.failure or reason
         connection.wake.set()
+        state = connection.state
+        if state.status == "running":
+            self._publish(connection, ServerState(state.name, "stopped", connection.failure, state.tools))
 
     def _publish(self, connection: _Connection, state: ServerState) -> None:
         with self._changed:
