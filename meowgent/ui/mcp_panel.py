@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import gradio as gr
 
 from meowgent.mcp.adapter import McpTools, tool_name
 from meowgent.mcp.client import ServerState
+from meowgent.mcp.config import ServerConfig
 from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.sessions import ChatError, ChatService
 
 REFRESH_SECONDS = 5.0
 """How often an open page re-reads the servers' states (a crash shows without a click)."""
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]{}()#+\-.!|~>])")
+_MARKDOWN = re.compile(r"([\\`*_\[\]#!|~])")  # what could start markup inside a line
 
 
 def describe_servers(tools: McpTools, config_file: str, language: str = ENGLISH) -> str:
@@ -27,7 +28,10 @@ def describe_servers(tools: McpTools, config_file: str, language: str = ENGLISH)
     states = tools.states()
     if not states:
         return t(language, "mcp_none", path=config_file.replace("`", ""))
-    return "\n\n".join(_describe(state, tools, language) for state in states)
+    return "\n\n".join(
+        describe_server(state, tools.configs[state.name], tools.left_out.get(state.name, ()), language)
+        for state in states
+    )
 
 
 class McpPanel:
@@ -87,8 +91,8 @@ class McpPanel:
         self.timer.tick(listing, None, [self.listing], show_progress="hidden", concurrency_limit=None)
 
 
-def _describe(state: ServerState, tools: McpTools, language: str) -> str:
-    config = tools.configs[state.name]
+def describe_server(state: ServerState, config: ServerConfig, left_out: Iterable[str], language: str = ENGLISH) -> str:
+    """One server: name and state, where it runs, the names the model sees, the tools left out and why."""
     if state.status == "running":
         status = t(language, "mcp_running", count=len(state.tools))
     elif state.status == "starting":
@@ -98,7 +102,7 @@ def _describe(state: ServerState, tools: McpTools, language: str) -> str:
     lines = [f"**{state.name}**: {status}", _plain(config.describe()[:200])]
     if state.tools:
         lines.append(", ".join(f"`{tool_name(state.name, tool.name)}`" for tool in state.tools))
-    lines.extend(t(language, "mcp_left_out", detail=_plain(note)) for note in tools.left_out.get(state.name, []))
+    lines.extend(t(language, "mcp_left_out", detail=_plain(note)) for note in left_out)
     return "  \n".join(lines)
 
 

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from meowgent.config import parse_settings
 from meowgent.mcp.config import McpConfigError, ServerConfig, config_path, load_config, parse_config
 
 
@@ -59,3 +60,11 @@ def test_no_file_means_no_servers_and_an_unreadable_one_is_an_error(tmp_path):
     (tmp_path / "mcp.json").write_bytes(b"\xff\xfe")
     with pytest.raises(McpConfigError, match="cannot read"):
         load_config(tmp_path / "mcp.json")
+
+
+def test_the_flag_and_the_variable_choose_the_file(tmp_path):
+    given = parse_settings(["--mcp-config", str(tmp_path / "servers.json")], environ={})
+    assert given.mcp_config == tmp_path / "servers.json"
+    from_environment = parse_settings([], environ={"MEOWGENT_MCP_CONFIG": str(tmp_path / "env.json")})
+    assert from_environment.mcp_config == tmp_path / "env.json"
+    assert parse_settings([], environ={}).mcp_config is None
