@@ -121,8 +121,9 @@ class McpTools:
 
     def start(self) -> McpTools:
         """Start every server in the background; they stop with `close()` or when Python exits."""
-        with _open_lock:
-            _open.add(self)
+        if self.configs:
+            with _open_lock:
+                _open.add(self)
         self._manager.start()
         return self
 

@@ -12,6 +12,7 @@ before the runner sees them, and they ask the person by default.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import logging
@@ -98,9 +99,12 @@ class ExternalTool:
     risky: bool = True
 
     def schema(self) -> dict[str, Any]:
+        """The tool in Ollama's `tools` format, like ours (titles dropped: they repeat the names)."""
+        parameters = copy.deepcopy(self.parameters)
+        _drop_titles(parameters)
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:

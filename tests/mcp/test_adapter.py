@@ -120,7 +120,7 @@ def test_mcp_tools_are_offered_with_their_schema_and_ask_even_when_read_only(oll
     system = ollama_server.chat_requests[0]["messages"][0]["content"]
     line = next(line for line in system.splitlines() if '"fx__add"' in line)
     assert '"description": "Add two whole numbers."' in line
-    assert '"a": {"title": "A", "type": "integer"}' in line
+    assert '"properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}' in line
     assert line.endswith("(asks the person first)")
     assert isinstance(events[-2], ApprovalNeeded)  # its readOnlyHint is a hint, not a pass
     assert events[-1].reason == "paused"
