@@ -100,3 +100,12 @@ def test_a_server_that_hangs_is_stopped_after_the_timeout(manager_of):
     manager = manager_of(python("import time; time.sleep(60)"), timeout=0.5)
     assert manager.state("odd").status == "stopped"
     assert manager.state("odd").detail == "it did not answer within 0.5 seconds"
+
+
+def test_a_call_that_hangs_stops_its_server_with_a_clear_error(manager_of):
+    manager = manager_of(fixture_config(), timeout=5)
+    with pytest.raises(McpCallError, match="fx did not answer within 5 seconds"):
+        manager.call("fx", "slow", {"seconds": 60}, cancel=threading.Event())
+    state = manager.state("fx")
+    assert state.status == "stopped"
+    assert state.detail == "a call to slow did not finish within 5 seconds"
