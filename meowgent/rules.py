@@ -125,7 +125,8 @@ class Scope:
 
     A run_shell scope takes exactly one of `command` (this exact command line) or `prefix` (commands
     starting with these words: every command of the line must start with them, so prefix `git status`
-    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls.
+    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls; one for
+    `SERVER__*` covers every tool of that MCP server.
     """
 
     tool: str
@@ -141,7 +142,7 @@ class Scope:
 
     def matches(self, call: ToolCall) -> bool:
         """Whether this scope covers the call."""
-        if call.name != self.tool:
+        if call.name != self.tool and not (self.tool.endswith(SEPARATOR + "*") and fnmatchcase(call.name, self.tool)):
             return False
         if self.tool != "run_shell":
             return True
@@ -159,6 +160,8 @@ class Scope:
             return f"the command {json.dumps(self.command)}"
         if self.prefix is not None:
             return f"commands starting with {json.dumps(self.prefix)}"
+        if self.tool.endswith(SEPARATOR + "*"):
+            return f"every tool of the MCP server {self.tool.removesuffix(SEPARATOR + '*')}"
         return f"every {self.tool} call"
 
 

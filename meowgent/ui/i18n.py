@@ -91,6 +91,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "mcp_stopped": "🔴 stopped: {detail}",
         "mcp_left_out": "Not offered: {detail}",
         "mcp_off_here": "Turned off in this chat",
+        "mcp_allow_here": "Allowed without asking in this chat",
         "mcp_restart": "Restart stopped servers",
         # chat panels
         "thinking": "Thinking",
@@ -214,6 +215,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "mcp_stopped": "🔴 已停止：{detail}",
         "mcp_left_out": "未提供：{detail}",
         "mcp_off_here": "在這個對話中關閉",
+        "mcp_allow_here": "在這個對話中不必詢問就允許",
         "mcp_restart": "重新啟動已停止的伺服器",
         "thinking": "思考過程",
         "preparing": "🔧 正在準備工具呼叫",

@@ -1,4 +1,4 @@
-"""The sidebar's "MCP servers" section: each server's state and tools, and which are off in this chat."""
+"""The sidebar's "MCP servers" section: each server's state and tools; which are off, or allowed, in this chat."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import gradio as gr
 
 from meowgent.mcp.adapter import McpTools, tool_name
 from meowgent.mcp.client import ServerState
-from meowgent.mcp.config import ServerConfig
+from meowgent.mcp.config import SEPARATOR, ServerConfig
+from meowgent.rules import Scope
 from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.sessions import ChatError, ChatService
 
@@ -46,6 +47,9 @@ class McpPanel:
             self.off = localized(
                 gr.CheckboxGroup, {"label": "mcp_off_here"}, choices=names, visible=bool(names), elem_id="mcp_off"
             )
+            self.allowed = localized(
+                gr.CheckboxGroup, {"label": "mcp_allow_here"}, choices=names, visible=bool(names), elem_id="mcp_allow"
+            )
             self.restart = localized(
                 gr.Button, {"value": "mcp_restart"}, size="sm", visible=bool(names), elem_id="mcp_restart"
             )
@@ -66,16 +70,27 @@ class McpPanel:
             return describe_servers(tools, self.config_file, language_of(request))
 
         def on_show(key: str, chat: str, request: gr.Request):
+            owner = owner_of(key, request)
             try:
-                chosen = service.servers_off(owner_of(key, request), chat)
+                off, scopes = service.servers_off(owner, chat), service.scopes(owner, chat)
             except ChatError:
-                chosen = []
-            return listing(request), gr.update(value=chosen)
+                off, scopes = [], []
+            allowed = [name for name in tools.configs if server_scope(name) in scopes]
+            return listing(request), gr.update(value=off), gr.update(value=allowed)
 
         def on_off(key: str, chat: str, picked: list[str], request: gr.Request) -> None:
             known = [name for name in picked if name in tools.configs]
             try:
                 service.set_servers_off(owner_of(key, request), chat, known)
+            except ChatError as exc:
+                gr.Warning(exc.say(language_of(request)))
+
+        def on_allow(key: str, chat: str, picked: list[str], request: gr.Request) -> None:
+            owner = owner_of(key, request)
+            try:
+                for name in tools.configs:
+                    change = service.allow if name in picked else service.revoke
+                    change(owner, chat, server_scope(name))
             except ChatError as exc:
                 gr.Warning(exc.say(language_of(request)))
 
@@ -85,10 +100,16 @@ class McpPanel:
                     tools.restart(state.name)
             return listing(request)
 
-        chat_id.change(on_show, [owner_key, chat_id], [self.listing, self.off], concurrency_limit=None)
+        chat_id.change(on_show, [owner_key, chat_id], [self.listing, self.off, self.allowed], concurrency_limit=None)
         self.off.input(on_off, [owner_key, chat_id, self.off], None, concurrency_limit=None)
+        self.allowed.input(on_allow, [owner_key, chat_id, self.allowed], None, concurrency_limit=None)
         self.restart.click(on_restart, None, [self.listing], concurrency_limit=None)
         self.timer.tick(listing, None, [self.listing], show_progress="hidden", concurrency_limit=None)
+
+
+def server_scope(server: str) -> Scope:
+    """What "allowed without asking in this chat" means for one server: every one of its tools."""
+    return Scope(f"{server}{SEPARATOR}*")
 
 
 def describe_server(state: ServerState, config: ServerConfig, left_out: Iterable[str], language: str = ENGLISH) -> str:

@@ -154,6 +154,13 @@ class ChatService:
         """What the owner allowed for the rest of this chat."""
         return list(self.get(owner, chat_id).conversation.scopes)
 
+    def allow(self, owner: str, chat_id: str, scope: Scope) -> None:
+        """Allow `scope` for the rest of this chat without a waiting call (the sidebar's per-server switch)."""
+        chat = self.get(owner, chat_id)
+        if scope not in chat.conversation.scopes:
+            chat.conversation.scopes.append(scope)
+            self._recorder.save(chat_id, chat.conversation, title=chat.title)
+
     def revoke(self, owner: str, chat_id: str, scope: Scope) -> None:
         """Stop allowing `scope` in this chat: matching calls ask again."""
         chat = self.get(owner, chat_id)

@@ -9,12 +9,13 @@ import pytest
 
 from meowgent.agent import Agent, Conversation, Decision
 from meowgent.config import Settings
-from meowgent.events import ApprovalNeeded, ToolCallInvalid, ToolResult
+from meowgent.events import ApprovalNeeded, ToolCall, ToolCallInvalid, ToolResult
 from meowgent.llm import OllamaClient
 from meowgent.mcp.adapter import McpTools, external_tools, hints, result_text, tool_name
 from meowgent.mcp.client import ServerState
 from meowgent.rules import Policy, Rule
 from meowgent.tools import registry
+from meowgent.ui.mcp_panel import server_scope
 from tests.mcp.conftest import SETTLE_SECONDS
 from tests.mcp_fixture_server import stdio_entry
 from tests.scripted_ollama import reply, tool_call_text
@@ -228,3 +229,20 @@ def test_a_bad_configuration_gives_no_servers_and_a_sentence(tmp_path):
     assert 'give either "command"' in tools.error
     missing = McpTools.from_settings(Settings(data_dir=tmp_path, mcp_config=tmp_path / "nope.json"))
     assert "does not exist" in missing.error
+
+
+def test_a_chat_scope_for_a_server_allows_its_tools_there_and_a_deny_rule_still_wins(ollama_server, settings, mcp):
+    scope = server_scope("fx")
+    assert scope.matches(ToolCall("1", "fx__add", {}))
+    assert not scope.matches(ToolCall("2", "fxy__add", {}))
+    assert not scope.matches(ToolCall("3", "run_shell", {"command": "ls"}))
+    assert str(scope) == "every tool of the MCP server fx"
+    ollama_server.script(
+        reply(tool_call_text("fx__add", {"a": 1, "b": 1}) + tool_call_text("fx__echo", {"text": "no"})), reply("2.")
+    )
+    agent = make_agent(ollama_server, settings, [Rule("fx__echo", "deny")])
+    events = run(agent, Conversation("c", "qwen3", scopes=[scope]), "add")
+    assert not any(isinstance(event, ApprovalNeeded) for event in events)
+    added, echoed = results(events)
+    assert added.output == "2"
+    assert echoed.status == "rejected"

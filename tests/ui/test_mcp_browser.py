@@ -128,12 +128,15 @@ def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(mcp_
     assert "Traceback" not in page.content()
 
 
-def test_a_server_turned_off_for_a_chat_is_not_offered_in_it(mcp_app, page):
-    mcp_app.ollama.script(reply("No fx here."))
+def test_per_chat_switches_turn_a_server_off_or_let_it_run_without_asking(mcp_app, page):
+    mcp_app.ollama.script(reply(tool_call_text("web__echo", {"text": "unasked"})), reply("No fx here."))
     open_with_servers(page, mcp_app.url)
     page.locator("#mcp_off").get_by_label("fx").check()
+    page.locator("#mcp_allow").get_by_label("web").check()
     send(page, "what tools?")
     expect(page.locator("#chat")).to_contain_text("No fx here.")
+    expect(page.locator("#approve")).to_be_hidden()
     system = mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
     assert "fx__" not in system
     assert "web__echo" in system
+    assert mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"] == "unasked"
