@@ -65,6 +65,7 @@ class _Connection:
         self.wake = asyncio.Event()  # set to end the session: a stop, or a failure in `failure`
         self.failure: str | None = None
         self.task: concurrent.futures.Future[None] | None = None
+        self.generation = 0  # counts restarts: a session that ended long ago must not publish over a new one
 
 
 class McpManager:
@@ -130,8 +131,10 @@ class McpManager:
             if self._loop is None or (connection.task is not None and connection.state.status != "stopped"):
                 return
             previous = connection.task
+            connection.generation += 1
             self._publish(connection, ServerState(name, "starting"))
-            connection.task = asyncio.run_coroutine_threadsafe(self._serve(connection, previous), self._loop)
+            serve = self._serve(connection, previous, connection.generation)
+            connection.task = asyncio.run_coroutine_threadsafe(serve, self._loop)
 
     def call(self, server: str, tool: str, arguments: dict[str, Any], *, cancel: threading.Event) -> Any:
         """Call one tool and wait for its result (a `CallToolResult`); Stop (`cancel`) ends the wait.
@@ -156,7 +159,9 @@ class McpManager:
         except concurrent.futures.CancelledError:
             raise McpCallError(f"the call to {tool} was cancelled because {server} stopped.") from None
 
-    async def _serve(self, connection: _Connection, previous: concurrent.futures.Future[None] | None) -> None:
+    async def _serve(
+        self, connection: _Connection, previous: concurrent.futures.Future[None] | None, generation: int
+    ) -> None:
         """The server's whole life, in one task: connect, list its tools, watch it, close it."""
         if previous is not None:  # a failed session may still be closing its process
             await asyncio.wait([asyncio.wrap_future(previous)])
@@ -180,7 +185,9 @@ class McpManager:
                 reason = describe_failure(exc, config, self._timeout, errors)
             finally:
                 connection.session = None
-        self._publish(connection, ServerState(config.name, "stopped", reason, connection.state.tools))
+        with self._changed:
+            if connection.generation == generation:  # else a restart already said "starting"
+                self._publish(connection, ServerState(config.name, "stopped", reason, connection.state.tools))
 
     async def _watch(self, connection: _Connection, session: ClientSession, errors: IO[str] | None) -> str:
         """Wait until asked to stop or the server fails; ping it when idle. Returns why it ended."""
