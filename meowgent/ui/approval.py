@@ -13,8 +13,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
+from meowgent.mcp.config import SEPARATOR
 from meowgent.rules import risk_notes
-from meowgent.tools import ToolError
+from meowgent.tools import ExternalTool, ToolError, get_tool
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
@@ -55,9 +56,25 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
             url = str(arguments.get("url", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
             return CallDescription(_say(language, "fetch", host=_code(host)), url)
+    details = json.dumps(arguments, indent=2, ensure_ascii=False)
     return CallDescription(
-        _say(language, "other_tool", tool=_code(call.name)), json.dumps(arguments, indent=2, ensure_ascii=False)
+        _mcp_summary(call.name, language) or _say(language, "other_tool", tool=_code(call.name)), details
     )
+
+
+def _mcp_summary(name: str, language: str) -> Html | None:
+    """Which MCP server and tool, and what the server claims about it (shown, never trusted); None for ours."""
+    try:
+        found = get_tool(name)
+    except ToolError:
+        return None
+    if not isinstance(found, ExternalTool):
+        return None
+    summary = _say(language, "mcp_call", server=_code(found.group), tool=_code(name.partition(SEPARATOR)[2]))
+    if found.hints:
+        claims = t(language, "risk_separator").join(t(language, f"mcp_hint_{hint}") for hint in found.hints)
+        summary = join([summary, tag("div", t(language, "mcp_hints", hints=claims))])
+    return summary
 
 
 def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH) -> str:
