@@ -73,7 +73,7 @@ def test_risk_notes_and_the_chat_read_in_chinese():
 
 
 # Names, commands, placeholders and units: the same in both languages.
-NAMES = re.compile(r"\{\w+\}|`[^`]*`|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter")
+NAMES = re.compile(r"\{\w+\}|`[^`]*`|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter|MCP|README")
 
 
 @pytest.mark.parametrize("key", sorted(_TEXT[ENGLISH]))
