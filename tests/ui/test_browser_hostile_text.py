@@ -188,6 +188,7 @@ def test_the_approval_log_is_a_list_with_the_reason_and_stays_inert(running_app,
     )
     open_app(tab, running_app.url)
     send(tab, "fetch it")
+    expect(tab.locator("#approve")).to_be_visible()
     tab.locator("#reason textarea").fill("not today")
     tab.locator("#reject").click()
     expect(tab.locator("#chat")).to_contain_text("Fine, I won't.")
