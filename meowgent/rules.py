@@ -47,7 +47,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
-from meowgent.shellsplit import SimpleCommand, Word, parse_segment, split_command
+from meowgent.shellsplit import SimpleCommand, Word, invocations, parse_segment, program_name, split_command
 from meowgent.tools import ToolError, get_tool, registry
 from meowgent.tools.workspace import Workspace
 
@@ -378,6 +378,11 @@ def _judge_command(command: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
     denied = next((verdict for verdict in judged if verdict[0] == "deny"), None)
     if denied:
         return denied
+    # What the line runs unseen could be anything, so any deny rule could match it.
+    unseen = next((rule for rule in rules if rule.action == "deny"), None) if split.hidden else None
+    if unseen is not None:
+        unknown = f"it may run commands only known when it runs ({split.problem})"
+        return "deny", f"{unknown}, and the rule {unseen} could match them"
     if not split.complete:
         return "ask", f"the command could not be read safely: {split.problem}"
     asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
@@ -426,38 +431,11 @@ def _views(segment: str) -> tuple[str, ...]:
         words = parse_segment(segment).words
     except ValueError:
         return (segment,)
-    return (segment, *(" ".join(_plain(invocation)) for invocation in _invocations(words)))
-
-
-# Commands that run the command after their options: `sudo rm x` runs `rm x`.
-_WRAPPERS = frozenset(
-    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time"}  # run it as given
-    | {"nice", "ionice", "setsid", "stdbuf", "timeout", "xargs"}  # run it with a limit or a setting
-)
-# What a wrapper may take before the command: options, `NAME=value` (env), a duration (timeout).
-_WRAPPER_ARGUMENT = re.compile(r"-.*|[A-Za-z_][A-Za-z0-9_]*=.*|\d+(\.\d+)?[smhd]?", re.DOTALL)
-
-
-def _invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
-    """The command with its arguments, then again the command each wrapper runs."""
-    while words:
-        yield words
-        if _program(words[0]) not in _WRAPPERS:
-            return
-        words = words[1:]
-        while words and _WRAPPER_ARGUMENT.fullmatch(words[0].literal or words[0].text):
-            words = words[1:]
-
-
-def _program(word: Word) -> str | None:
-    """The base name of the program a command word runs, None if only running it would tell."""
-    if word.literal is None:
-        return None
-    return word.literal.rpartition("/")[2] or None
+    return (segment, *(" ".join(_plain(invocation)) for invocation in invocations(words)))
 
 
 def _plain(words: Sequence[Word]) -> list[str]:
-    return [_program(words[0]) or words[0].text, *(w.text if w.literal is None else w.literal for w in words[1:])]
+    return [program_name(words[0]) or words[0].text, *(w.text if w.literal is None else w.literal for w in words[1:])]
 
 
 def _prefix_words(prefix: str) -> list[str]:
@@ -507,7 +485,7 @@ def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
             parsed = parse_segment(segment)
         except ValueError:
             continue
-        for invocation in _invocations(parsed.words):
+        for invocation in invocations(parsed.words):
             program, *arguments = _plain(invocation)
             yield from _program_risks(program, arguments)
         for redirect in parsed.redirects:

@@ -266,7 +266,7 @@ SHELL_DECISIONS = [
     ("sudo rm -rf /", "deny"),
     ("env -i PATH=/bin timeout 5s rm x", "deny"),
     ("ls # ; rm x", "allow"),
-    ('echo "oops', "ask"),
+    ('echo "oops', "deny"),  # unreadable, so it may run anything, and `rm *` is denied
     ('ls; rm x "oops', "deny"),
     ("ls\ngit status\n", "allow"),
     ("ls\nmake", "ask"),
@@ -275,7 +275,9 @@ SHELL_DECISIONS = [
     ("FOO=1 ls", "ask"),  # an allow pattern sees the command as written
     ("ls -la", "ask"),  # `ls` is an exact pattern
     ("if ls; then git status; fi", "allow"),
-    ("cat <<EOF\nhi\nEOF", "ask"),
+    ("cat <<EOF\nhi\nEOF", "allow"),
+    ("cat <<EOF\n$(rm x)\nEOF", "deny"),
+    ("cat <<'EOF'\n$(rm x)\nEOF", "allow"),
     ("", "ask"),
     ("# nothing", "ask"),
 ]
@@ -321,7 +323,9 @@ def test_a_rule_without_a_pattern_covers_every_command(workspace: Path) -> None:
     allow_all = Policy([Rule("run_shell", "allow"), Rule("run_shell", "deny", command="rm *")], workspace)
     assert allow_all.decide(shell("make && ls | wc -l")).decision == "allow"
     assert allow_all.decide(shell("make && rm x")).decision == "deny"
-    assert allow_all.decide(shell('make "oops')).decision == "ask"  # never auto-allowed when unreadable
+    # Never auto-allowed when unreadable, and denied: what it runs unseen could be an `rm`.
+    assert allow_all.decide(shell('make "oops')).decision == "deny"
+    assert Policy([Rule("run_shell", "allow")], workspace).decide(shell('make "oops')).decision == "ask"
     deny_all = Policy([Rule("run_shell", "deny")], workspace)
     assert deny_all.decide(shell('echo "oops')).decision == "deny"
     assert deny_all.decide(shell("")).decision == "deny"
@@ -459,6 +463,8 @@ def expected(segments: tuple[str, ...]) -> str:
     """The oracle: deny if any command is denied, allow only if every command is allowed, else ask."""
     if any(segment in DENIED for segment in segments):
         return "deny"
+    if "sh" in segments:  # runs what it reads, which a deny rule could match
+        return "deny"
     if all(segment in ALLOWED or segment.startswith("echo '") for segment in segments):
         return "allow"
     return "ask"
@@ -497,3 +503,48 @@ def test_no_scope_turns_a_deny_into_an_allow(
         assert after == "deny", (text, chosen)
     else:
         assert after in (before, "allow")
+
+
+# ---- issue 13: lines that hide what they run ----
+
+HIDING = [
+    "git status ${x:=\\$(rm x)} ${x@P}",
+    "git status ${y:=a[\\$(rm x)]} $((y))",
+    "git status ${a[x]}",
+    "git status ${!x}",
+]
+DENIED_EDITS = ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "X=rm; $X x", "git status; sh -c 'rm x'"]
+ATTACK_RULES = [Rule("run_shell", "allow", command="git status*"), Rule("run_shell", "deny", command="rm *")]
+
+
+@pytest.mark.parametrize("command", HIDING)
+def test_a_line_that_hides_code_in_values_asks_even_when_a_rule_or_scope_allows_its_words(
+    workspace: Path, command: str
+) -> None:
+    policy = Policy(ATTACK_RULES, workspace)
+    assert policy.decide(shell(command)).decision == "ask"
+    prefix = [Scope("run_shell", prefix="git status")]
+    assert policy.decide(shell(command), scopes=prefix).decision == "ask"
+    assert "variable's value" in policy.decide(shell(command)).reason
+
+
+@pytest.mark.parametrize("command", DENIED_EDITS)
+def test_a_line_that_runs_a_denied_command_through_a_string_or_variable_is_denied(
+    workspace: Path, command: str
+) -> None:
+    policy = Policy(ATTACK_RULES, workspace)
+    assert policy.decide(shell(command)).decision == "deny"
+    assert policy.decide(shell(command), scopes=[Scope("run_shell", prefix="git status")]).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "command", ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "ls | xargs rm", "trap 'rm x' EXIT"]
+)
+def test_hidden_deletes_get_the_deletes_note(workspace: Path, command: str) -> None:
+    assert "deletes files" in risk_notes(shell(command), workspace)
+
+
+def test_a_line_that_only_could_run_anything_asks_without_deny_rules(workspace: Path) -> None:
+    policy = Policy([Rule("run_shell", "allow", command="git status*")], workspace)
+    assert policy.decide(shell("X=rm; $X x")).decision == "ask"
+    assert policy.decide(shell("git status; eval 'git status'")).decision == "ask"  # eval never counts as allowed
