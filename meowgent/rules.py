@@ -59,9 +59,12 @@ __all__ = [
     "Rule",
     "RulesError",
     "Scope",
+    "ScopeOffer",
     "Verdict",
     "parse_rules",
     "risk_notes",
+    "scope_offer",
+    "typed_scope",
 ]
 
 Decision = Literal["allow", "ask", "deny"]
@@ -118,43 +121,133 @@ class Verdict:
 class Scope:
     """Something the person allowed for the rest of one chat; it turns "ask" into "allow", never "deny".
 
-    A run_shell scope takes exactly one of `command` (this exact command line) or `prefix` (commands
-    starting with these words: every command of the line must start with them, so prefix `git status`
-    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls.
+    Each tool is scoped by what it acts on, so the words on the button are all it allows:
+    - run_shell takes exactly one of `command` (this exact command line) or `prefix` (commands starting
+      with these words: every command of the line must start with them and the line must be pinned down,
+      so prefix `git status` covers neither `git status && rm -rf x` nor `git status ${x@P}`);
+    - write_file and edit_file take `path`, a pattern over workspace paths as in rules (`*` also crosses
+      `/`, `dir/**` covers the folder and all under it), matched against the path with links followed;
+    - web_fetch takes `host`, a host name (or a pattern such as `*.python.org`), lowercased;
+    - any other tool (an MCP tool, say) takes none of them and covers all its calls.
     """
 
     tool: str
     command: str | None = None
     prefix: str | None = None
+    path: str | None = None
+    host: str | None = None
 
     def __post_init__(self) -> None:
-        given = (self.command is not None) + (self.prefix is not None)
-        if given != (self.tool == "run_shell"):
-            raise ValueError("a run_shell scope takes exactly one of command or prefix; other tools take neither")
+        wanted = _SCOPED_BY.get(self.tool, ())
+        given = tuple(key for key in ("command", "prefix", "path", "host") if getattr(self, key) is not None)
+        if len(given) != bool(wanted) or not set(given) <= set(wanted):
+            takes = " or ".join(wanted) if wanted else "nothing besides the tool"
+            raise ValueError(f"a {self.tool} scope takes exactly one {takes}, not {', '.join(given) or 'none'}")
         if self.prefix is not None and not _prefix_words(self.prefix):
             raise ValueError(f"the prefix {self.prefix!r} is not the start of one simple command")
+        if self.path is not None and (not self.path or self.path.startswith("/") or ".." in self.path.split("/")):
+            raise ValueError(f"{self.path!r} is not a path inside the workspace, such as 'docs/**'")
 
-    def matches(self, call: ToolCall) -> bool:
+    @classmethod
+    def from_stored(cls, data: Mapping[str, Any]) -> Scope | None:
+        """A scope saved with a chat; None for one that no longer means anything (such as "every write")."""
+        try:
+            return cls(**data)
+        except (TypeError, ValueError):
+            return None
+
+    def matches(self, call: ToolCall, workspace: Workspace) -> bool:
         """Whether this scope covers the call."""
         if call.name != self.tool:
             return False
-        if self.tool != "run_shell":
+        if not _SCOPED_BY.get(self.tool):
             return True
-        command = call.arguments.get("command")
-        if not isinstance(command, str):
+        key = "path" if self.path is not None else "host" if self.host is not None else "command"
+        argument = call.arguments.get(_CRITERIA[key])
+        if not isinstance(argument, str):
             return False
         if self.command is not None:
-            return command.strip() == self.command.strip()
-        split = split_command(command)
-        wanted = _prefix_words(self.prefix or "")
-        return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
+            return argument.strip() == self.command.strip()
+        if self.prefix is not None:
+            return _all_start_with(argument, _prefix_words(self.prefix))
+        if self.path is not None:
+            return _within_scope(argument, self.path, workspace)
+        host = _host(argument)
+        return host is not None and fnmatchcase(host.lower(), (self.host or "").lower())
+
+    def words(self) -> tuple[str, dict[str, str]]:
+        """What it allows, as a message key and its values (`scope_*` in the UI's texts), for the person."""
+        for key in ("command", "prefix", "path", "host"):
+            value = getattr(self, key)
+            if value is not None:
+                return f"scope_{self.tool}_{key}" if key == "path" else f"scope_{key}", {key: value}
+        return "scope_tool", {"tool": self.tool}
 
     def __str__(self) -> str:
         if self.command is not None:
             return f"the command {json.dumps(self.command)}"
         if self.prefix is not None:
             return f"commands starting with {json.dumps(self.prefix)}"
+        if self.path is not None:
+            return f"{self.tool} on {json.dumps(self.path)}"
+        if self.host is not None:
+            return f"web_fetch from {json.dumps(self.host)}"
         return f"every {self.tool} call"
+
+
+# What each tool's chat scope is about; tools not named here are scoped as a whole.
+_SCOPED_BY: dict[str, tuple[str, ...]] = {
+    "run_shell": ("command", "prefix"),
+    "write_file": ("path",),
+    "edit_file": ("path",),
+    "web_fetch": ("host",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeOffer:
+    """What "Allow for this chat" offers for one call: `scope` as it stands, and what the person may type instead.
+
+    `typed` is "prefix" (the start of a command), "path" (a folder or a glob) or None when nothing typed
+    applies to this tool, so the UI shows the box only where it does something.
+    """
+
+    scope: Scope
+    typed: Literal["prefix", "path"] | None
+
+
+def scope_offer(call: ToolCall, workspace: Path) -> ScopeOffer | None:
+    """The chat scope that fits the call (this command, this file, this host); None if its arguments cannot tell."""
+    kinds = _SCOPED_BY.get(call.name, ())
+    try:
+        if "command" in kinds:
+            return ScopeOffer(Scope(call.name, command=str(call.arguments["command"])), "prefix")
+        if "path" in kinds:
+            resolved = Workspace(workspace).resolve(str(call.arguments["path"]))
+            return ScopeOffer(Scope(call.name, path=_glob_escape(Workspace(workspace).relative(resolved))), "path")
+        if "host" in kinds:
+            host = _host(str(call.arguments["url"]))
+            return ScopeOffer(Scope(call.name, host=host.lower()), None) if host else None
+        return ScopeOffer(Scope(call.name), None)
+    except (KeyError, ToolError, ValueError):
+        return None
+
+
+def typed_scope(call: ToolCall, text: str, workspace: Path) -> Scope:
+    """The scope for what the person typed in the box the offer shows; ValueError says why it cannot be one.
+
+    For a file tool, a folder (`docs` or `docs/`) stands for everything under it.
+    """
+    text = text.strip()
+    offer = scope_offer(call, workspace)
+    if offer is None or offer.typed is None or not text:
+        raise ValueError("there is nothing to type for this call; use the button as it is")
+    if offer.typed == "prefix":
+        return Scope(call.name, prefix=text)
+    pattern = text.removeprefix("./").rstrip("/") or "."
+    if pattern == "." or (not _WILDCARD.search(pattern) and (Path(workspace) / pattern).is_dir()):
+        pattern = "**" if pattern == "." else f"{pattern}/**"
+    return Scope(call.name, path=pattern)
 
 
 class Policy:
@@ -179,7 +272,7 @@ class Policy:
         """Allow, ask or deny `call`; a scope the person chose in this chat can turn "ask" into "allow"."""
         decision, reason = self._by_rules(call)
         if decision == "ask":
-            scope = next((scope for scope in scopes if scope.matches(call)), None)
+            scope = next((scope for scope in scopes if scope.matches(call, self.workspace)), None)
             if scope is not None:
                 decision, reason = "allow", f"you allowed {scope} for this chat"
         return Verdict(decision, reason, risk_notes(call, self.workspace.root))
@@ -358,6 +451,20 @@ def _within(path: str, folder: str) -> bool:
     return folder == "." or path == folder or path.startswith(folder + "/")
 
 
+def _within_scope(path: str, pattern: str, workspace: Workspace) -> bool:
+    """Whether `path`, with links followed, is a workspace path the scope's pattern names."""
+    try:
+        resolved = workspace.relative(workspace.resolve(path))
+    except ToolError:
+        return False
+    return _path_matches(resolved, pattern)
+
+
+def _glob_escape(path: str) -> str:
+    """A path as a pattern that names only it: `[` `*` `?` in a file name match themselves."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
 def _host(url: str) -> str | None:
     try:
         host = urlsplit(url).hostname
@@ -445,6 +552,12 @@ def _prefix_words(prefix: str) -> list[str]:
     except ValueError:
         return []
     return [] if parsed.redirects else _texts(parsed)
+
+
+def _all_start_with(command: str, wanted: list[str]) -> bool:
+    """Whether every command of a pinned-down line starts with the words `wanted`."""
+    split = split_command(command)
+    return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
 
 
 def _starts_with(segment: str, wanted: list[str]) -> bool:
