@@ -176,12 +176,12 @@ class Scope:
         return host is not None and fnmatchcase(host.lower(), (self.host or "").lower())
 
     def words(self) -> tuple[str, dict[str, str]]:
-        """What it allows, as a message key and its values (`scope_*` in the UI's texts), for the person."""
+        """What it allows, as a message key and its values (`allows_*` in the UI's texts), for the person."""
         for key in ("command", "prefix", "path", "host"):
             value = getattr(self, key)
             if value is not None:
-                return f"scope_{self.tool}_{key}" if key == "path" else f"scope_{key}", {key: value}
-        return "scope_tool", {"tool": self.tool}
+                return f"allows_{self.tool}_{key}" if key == "path" else f"allows_{key}", {key: value}
+        return "allows_tool", {"tool": self.tool}
 
     def __str__(self) -> str:
         if self.command is not None:

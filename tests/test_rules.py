@@ -520,12 +520,12 @@ def test_other_tools_are_scoped_as_a_whole_and_old_saved_scopes_that_meant_every
 @pytest.mark.parametrize(
     ("scope", "words"),
     [
-        (Scope("run_shell", command="ls"), ("scope_command", {"command": "ls"})),
-        (Scope("run_shell", prefix="git"), ("scope_prefix", {"prefix": "git"})),
-        (Scope("write_file", path="a.md"), ("scope_write_file_path", {"path": "a.md"})),
-        (Scope("edit_file", path="a.md"), ("scope_edit_file_path", {"path": "a.md"})),
-        (Scope("web_fetch", host="x.org"), ("scope_host", {"host": "x.org"})),
-        (Scope("mcp__search"), ("scope_tool", {"tool": "mcp__search"})),
+        (Scope("run_shell", command="ls"), ("allows_command", {"command": "ls"})),
+        (Scope("run_shell", prefix="git"), ("allows_prefix", {"prefix": "git"})),
+        (Scope("write_file", path="a.md"), ("allows_write_file_path", {"path": "a.md"})),
+        (Scope("edit_file", path="a.md"), ("allows_edit_file_path", {"path": "a.md"})),
+        (Scope("web_fetch", host="x.org"), ("allows_host", {"host": "x.org"})),
+        (Scope("mcp__search"), ("allows_tool", {"tool": "mcp__search"})),
     ],
 )
 def test_a_scope_has_words_for_the_person(scope: Scope, words: tuple[str, dict[str, str]]) -> None:
