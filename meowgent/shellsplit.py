@@ -26,6 +26,7 @@ a deny rule could match those, so a careful caller denies what its deny rules mi
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -117,21 +118,28 @@ def split_command(command: str) -> SplitResult:
 def parse_segment(segment: str) -> SimpleCommand:
     """Take one segment (as `split_command` gives it) apart; ValueError if it is not one simple command."""
     parser = _Parser(segment, [])
+    tokens: list[str | _Redirection] = []
+    try:
+        while (token := parser.next_token()) is not None:
+            if isinstance(token, _Operator):
+                raise ValueError(f"{segment!r} is more than one simple command (it has {token.text!r})")
+            tokens.append(token)
+    except _Unparsable as exc:
+        raise ValueError(f"{segment!r} cannot be read: {exc}") from None
+    return _simple_command(tokens)
+
+
+def _simple_command(tokens: Sequence[str | _Redirection]) -> SimpleCommand:
     assignments: list[Word] = []
     words: list[Word] = []
     redirects: list[Redirect] = []
-    try:
-        while (token := parser.next_token()) is not None:
-            if isinstance(token, _Redirection):
-                redirects.append(Redirect(token.operator, _word(token.target)))
-            elif isinstance(token, _Operator):
-                raise ValueError(f"{segment!r} is more than one simple command (it has {token.text!r})")
-            elif not words and _ASSIGNMENT.match(token):
-                assignments.append(_word(token))
-            else:
-                words.append(_word(token))
-    except _Unparsable as exc:
-        raise ValueError(f"{segment!r} cannot be read: {exc}") from None
+    for token in tokens:
+        if isinstance(token, _Redirection):
+            redirects.append(Redirect(token.operator, _word(token.target)))
+        elif not words and _ASSIGNMENT.match(token):
+            assignments.append(_word(token))
+        else:
+            words.append(_word(token))
     return SimpleCommand(tuple(assignments), tuple(words), tuple(redirects))
 
 
@@ -146,7 +154,7 @@ def command_word(segment: str) -> str | None:
 
 # Commands that run the command after their options: `sudo rm x` runs `rm x`.
 WRAPPERS = frozenset(
-    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup"}  # run it as given
+    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time"}  # run it as given (`/usr/bin/time`)
     | {"nice", "ionice", "setsid", "stdbuf", "timeout", "xargs"}  # run it with a limit or a setting
 )
 # The wrappers' options that take the next word as their value: `sudo -u bob rm x` runs `rm x`.
@@ -250,12 +258,12 @@ class _Parser:
 
     def parse_list(self, closer: str) -> None:
         """Read commands up to `closer` (`)` ends a substitution) or, when it is empty, to the end of the text."""
-        words: list[str] = []
+        words: list[str | _Redirection] = []
         opened: list[str] = []  # the `(` and `{` still open inside this list
         try:
             while (token := self.next_token()) is not None:
                 if isinstance(token, _Redirection):
-                    words.append(str(token))
+                    words.append(token)
                 elif isinstance(token, _Operator):
                     if token.text == "(" and words:
                         raise _Unparsable("a '(' inside a command (a function definition or an array) is not split")
@@ -279,7 +287,7 @@ class _Parser:
         finally:  # also on error: the words read so far are still worth judging
             self._flush(words)
 
-    def _command_start(self, word: str, words: list[str], opened: list[str]) -> None:
+    def _command_start(self, word: str, words: list[str | _Redirection], opened: list[str]) -> None:
         if word in _SKIPPED_KEYWORDS:
             return
         if word in _UNREAD_KEYWORDS:
@@ -291,23 +299,22 @@ class _Parser:
         else:
             words.append(word)
 
-    def _flush(self, words: list[str]) -> None:
+    def _flush(self, words: list[str | _Redirection]) -> None:
         if words:
-            self._add(" ".join(words))
+            self.segments.append(" ".join(map(str, words)))
+            self._inspect(_simple_command(words))
             words.clear()
 
     def _add(self, segment: str) -> None:
+        """A segment found inside another (what `xargs` or `find -exec` runs), as text."""
         self.segments.append(segment)
-        self._inspect(segment)
+        with contextlib.suppress(ValueError):  # its own parse already reported the problem
+            self._inspect(parse_segment(segment))
 
     # ---- what a finished segment runs besides itself ----
 
-    def _inspect(self, segment: str) -> None:
+    def _inspect(self, parsed: SimpleCommand) -> None:
         """Note what in a segment runs code its words do not show, and split the texts it hands to a shell."""
-        try:
-            parsed = parse_segment(segment)
-        except ValueError:
-            return  # its own parse already reported the problem
         if any(_SUBSCRIPTED.match(word.text) for word in parsed.assignments):
             self.findings.note(_SUBSCRIPT)
         for words in invocations(parsed.words):

@@ -276,6 +276,9 @@ SHELL_DECISIONS = [
     ("/bin/rm x", "deny"),
     ("sudo rm -rf /", "deny"),
     ("env -i PATH=/bin timeout 5s rm x", "deny"),
+    ("/usr/bin/time -v sudo -u bob nice -n 5 rm x", "deny"),
+    ("ls | xargs -I {} rm {}", "deny"),
+    ("find . -name x -exec rm {} +", "deny"),
     ("ls # ; rm x", "allow"),
     ('echo "oops', "deny"),  # unreadable, so it may run anything, and `rm *` is denied
     ('ls; rm x "oops', "deny"),
