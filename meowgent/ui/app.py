@@ -302,13 +302,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             """The call the card shows first, if it still waits (ChatError if the chat is not the owner's)."""
             return next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
 
-        def on_card_change(key: str, chat: str, shown_ids: list[str], request: gr.Request):
+        def on_card_change(key: str, chat: str, shown_ids: list[str], language: str, request: gr.Request):
             """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
             try:
                 head = shown_head(owner_of(key, request), chat, shown_ids)
             except ChatError:
                 head = None
-            allow = scope_controls(head, settings.workspace, language_of(request))
+            allow = scope_controls(head, settings.workspace, language)
             return (
                 gr.update(value=allow.button or "", visible=allow.button is not None),
                 gr.update(label=allow.box, visible=allow.box is not None, value=""),
@@ -506,7 +506,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         gr.on(
             [card_calls.change, language_picker.input],
             on_card_change,
-            [owner_key, chat_id, card_calls],
+            [owner_key, chat_id, card_calls, language_picker],  # the picker: on a switch, the new language
             [approve_chat, scope_prefix],
             concurrency_limit=None,
         )
