@@ -193,9 +193,9 @@ class Scope:
         if self.prefix is not None:
             return f"commands starting with {json.dumps(self.prefix)}"
         if self.path is not None:
-            return f"{self.tool} on {json.dumps(self.path)}"
+            return f"{'editing' if self.tool == 'edit_file' else 'writing'} {json.dumps(self.path)}"
         if self.host is not None:
-            return f"web_fetch from {json.dumps(self.host)}"
+            return f"reading pages from {json.dumps(self.host)}"
         return f"every {self.tool} call"
 
 
@@ -227,8 +227,9 @@ def scope_offer(call: ToolCall, workspace: Path) -> ScopeOffer | None:
         if "command" in kinds:
             return ScopeOffer(Scope(call.name, command=str(call.arguments["command"])), "prefix")
         if "path" in kinds:
-            resolved = Workspace(workspace).resolve(str(call.arguments["path"]))
-            return ScopeOffer(Scope(call.name, path=_glob_escape(Workspace(workspace).relative(resolved))), "path")
+            folder = Workspace(workspace)
+            path = folder.relative(folder.resolve(str(call.arguments["path"])))
+            return ScopeOffer(Scope(call.name, path=_glob_escape(path)), "path")
         if "host" in kinds:
             host = _host(str(call.arguments["url"]))
             return ScopeOffer(Scope(call.name, host=host.lower()), None) if host else None
