@@ -24,7 +24,7 @@ others ask. A shell command is allowed only if every one of its commands is, sub
 and only if its meaning is pinned down by its text (see `shellsplit`: `${x@P}`, `$((x))`, `eval`,
 `bash -c`, `$'...'` and the like never count as allowed). The commands that `eval`, `sh -c`, `trap`,
 `xargs` and `find -exec` run are judged like the others. A line that may run commands nowhere in its
-text (`$X x`, `eval "$x"`, `... | sh`, a line that cannot be read) is denied when any deny rule
+text (`$X x`, `eval "$x"`, `... | sh`, `source f`, a line that cannot be read) is denied when any deny rule
 exists, because that rule could match what it runs.
 
 Deny and ask rules are tried against every reading of a call, so they cannot be dodged: a command

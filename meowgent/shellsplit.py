@@ -20,7 +20,7 @@ arithmetic (`$((x))`, `((x))`, `let`, `[[ x -eq 1 ]]`), array subscripts, `eval`
 split too, and their commands become segments, so `eval 'rm x'` gives `eval 'rm x'` and `rm x`.
 A caller must never auto-allow an incomplete result; the segments it does hold were still seen,
 so a deny on one of them still applies. When `hidden` is set, the line may also run commands that
-are nowhere in its text (a command named by a variable, `eval "$x"`, a line that could not be read):
+are nowhere in its text (a command named by a variable, `eval "$x"`, a script, a line that could not be read):
 a deny rule could match those, so a careful caller denies what its deny rules might cover.
 """
 
@@ -342,7 +342,7 @@ class _Parser:
         elif program in _SHELLS:
             self._shell(program, arguments)
         elif program in ("source", "."):
-            self.findings.note(f"{program} runs the commands in a file")
+            self.findings.note(f"{program} runs the commands in a file", hidden=True)
         elif program == "env" and any(text.startswith(("-S", "--split-string")) for text in texts):
             self.findings.note("env -S splits a text into a command", hidden=True)
         elif program == "xargs":
@@ -369,8 +369,8 @@ class _Parser:
             elif has_c:
                 self._run_text(arguments[index : index + 1], f"{program} -c runs its text as a new command line")
                 return
-            else:  # a script, like `python file.py`: the person can read it, a rule cannot
-                self.findings.note(f"{program} runs the commands in a file")
+            else:  # a script: shell commands a deny rule cannot see
+                self.findings.note(f"{program} runs the commands in a file", hidden=True)
                 return
         # `printf 'rm x' | sh`: the commands come from another program's output.
         self.findings.note(f"{program} runs the commands it reads from its input", hidden=True)
