@@ -341,26 +341,45 @@ def _search(
     ripgrep = _ripgrep() if backend in (None, "rg") else None
     if backend == "rg" and ripgrep is None:
         raise RuntimeError("backend='rg' needs the rg executable")
-    matches = _search_ripgrep(ripgrep, target, pattern, glob, deadline) if ripgrep else None
-    if matches is None:  # no ripgrep, or a regex feature it lacks (look-around, backreferences)
-        matches = _search_python(workspace.root, target, pattern, glob, deadline)
     base = target.parent if target.is_file() else target
+    matches = _search_ripgrep(ripgrep, target, pattern, glob, deadline) if ripgrep else None
+    if matches is not None:
+        matches = _confirmed(matches, base, workspace)
+    else:  # no ripgrep, or a regex feature it lacks (look-around, backreferences)
+        matches = _search_python(workspace.root, target, pattern, glob, deadline)
     prefix = "" if base == workspace.root else f"{workspace.relative(base)}/"
-    matches = [match for match in matches if _own_file(base / match[0], workspace.root)]
     return _format_matches([(prefix + p, n, t) for p, n, t in matches], pattern, _where(name), max_chars)
 
 
-def _own_file(path: Path, root: Path) -> bool:
-    """Whether a file ripgrep matched is a regular file inside the root with no other hard link.
+def _confirmed(matches: list[Match], base: Path, workspace: Workspace) -> list[Match]:
+    """The matches whose line the file really holds, read again as the other file tools read.
 
-    ripgrep opens files by name, so this is checked again after it read them: what it read through a
-    hard link or a folder swapped for a link never reaches the model.
+    ripgrep opens files by name, so what it read through a hard link, or through a folder swapped for
+    a link meanwhile, is not what the file inside the workspace says, and is dropped here.
     """
+    files: dict[str, list[str] | None] = {}
+    kept = []
+    for path, number, text in matches:
+        if path not in files:
+            files[path] = _lines_inside(workspace, base / path)
+        lines = files[path]
+        if lines is not None and number <= len(lines) and lines[number - 1] == text:
+            kept.append((path, number, text))
+    return kept
+
+
+def _lines_inside(workspace: Workspace, path: Path) -> list[str] | None:
+    """The lines of a searchable file inside the workspace, as the search backends give them; None if unusable."""
     try:
-        found = path.lstat()
-    except OSError:
-        return False
-    return stat.S_ISREG(found.st_mode) and found.st_nlink == 1 and path.resolve().is_relative_to(root)
+        with workspace.open_file(path) as descriptor:
+            if os.fstat(descriptor).st_size > MAX_SEARCH_FILE_BYTES:
+                return None
+            with os.fdopen(descriptor, "rb", closefd=False) as file:
+                data = file.read()
+    except (OSError, ToolError):
+        return None
+    lines = data.decode("utf-8-sig", "replace").split("\n")  # ripgrep drops a UTF-8 BOM too
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _format_matches(matches: list[Match], pattern: str, where: str, max_chars: int) -> str:
@@ -543,21 +562,12 @@ def _python_matches(workspace: Workspace, target: Path, regex: re.Pattern[str], 
             if entry.is_file(follow_symlinks=False) and (wanted is None or wanted(relpath))
         )
     for relpath, filename in files:
-        try:  # opened as the other file tools open, so no hard link or swapped folder leads outside
-            with workspace.open_file(Path(filename)) as descriptor:
-                if os.fstat(descriptor).st_size > MAX_SEARCH_FILE_BYTES:
-                    continue
-                with os.fdopen(descriptor, "rb", closefd=False) as file:
-                    data = file.read()
-        except (OSError, ToolError):
+        lines = _lines_inside(workspace, Path(filename))  # no hard link or swapped folder leads outside
+        if lines is None or any("\0" in line for line in lines):
             continue
-        if b"\0" in data:
-            continue
-        lines = data.decode("utf-8-sig", "replace").split("\n")  # ripgrep drops a UTF-8 BOM too
         if lines[-1] == "":
             lines.pop()
         for number, line in enumerate(lines, 1):
-            line = line.removesuffix("\r")
             if regex.search(line):
                 matches.append((relpath, number, line))
                 if len(matches) > MAX_MATCHES:
