@@ -76,6 +76,23 @@ _TEXT: dict[str, dict[str, str]] = {
         "other_tool": "**Use the tool** `{tool}` with:",
         "heads_up": "⚠️ **Heads up:** this {risks}.",
         "risk_separator": ", ",
+        # MCP servers: the card and the sidebar
+        "mcp_call": "**Use the tool** `{tool}` **of the MCP server** `{server}` with:",
+        "mcp_hints": "The server says this tool {hints}. That is only its own claim, so it still asks you.",
+        "mcp_hint_read_only": "only reads",
+        "mcp_hint_destructive": "may delete or overwrite things",
+        "mcp_hint_idempotent": "can run twice with the same effect",
+        "mcp_hint_open_world": "reaches services outside this computer",
+        "mcp_servers": "MCP servers",
+        "mcp_none": "No MCP servers. List them in `{path}` to use their tools (see the README).",
+        "mcp_config_error": "⚠️ The MCP configuration cannot be used: {detail}",
+        "mcp_starting": "⏳ starting…",
+        "mcp_running": "🟢 running, {count} tool(s)",
+        "mcp_stopped": "🔴 stopped: {detail}",
+        "mcp_left_out": "Not offered: {detail}",
+        "mcp_off_here": "Turned off in this chat",
+        "mcp_allow_here": "Allowed without asking in this chat",
+        "mcp_restart": "Restart stopped servers",
         # chat panels
         "thinking": "Thinking",
         "preparing": "🔧 Preparing a tool call",
@@ -183,6 +200,23 @@ _TEXT: dict[str, dict[str, str]] = {
         "other_tool": "**使用工具** `{tool}`，參數如下：",
         "heads_up": "⚠️ **請注意**：這個動作會{risks}。",
         "risk_separator": "、",
+        # MCP servers: the card and the sidebar
+        "mcp_call": "**使用 MCP 伺服器** `{server}` **的工具** `{tool}`，參數如下：",
+        "mcp_hints": "伺服器說這個工具{hints}。這只是它自己的說法，所以仍會先問你。",
+        "mcp_hint_read_only": "只會讀取",
+        "mcp_hint_destructive": "可能刪除或覆寫資料",
+        "mcp_hint_idempotent": "重複執行結果相同",
+        "mcp_hint_open_world": "會連到這台電腦以外的服務",
+        "mcp_servers": "MCP 伺服器",
+        "mcp_none": "沒有 MCP 伺服器。把它們寫在 `{path}` 就能使用它們的工具（見 README）。",
+        "mcp_config_error": "⚠️ 無法使用 MCP 設定：{detail}",
+        "mcp_starting": "⏳ 啟動中…",
+        "mcp_running": "🟢 執行中，{count} 個工具",
+        "mcp_stopped": "🔴 已停止：{detail}",
+        "mcp_left_out": "未提供：{detail}",
+        "mcp_off_here": "在這個對話中關閉",
+        "mcp_allow_here": "在這個對話中不必詢問就允許",
+        "mcp_restart": "重新啟動已停止的伺服器",
         "thinking": "思考過程",
         "preparing": "🔧 正在準備工具呼叫",
         "log_writing": "撰寫中…",
@@ -310,6 +344,7 @@ _TEXT[ENGLISH].update(
         "allows_edit_file_path": "editing {path}",
         "allows_host": "reading pages from {host}",
         "allows_tool": "every {tool} call",
+        "allows_server": "every tool of the MCP server {server}",
     }
 )
 _TEXT[CHINESE].update(
@@ -327,5 +362,6 @@ _TEXT[CHINESE].update(
         "allows_edit_file_path": "修改 {path}",
         "allows_host": "讀取 {host} 的網頁",
         "allows_tool": "所有 {tool} 呼叫",
+        "allows_server": "MCP 伺服器 {server} 的所有工具",
     }
 )
