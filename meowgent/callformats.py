@@ -342,3 +342,22 @@ def _json_string(text: str) -> str:
 def _json_escaped(text: str) -> str:
     """`text` as the inside of a JSON string; escaping is per character, so pieces can be escaped apart."""
     return json.dumps(text, ensure_ascii=False)[1:-1] if text else ""
+
+
+_FORMAT_HINTS = {
+    "qwen3": '<tool_call>\n{"name": "TOOL_NAME", "arguments": {"ARGUMENT": "VALUE"}}\n</tool_call>',
+    "qwen3.5": (
+        "<tool_call>\n<function=TOOL_NAME>\n<parameter=ARGUMENT>\nVALUE\n</parameter>\n</function>\n</tool_call>"
+    ),
+    "harmony": (
+        "<|start|>assistant<|channel|>commentary to=functions.TOOL_NAME <|constrain|>json<|message|>"
+        '{"ARGUMENT": "VALUE"}<|call|>'
+    ),
+}
+_FORMAT_HINTS["qwen3-thinking"] = _FORMAT_HINTS["qwen3"]
+_FORMAT_HINTS["qwen3-coder"] = _FORMAT_HINTS["qwen3.5"]
+
+
+def format_hint(parser: str | None) -> str | None:
+    """How a model with this Ollama parser must write a tool call, when we know it."""
+    return _FORMAT_HINTS.get(parser or "")
