@@ -126,7 +126,7 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         "--read-timeout",
         type=float,
         default=float(env_or("READ_TIMEOUT", defaults.read_timeout)),
-        help="seconds of silence before a model's answer counts as stalled (MEOWGENT_READ_TIMEOUT; default %(default)s)",
+        help="seconds of silence before an answer counts as stalled (MEOWGENT_READ_TIMEOUT; default %(default)s)",
     )
     parser.add_argument(
         "--allow-private-fetch",
