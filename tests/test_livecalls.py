@@ -1,0 +1,41 @@
+from meowgent.events import ToolCallInvalid, ToolCallProgress, ToolCallStarted, ToolCallWriting
+from meowgent.livecalls import SHOW_SILENCE_AFTER, HeldCalls
+
+
+def test_native_calls_take_the_live_panels_in_the_order_they_were_written():
+    held = HeldCalls()
+    events = list(held.tokens('<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call><tool_call>{"name": "b"'))
+    started = [e.call_id for e in events if isinstance(e, ToolCallStarted)]
+    assert len(started) == 2
+    assert "".join(e.text for e in events if isinstance(e, ToolCallProgress) and e.call_id == started[1]) == (
+        '{"name": "b"'
+    )
+    assert held.claim() == (started[0], True)
+    assert held.claim() == (started[1], True)
+    fresh, shown = held.claim()  # a call nobody saw being written gets its own panel
+    assert not shown
+    assert fresh not in started
+
+
+def test_a_silence_opens_one_counting_panel_which_the_next_call_takes():
+    held = HeldCalls()
+    assert list(held.silence(SHOW_SILENCE_AFTER / 2)) == []
+    first = list(held.silence(SHOW_SILENCE_AFTER))
+    second = list(held.silence(SHOW_SILENCE_AFTER + 1))
+    (started,) = [e for e in first if isinstance(e, ToolCallStarted)]
+    assert second == [ToolCallWriting(started.call_id, SHOW_SILENCE_AFTER + 1)]
+    assert held.claim() == (started.call_id, True)
+
+
+def test_prose_after_a_silence_closes_its_panel_and_abandon_closes_the_rest():
+    held = HeldCalls()
+    (started, _) = held.silence(SHOW_SILENCE_AFTER)
+    (closed,) = held.prose()
+    assert isinstance(closed, ToolCallInvalid)
+    assert closed.call_id == started.call_id
+    events = list(held.tokens("<tool_call>\n<function=write_file>\n<parameter=path>\nnotes"))
+    (abandoned,) = held.abandon("the answer broke off")
+    assert abandoned == ToolCallInvalid(
+        events[0].call_id, '{"name": "write_file", "arguments": {"path": "notes', ("the answer broke off")
+    )
+    assert list(held.abandon("again")) == []
