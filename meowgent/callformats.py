@@ -327,12 +327,16 @@ class CallTextReader:
 
 def _cut_start(data: str, position: int, tags: tuple[str, ...]) -> int:
     """Where the end of `data` (from `position` on) may be the start of one of `tags`, or len(data)."""
-    longest = max(len(tag) for tag in tags)
-    for start in range(max(position, len(data) - longest + 1), len(data)):
-        tail = data[start:]
-        if any(tag.startswith(tail) for tag in tags):
-            return start
-    return len(data)
+    window = max(position, len(data) - max(len(tag) for tag in tags) + 1)
+    earliest = len(data)
+    for first in {tag[0] for tag in tags}:  # most text has none of these characters near its end
+        start = data.find(first, window, earliest)
+        while start != -1:
+            if any(tag.startswith(data[start:]) for tag in tags):
+                earliest = start
+                break
+            start = data.find(first, start + 1, earliest)
+    return earliest
 
 
 def _json_string(text: str) -> str:
