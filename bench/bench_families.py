@@ -228,7 +228,13 @@ def logprobs_section(size: int) -> str:
 
 def run(*, quick: bool = False) -> str:
     sizes = (16 * 1024, 64 * 1024) if quick else (16 * 1024, 64 * 1024, 256 * 1024)
-    return latency_section(800 if quick else 2_000) + "\n" + reader_section(sizes, rescan_limit=16 * 1024)
+    return "\n".join(
+        [
+            latency_section(800 if quick else 2_000),
+            reader_section(sizes, rescan_limit=16 * 1024),
+            logprobs_section(16 * 1024 if quick else 64 * 1024),
+        ]
+    )
 
 
 if __name__ == "__main__":
