@@ -1,17 +1,20 @@
 """Ollama's model-output parsers, ported from its Go source so that ScriptedOllama streams what real Ollama streams.
 
 Ollama runs every token a model generates through a parser chosen by the model's Modelfile `PARSER` line
-(`model/parsers/parsers.go` ParserForName), or, for a model without one that is sent `tools`, through a generic
-parser built from its chat template (`tools/tools.go`). A parser turns raw tokens into content, thinking and tool
-calls, holds back text that may still turn into markup, and fails on a call it cannot read.
+(`model/parsers/parsers.go` ParserForName), or, for a model without one, through generic parsers built from its chat
+template (`thinking/parser.go` when `think` is on, `tools/tools.go` when `tools` are sent). A parser turns raw
+tokens into content, thinking and tool calls, holds back text that may still turn into markup, and fails on a call
+it cannot read.
 
 Ported here, state machine for state machine:
 - `qwen3`, `qwen3-thinking`: `model/parsers/qwen3.go` (Qwen3Parser), JSON inside `<tool_call>` tags.
+  Bad JSON is an error, as in released versions (newer source sends an unreadable call as content).
 - `qwen3-coder`: `model/parsers/qwen3coder.go` (Qwen3CoderParser), `<function=NAME><parameter=P>value</parameter>`
   inside `<tool_call>` tags, read as XML.
 - `qwen3.5`: `model/parsers/qwen35.go` (Qwen35Parser), thinking, then the qwen3-coder parser. Its error is the
   qwen3-coder parser's, unwrapped (`EOF` for JSON inside `<tool_call>`), as released Ollama versions send it.
 - `harmony` (gpt-oss): `harmony/harmonyparser.go` (HarmonyMessageHandler); a call is read when generation ends.
+- no builtin parser, `think` on and `<think>` in the template: `thinking/parser.go` (Parser).
 - no builtin parser, `tools` sent: `tools/tools.go` (Parser), holding from the template's tool-call tag.
 
 Not ported: the other families, harmony's renaming of tool names that are not identifiers, and Go's exact wording for
@@ -23,12 +26,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 Call = dict[str, Any]
 """A parsed call as Ollama sends it, before the server adds `id`: {"function": {"index", "name", "arguments"}}."""
+
+
+Events = list[tuple[str, str]]
+"""What one `_eat` step of a parser found: (kind, text) pairs such as ("content", "Hi") or ("call", raw)."""
 
 
 class ParseError(Exception):
@@ -86,17 +93,33 @@ def split_at_tag(buffer: str, tag: str, *, trim_after: bool) -> tuple[str, str]:
 
 def go_json_error(text: str) -> str | None:
     """The error Go's encoding/json gives for `text` (None if it is one valid JSON value), in Go's words."""
-    stripped = text.lstrip()
-    if not stripped.strip():
+    stripped = text.strip()
+    if not stripped:
         return "unexpected end of JSON input"
     try:
         _, end = json.JSONDecoder().raw_decode(stripped)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(stripped.rstrip()):
+        if exc.pos >= len(stripped) or exc.msg.startswith("Unterminated string"):
             return "unexpected end of JSON input"
-        return f"invalid character {_go_quote(stripped[exc.pos])} looking for beginning of value"
+        where = next(
+            (phrase for start, phrase in _GO_CONTEXT if exc.msg.startswith(start)), "looking for beginning of value"
+        )
+        # Python points at the backslash of a bad escape, Go at the character after it.
+        bad = stripped[exc.pos + 1] if exc.msg.startswith("Invalid \\escape") else stripped[exc.pos]
+        return f"invalid character {_go_quote(bad)} {where}"
     rest = stripped[end:].lstrip()
     return f"invalid character {_go_quote(rest[0])} after top-level value" if rest else None
+
+
+_GO_CONTEXT = (
+    ("Expecting property name", "looking for beginning of object key string"),
+    ("Expecting ':' delimiter", "after object key"),
+    ("Expecting ',' delimiter", "after object key:value pair"),
+    ("Invalid control character", "in string literal"),
+    ("Invalid \\escape", "in string escape code"),
+)
+"""Python's json messages and the context Go's error names in their place (arrays say `after array element` in
+Go, a detail not kept)."""
 
 
 def _go_quote(char: str) -> str:
@@ -104,7 +127,7 @@ def _go_quote(char: str) -> str:
         return "'\\''"
     if char == '"':
         return "'\"'"
-    return "'" + json.dumps(char)[1:-1] + "'"
+    return "'" + json.dumps(char, ensure_ascii=False)[1:-1] + "'"
 
 
 def _call(index: int, name: str, arguments: Mapping[str, Any]) -> Call:
@@ -143,7 +166,7 @@ class Qwen3Parser:
                 (thinking if kind == "thinking" else content).append(value)
         return Parsed("".join(content), "".join(thinking), tuple(calls))
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         buffer = self.buffer
         if self.state == "thinking":
             if self.maybe_open_tag:
@@ -177,24 +200,24 @@ class Qwen3Parser:
         self.state = "content"
         return [("call", raw)], True
 
-    def _enter(self, tag: str, kind: str, empty_state: str, state: str) -> tuple[list[tuple[str, str]], bool]:
+    def _enter(self, tag: str, kind: str, empty_state: str, state: str) -> tuple[Events, bool]:
         before, self.buffer = split_at_tag(self.buffer, tag, trim_after=True)
         self.state = state if self.buffer else empty_state
         return ([(kind, before)] if before else []), True
 
-    def _eat_whitespace(self, next_state: str) -> tuple[list[tuple[str, str]], bool]:
+    def _eat_whitespace(self, next_state: str) -> tuple[Events, bool]:
         self.buffer = self.buffer.lstrip()
         if not self.buffer:
             return [], False
         self.state = next_state
         return [], True
 
-    def _emit_unambiguous(self, kind: str, *tags: str) -> tuple[list[tuple[str, str]], bool]:
+    def _emit_unambiguous(self, kind: str, *tags: str) -> tuple[Events, bool]:
         ready, self.buffer = split_unambiguous(self.buffer, *tags)
         return ([(kind, ready)] if ready else []), False
 
 
-def _drain(eat: Any) -> Iterator[tuple[str, str]]:
+def _drain(eat: Callable[[], tuple[Events, bool]]) -> Iterator[tuple[str, str]]:
     """Run a parser's `eat` step until it says it needs more input."""
     more = True
     while more:
@@ -203,22 +226,25 @@ def _drain(eat: Any) -> Iterator[tuple[str, str]]:
 
 
 def _qwen3_call(raw: str) -> tuple[str, Mapping[str, Any]]:
+    """qwen3.go parseQwen3ToolCall: `{"name": ..., "arguments": {...}}` read into a Go struct."""
     error = go_json_error(raw)
-    if error is None:
-        parsed = json.loads(raw)
-        if not isinstance(parsed, dict):
-            error = f"json: cannot unmarshal {_go_json_type(parsed)} into Go value of type struct"
-        elif not isinstance(parsed.get("arguments", {}), dict | None):
-            error = f"json: cannot unmarshal {_go_json_type(parsed['arguments'])} into Go struct field .arguments"
+    parsed: Any = None if error else json.loads(raw)
+    parsed = {} if parsed is None else parsed  # Go leaves the struct empty for `null`
+    if error is None and not isinstance(parsed, dict):
+        error = f"json: cannot unmarshal {_go_json_type(parsed)} into Go value of type struct"
+    elif error is None:
+        for key, wanted in (("name", str), ("arguments", dict)):
+            if parsed.get(key) is not None and not isinstance(parsed[key], wanted):
+                error = f"json: cannot unmarshal {_go_json_type(parsed[key])} into Go struct field .{key}"
     if error is not None:
         raise ParseError(f"failed to parse JSON: {error}")
     if not parsed.get("name"):
         raise ParseError("empty function name")
-    return str(parsed["name"]), parsed.get("arguments") or {}
+    return parsed["name"], parsed.get("arguments") or {}
 
 
 def _go_json_type(value: object) -> str:
-    names = {list: "array", str: "string", bool: "bool", type(None): "null"}
+    names = {list: "array", dict: "object", str: "string", bool: "bool", type(None): "null"}
     return names.get(type(value), "number")
 
 
@@ -245,7 +271,7 @@ class Qwen3CoderParser:
                 content.append(value)
         return Parsed("".join(content), "", tuple(calls))
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         if not self.collecting:
             if TOOL_OPEN in self.buffer:
                 before, _, self.buffer = self.buffer.partition(TOOL_OPEN)
@@ -339,7 +365,7 @@ def _parse_value(raw: str, types: tuple[str, ...]) -> Any:
         if only:
             return False
     if "integer" in types:
-        if re.fullmatch(r"[+-]?\d+", raw):
+        if re.fullmatch(r"[+-]?\d+", raw) and -(2**63) <= int(raw) < 2**63:
             return int(raw)
         if only:
             return raw
@@ -390,7 +416,7 @@ class Qwen35Parser:
             calls.extend(parsed.calls)
         return Parsed("".join(content), "".join(thinking), tuple(calls))
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         if self.state == "thinking":
             return self._eat_thinking()
         if self.state == "thinking_done_whitespace":
@@ -402,7 +428,7 @@ class Qwen35Parser:
         content, self.buffer = self.buffer, ""
         return ([("content", content)] if content else []), False
 
-    def _eat_thinking(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat_thinking(self) -> tuple[Events, bool]:
         if self.allow_open_tag:
             trimmed = self.buffer.lstrip()
             if trimmed.startswith(THINK_OPEN):
@@ -487,7 +513,7 @@ class HarmonyParser:
         elif channel in ("commentary", "final"):
             self.mode = "content"
 
-    def _eat(self) -> tuple[list[tuple[str, str]], bool]:
+    def _eat(self) -> tuple[Events, bool]:
         if self.state == "start":
             if "<|start|>" not in self.buffer:
                 return [], False
@@ -526,12 +552,83 @@ def _harmony_header(raw: str) -> tuple[str, str]:
     return channel, tokens[1][3:] if len(tokens) > 1 and tokens[1].startswith("to=") else ""
 
 
+# No builtin parser, `think` on (thinking/parser.go).
+
+
+class ThinkingParser:
+    """Ollama's generic thinking parser for models without a builtin one: a leading `<think>...</think>` is thinking,
+    everything after it is content (which the template tool parser may read next)."""
+
+    def __init__(self, opening: str = THINK_OPEN, closing: str = THINK_CLOSE) -> None:
+        self.opening, self.closing = opening, closing
+        self.state = "looking"
+        self.buffer = ""
+
+    def add(self, text: str) -> tuple[str, str]:
+        """(thinking, content) that are certain after `text`."""
+        self.buffer += text
+        thinking, content = [], []
+        more = True
+        while more:
+            more = self._eat(thinking, content)
+        return "".join(thinking), "".join(content)
+
+    def _eat(self, thinking: list[str], content: list[str]) -> bool:
+        trimmed = self.buffer.lstrip()
+        if self.state == "looking":
+            if trimmed.startswith(self.opening):
+                self.buffer = trimmed[len(self.opening) :].lstrip()
+                self.state = "thinking" if self.buffer else "opened_whitespace"
+                return True
+            if self.opening.startswith(trimmed):
+                return False
+            self.state = "done"
+            content.append(self.buffer)
+            self.buffer = ""
+            return False
+        if self.state == "opened_whitespace":
+            if not trimmed:
+                return False
+            self.state, self.buffer = "thinking", trimmed
+            return True
+        if self.state == "thinking":
+            if self.closing in self.buffer:
+                before, _, after = self.buffer.partition(self.closing)
+                after = after.lstrip()
+                thinking.append(before)
+                content.append(after)
+                self.state, self.buffer = ("done" if after else "closed_whitespace"), ""
+                return False
+            held = overlap(self.buffer, self.closing)
+            thinking.append(self.buffer[: len(self.buffer) - held])
+            self.buffer = self.buffer[len(self.buffer) - held :]
+            return False
+        if self.state == "closed_whitespace":
+            if trimmed:
+                self.state = "done"
+            content.append(trimmed)
+            self.buffer = ""
+            return False
+        content.append(self.buffer)
+        self.buffer = ""
+        return False
+
+
+def template_thinks(template: str) -> bool:
+    """Whether Ollama infers thinking tags from the template (thinking/template.go InferTags, for `<think>` only)."""
+    return THINK_OPEN in template and THINK_CLOSE in template
+
+
 # No builtin parser, `tools` sent (tools/tools.go).
 
 
 class TemplateToolParser:
     """Ollama's generic parser for models without a builtin one: text streams until the template's tool-call tag
-    (or a partial tag) shows up, then everything is held until it reads a JSON object naming a tool."""
+    (or a partial tag) shows up, then everything is held until it reads a JSON object naming a tool.
+
+    One deviation: tools.go keeps the text before the tag in its buffer, so it can send that text again (with each
+    piece while the tag is partial, and at the end, instead of the held text, when no call came); this sends it once
+    and holds only what starts at the tag."""
 
     def __init__(self, tools: Sequence[Mapping[str, Any]], *, tag: str) -> None:
         self.tag = tag
@@ -540,6 +637,7 @@ class TemplateToolParser:
         self.parsing = False
         self.buffer = ""
         self.count = 0
+        self.scan = _BraceScan()
 
     def add(self, text: str) -> tuple[tuple[Call, ...], str]:
         """(calls, content) for the next text, as tools.Parser.Add returns them."""
@@ -559,17 +657,22 @@ class TemplateToolParser:
             name, arguments, end = found
             calls.append(_call(self.count, name, arguments))
             self.count += 1
-            self.buffer = self.buffer[end:]
+            self._keep(self.buffer[end:])
         if calls:
             return tuple(calls), content
-        if self.tag in ("{", "[") and self._closed():
+        if self.tag == "{" and self.scan.object_in(self.buffer) is not None:
             # A bare JSON tag that closed without naming a tool was ordinary text after all.
-            content, self.buffer = content + self.buffer, ""
+            content = content + self.buffer
+            self._keep("")
         return (), content
 
     def leftover(self) -> str:
         """tools.Parser.Content: the held text, sent as content when generation ends without a call."""
         return "" if self.count else self.buffer
+
+    def _keep(self, buffer: str) -> None:
+        self.buffer = buffer
+        self.scan = _BraceScan()
 
     def _find_tag(self) -> int:
         held = overlap(self.buffer, self.tag)
@@ -589,23 +692,17 @@ class TemplateToolParser:
         return name, arguments, max(name_end, end)
 
     def _find_arguments(self) -> tuple[Mapping[str, Any], int] | None:
-        # Like tools.go: the first balanced {...} by brace count (strings are not special), then the first object
-        # in it that has a key one of the tools takes.
-        depth, start = 0, -1
-        for i, char in enumerate(self.buffer):
-            if char == "{":
-                depth += 1
-                start = i if start == -1 else start
-            elif char == "}":
-                depth -= 1
-                if depth == 0 and start != -1:
-                    try:
-                        data = json.loads(self.buffer[start : i + 1])
-                    except ValueError:
-                        return None
-                    found = self._arguments_in(data)
-                    return (found, i + 1) if found is not None else None
-        return None
+        # Like tools.go: the first balanced {...} by brace count, then the first object in it that has a key one of
+        # the tools takes.
+        span = self.scan.object_in(self.buffer)
+        if span is None:
+            return None
+        try:
+            data = json.loads(self.buffer[span[0] : span[1]])
+        except ValueError:
+            return None
+        found = self._arguments_in(data)
+        return (found, span[1]) if found is not None else None
 
     def _arguments_in(self, data: Any) -> Mapping[str, Any] | None:
         if isinstance(data, dict):
@@ -618,14 +715,35 @@ class TemplateToolParser:
             return None
         return next((found for child in children if (found := self._arguments_in(child)) is not None), None)
 
-    def _closed(self) -> bool:
-        opening, closing = self.tag, "}" if self.tag == "{" else "]"
-        depth = 0
-        for char in self.buffer:
-            depth += (char == opening) - (char == closing)
-            if char == closing and depth == 0:
-                return True
-        return False
+
+class _BraceScan:
+    """The first balanced `{...}` of a growing buffer, counting braces as tools.go does (strings are not special).
+
+    It resumes where it stopped, so that holding a long call costs linear time, not a rescan per token."""
+
+    def __init__(self) -> None:
+        self.position, self.depth, self.start = 0, 0, -1
+        self.span: tuple[int, int] | None = None
+
+    def object_in(self, buffer: str) -> tuple[int, int] | None:
+        """(start, end) of the object, None while it is not closed yet; `buffer` only ever grows at its end."""
+        while self.span is None and self.position < len(buffer):
+            brace = _BRACE.search(buffer, self.position)
+            if brace is None:
+                self.position = len(buffer)
+                break
+            self.position = brace.end()
+            if brace.group() == "{":
+                self.depth += 1
+                self.start = brace.start() if self.start == -1 else self.start
+            else:
+                self.depth -= 1
+                if self.depth == 0 and self.start != -1:
+                    self.span = (self.start, brace.end())
+        return self.span
+
+
+_BRACE = re.compile(r"[{}]")
 
 
 def template_tool_tag(template: str) -> str:

@@ -1,19 +1,26 @@
 """A scripted Ollama: a real HTTP server on loopback that speaks Ollama's wire format, with replies you queue.
 
 Tests, benchmarks and browser tests point the real `ollama` client (through `meowgent.llm`) at it. Standalone:
-`python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever.
+`python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever
+(`--parser-models` installs PARSER_MODELS too).
 
     with ScriptedOllama() as server:
         server.script(reply("Hello!", chunk_size=2), Turn(Thinking("hmm"), NativeToolCalls([...])))
         ...  # point OllamaClient(server.url) at it
         assert server.chat_requests[0]["model"] == "qwen3"
 
+Steps: `Text`, `Thinking` and `NativeToolCalls` are output Ollama has already parsed and are sent as they are.
+`Generated` tokens are what the model itself writes, markup and all (`generated(text)` cuts text into tokens;
+`tool_call_text`, `xml_call_text` and `harmony_call_text` write a call in each family's format), and go through the
+requested model's parsers like in Ollama. `ErrorLine`, `Drop`, `Stall` and `Status` are faults.
+
 Replies: each /api/chat request takes the next queued Turn (FIFO). With the queue empty it answers with the
 `fallback` turns in turn, by default the single reply DEFAULT_REPLY. A request Ollama itself would refuse (unknown
 model, `think` or `tools` the model can't do) gets Ollama's error and takes no turn.
 
-Models: DEFAULT_MODELS are installed at start and have no builtin parser, so `Generated` tokens stream as they are
-(except that a request with `tools` gets Ollama's generic template parser). PARSER_MODELS have the Modelfile `PARSER`
+Models: DEFAULT_MODELS are installed at start and have no builtin parser, so `Generated` tokens stream as they are,
+except through Ollama's generic parsers: `<think>` tags when `think` is on and the template has them, and calls after
+the template's tag (`<tool_call>`, or `{` for llama3.2) when `tools` are sent. PARSER_MODELS have the Modelfile `PARSER`
 line of the model Ollama's library ships, and run every `Generated` token through a port of that parser
 (tests/ollama_parsers.py); install them with `ScriptedOllama(models={**DEFAULT_MODELS, **PARSER_MODELS})`, or pull
 them (they are in DEFAULT_LIBRARY):
@@ -54,7 +61,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.ollama_parsers import ParseError, Parser, TemplateToolParser, parser_for, template_tool_tag
+from tests.ollama_parsers import (
+    ParseError,
+    Parser,
+    TemplateToolParser,
+    ThinkingParser,
+    parser_for,
+    template_thinks,
+    template_tool_tag,
+)
 
 DEFAULT_REPLY = "Meow. (ScriptedOllama has no scripted reply left, so this is its default answer.)"
 
@@ -69,9 +84,11 @@ CHATML_TEMPLATE = (
     "{{- if .Tools }}<|im_start|>system\n# Tools\n{{ range .Tools }}{{ . }}{{ end }}\nFor each function call, return "
     'a json object within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
     "<args-json-object>}\n</tool_call><|im_end|>\n{{ end }}"
-    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
+    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ if .Thinking }}<think>{{ .Thinking }}</think>{{ end }}"
+    "{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
 )
-"""A Qwen-style template; the generic tool parser waits for `<tool_call>` with it."""
+"""A Qwen-style template; with it the generic parsers read `<think>` tags (when `think` is on) and wait for
+`<tool_call>` (when `tools` are sent)."""
 
 LLAMA_TEMPLATE = (
     "{{- range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n{{ .Content }}<|eot_id|>{{ end }}"
@@ -611,6 +628,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.server.owner
+        logprobs = _at_least(owner.version, LOGPROBS_SINCE)
+        if logprobs and not 0 <= (body.get("top_logprobs") or 0) <= 20:
+            self._send_json(400, {"error": "top_logprobs must be between 0 and 20"})
+            return
         name = body.get("model") or ""
         if not name:
             self._send_json(400, {"error": "model is required"})
@@ -630,6 +651,10 @@ class _Handler(BaseHTTPRequestHandler):
         if "completion" not in model.capabilities:
             self._send_json(400, {"error": f"{json.dumps(name)} does not support chat"})
             return
+        if isinstance(think, str) and model.parser != "harmony":
+            # Levels ("low", "medium", "high") are for gpt-oss; everyone else takes true or false.
+            self._send_json(400, {"error": f"think value {json.dumps(think)} is not supported for this model"})
+            return
         messages = body.get("messages") or []
         if not messages:
             # Ollama answers an empty chat by loading the model.
@@ -645,7 +670,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send_json(status.code, dict(status.body))
             return
-        generation = _Generation(model, body, logprobs=_at_least(owner.version, LOGPROBS_SINCE))
+        generation = _Generation(model, body, logprobs=logprobs)
         actions = _plan(turn, name, prompt_tokens=_estimate_prompt(body), generation=generation)
         if body.get("stream", True) is False:
             self._chat_whole(actions, turn.delay)
@@ -882,8 +907,11 @@ class _Generation:
         messages = body.get("messages") or []
         last = messages[-1] if messages and isinstance(messages[-1], dict) else None
         self.parser: Parser | None = parser_for(model.parser, tools=tools, think=body.get("think"), last_message=last)
+        # Without a builtin parser Ollama falls back on generic ones built from the template.
+        generic = self.parser is None
+        self.thinking = ThinkingParser() if generic and body.get("think") and template_thinks(model.template) else None
         self.tool_parser = (
-            TemplateToolParser(tools, tag=template_tool_tag(model.template)) if self.parser is None and tools else None
+            TemplateToolParser(tools, tag=template_tool_tag(model.template)) if generic and tools else None
         )
         self.logprobs = logprobs and bool(body.get("logprobs"))
         self.top_logprobs = int(body.get("top_logprobs") or 0) if self.logprobs else 0
@@ -903,21 +931,38 @@ class _Generation:
             message = self._parsed(self.parser.add(token, done=False))
             shows = message["content"] or message.get("thinking") or message.get("tool_calls")
             return (message, logprobs) if shows or logprobs else None
-        if self.tool_parser is None:
-            return {"role": "assistant", "content": token}, logprobs
-        calls, content = self.tool_parser.add(token)
-        if content:
-            # Ollama sends the content and drops calls found in the same piece.
-            return {"role": "assistant", "content": content}, logprobs
-        if calls:
-            return {"role": "assistant", "content": "", "tool_calls": self._with_ids(calls)}, logprobs
-        return ({"role": "assistant", "content": ""}, logprobs) if logprobs else None
+        message = self._generic(token, logprobs=bool(logprobs), done=False)
+        return None if message is None else (message, logprobs)
 
     def finish(self) -> dict[str, Any]:
         """The message of the final `done` line: what the parser lets go when generation ends. Raises ParseError."""
         if self.parser is not None:
             return self._parsed(self.parser.add("", done=True))
-        return {"role": "assistant", "content": self.tool_parser.leftover() if self.tool_parser else ""}
+        return self._generic("", logprobs=False, done=True) or {"role": "assistant", "content": ""}
+
+    def _generic(self, text: str, *, logprobs: bool, done: bool) -> dict[str, Any] | None:
+        """The generic thinking and tool parsers' message for `text` (routes.go, in its order); None for no chunk."""
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if self.thinking is not None:
+            thinking, message["content"] = self.thinking.add(text)
+            if not (thinking or message["content"] or done):
+                return None  # no chunk, not even for logprobs
+            if thinking:
+                message["thinking"] = thinking
+        if self.tool_parser is None:
+            return message
+        calls, content = self.tool_parser.add(message["content"])
+        if content:
+            # Ollama sends the content and drops calls found in the same piece.
+            message["content"] = content
+        elif calls:
+            message |= {"content": "", "tool_calls": self._with_ids(calls)}
+        elif done:
+            message["content"] = self.tool_parser.leftover()
+        elif not message.get("thinking"):
+            # Held by the tool parser: only the token's logprobs go out.
+            return {"role": "assistant", "content": ""} if logprobs else None
+        return message
 
     def _parsed(self, parsed: Any) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": parsed.content}
@@ -1034,8 +1079,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=11434)
     parser.add_argument("--demo", action="store_true", help="answer with a tool call, then a final reply, forever")
+    parser.add_argument("--parser-models", action="store_true", help="install PARSER_MODELS too")
     args = parser.parse_args(argv)
-    server = ScriptedOllama(host=args.host, port=args.port, fallback=DEMO_TURNS if args.demo else None).start()
+    models = {**DEFAULT_MODELS, **PARSER_MODELS} if args.parser_models else None
+    fallback = DEMO_TURNS if args.demo else None
+    server = ScriptedOllama(models, host=args.host, port=args.port, fallback=fallback).start()
     print(f"ScriptedOllama serving {server.url}; press Ctrl+C to stop.", flush=True)
     try:
         threading.Event().wait()
