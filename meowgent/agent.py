@@ -217,11 +217,7 @@ class Agent:
                 if cancel.is_set():
                     reply.ended = "stopped"
                     break
-                live: list[AgentEvent] = []  # panels of calls Ollama holds back
-                if chunk.silent_for:
-                    live = list(held.silence(chunk.silent_for))
-                elif chunk.token:
-                    live = list(held.tokens(chunk.token))
+                live = held.read(chunk)  # panels of calls Ollama holds back; empty for nearly every chunk
                 if chunk.thinking:
                     thinking_since = thinking_since or time.monotonic()
                     thinking.append(chunk.thinking)
@@ -229,9 +225,9 @@ class Agent:
                 elif thinking_since is not None and (chunk.content or chunk.tool_calls or chunk.done or live):
                     yield ThinkingDone(time.monotonic() - thinking_since)
                     thinking_since = None
-                yield from live
+                if live:
+                    yield from live
                 if chunk.content:
-                    yield from held.prose()
                     content.append(chunk.content)
                     for piece in splitter.feed(chunk.content):
                         # Nearly every piece is prose or more of the open call: no nested generator for those.

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from meowgent.callformats import CallClosed, CallOpened, CallPiece, CallTextReader
 from meowgent.events import AgentEvent, ToolCallInvalid, ToolCallProgress, ToolCallStarted, ToolCallWriting
+from meowgent.llm import ChatChunk
 from meowgent.toolcall import new_call_id
 
 SHOW_SILENCE_AFTER = 2.0
@@ -29,6 +30,16 @@ class HeldCalls:
         self._silent: str | None = None  # the panel counting a silence
         self._unclaimed: deque[str] = deque()  # panels shown, waiting for their native call
         self._text: dict[str, list[str]] = {}  # canonical text so far, for a panel that ends without a call
+
+    def read(self, chunk: ChatChunk) -> list[AgentEvent]:
+        """The panel events one line of the reply brings: held-back text, a silence, or prose ending a silence."""
+        if chunk.silent_for:
+            return list(self.silence(chunk.silent_for))
+        if chunk.token:
+            return list(self.tokens(chunk.token))
+        if chunk.content:
+            return self.prose()
+        return []
 
     def tokens(self, text: str) -> Iterator[AgentEvent]:
         """Held-back token text: panels open and fill as calls are read from it."""
@@ -51,12 +62,13 @@ class HeldCalls:
             yield ToolCallStarted(self._silent)
         yield ToolCallWriting(self._silent, seconds)
 
-    def prose(self) -> Iterator[AgentEvent]:
+    def prose(self) -> list[AgentEvent]:
         """Ollama sent reply text: what it held was not a call, so a silence panel or a cut tag ends here."""
         if not self._reader.in_call:
             self._reader.reset()
-        if self._silent is not None:
-            yield from self._close(self._silent, "The model paused, but it was not writing a tool call.")
+        if self._silent is None:  # nearly always: a plain call per chunk of text, no generator
+            return []
+        return list(self._close(self._silent, "The model paused, but it was not writing a tool call."))
 
     def claim(self) -> tuple[str, bool]:
         """The id for Ollama's next native call: the oldest open panel's (True), or a new one (False)."""
