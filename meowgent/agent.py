@@ -248,7 +248,8 @@ class Agent:
                     reply.ended = "stopped"
         except ErrorLine as exc:
             reply.ended = "error"
-            if request.get("tools"):  # Ollama's parser refused the model's call: the caller asks again
+            # Ollama's parser refused the call we saw being written (or, unseen, may have been): the caller asks again.
+            if held.pending or request.get("silent_calls"):
                 reply.rejected = exc.detail
             else:
                 yield ErrorEvent(exc.message, exc.kind)

@@ -31,6 +31,11 @@ class HeldCalls:
         self._unclaimed: deque[str] = deque()  # panels shown, waiting for their native call
         self._text: dict[str, list[str]] = {}  # canonical text so far, for a panel that ends without a call
 
+    @property
+    def pending(self) -> bool:
+        """A panel shows a call that Ollama has not delivered (yet)."""
+        return bool(self._unclaimed)
+
     def read(self, chunk: ChatChunk) -> list[AgentEvent]:
         """The panel events one line of the reply brings: held-back text, a silence, or prose ending a silence."""
         if chunk.silent_for:

@@ -29,7 +29,10 @@ from meowgent.toolcall import peek_call
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
     PARSER_MODELS,
+    ErrorLine,
     ScriptedOllama,
+    Text,
+    Turn,
     generated,
     harmony_call_text,
     reply,
@@ -193,3 +196,13 @@ def test_the_same_rejection_twice_ends_the_answer_with_the_conversation_intact(w
         later = list(agent.run(conversation, "hello?", threading.Event()))
         assert "".join(e.text for e in later if isinstance(e, TextDelta)) == "Hello again."
         assert json.dumps(conversation.messages)  # the transcript is still plain data
+
+
+def test_an_error_line_while_no_call_is_written_is_an_ordinary_error_without_a_retry(workspace):
+    with server_with() as server:
+        server.script(Turn(Text("Half an ans"), ErrorLine("llama runner process has terminated")))
+        agent, conversation = agent_for(server, workspace), Conversation("c", "qwen3-coder")
+        events = list(agent.run(conversation, "hi", threading.Event()))
+        assert [e.kind for e in events if isinstance(e, ErrorEvent)] == ["broken"]
+        assert not [e for e in events if isinstance(e, Notice)]
+        assert len(server.chat_requests) == 1
