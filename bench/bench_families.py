@@ -155,7 +155,7 @@ def _held_text(make_call: Any, size: int) -> str:
 
 def _read_held(tokens: list[str]) -> tuple[float, str]:
     """Seconds for HeldCalls to read the tokens as the agent does, and the call text it showed."""
-    held, shown = HeldCalls(), []
+    held, shown = HeldCalls(prompt_seconds=Settings().read_timeout), []
     started = time.perf_counter()
     for token in tokens:
         shown.extend(event.text for event in held.tokens(token) if isinstance(event, ToolCallProgress))

@@ -204,7 +204,7 @@ class Agent:
     ) -> Iterator[AgentEvent]:
         reply = _Reply()
         splitter = ToolCallSplitter()
-        held = HeldCalls()
+        held = HeldCalls(prompt_seconds=self._settings.read_timeout)
         content: list[str] = []
         thinking: list[str] = []
         native: list[dict[str, Any]] = []

@@ -24,7 +24,11 @@ takes well under a second, so a longer silence after the reply started is a call
 class HeldCalls:
     """The panels of one reply's held-back calls, in the order the model wrote them."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, prompt_seconds: float) -> None:
+        """`prompt_seconds`: before the reply's first line, silence is prompt processing for this long (the read
+        timeout), and only a longer one is shown as a call being written."""
+        self._prompt_seconds = prompt_seconds
+        self._started = False
         self._reader = CallTextReader()
         self._writing: str | None = None  # the panel the reader is filling
         self._silent: str | None = None  # the panel counting a silence
@@ -40,6 +44,7 @@ class HeldCalls:
         """The panel events one line of the reply brings: held-back text, a silence, or prose ending a silence."""
         if chunk.silent_for:
             return list(self.silence(chunk.silent_for))
+        self._started = True
         if chunk.token:
             return list(self.tokens(chunk.token))
         if chunk.content:
@@ -60,7 +65,7 @@ class HeldCalls:
 
     def silence(self, seconds: float) -> Iterator[AgentEvent]:
         """The reply has been silent `seconds`: after a while, a panel says a call is being written."""
-        if seconds < SHOW_SILENCE_AFTER:
+        if seconds < (SHOW_SILENCE_AFTER if self._started else self._prompt_seconds):
             return
         if self._silent is None:
             self._silent = self._open()

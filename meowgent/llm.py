@@ -287,8 +287,8 @@ class OllamaClient:
         `ChatChunk.token`).
 
         Silence longer than the read timeout raises StreamStalled. With `silent_calls` (Ollama may hold back a
-        call it cannot show), silence after the first line is allowed HELD_CALL_PATIENCE read timeouts, and is
-        reported every SILENCE_TICK seconds as a chunk with `silent_for` set.
+        call it cannot show, even one the model starts its reply with), silence is allowed HELD_CALL_PATIENCE read
+        timeouts, and is reported every SILENCE_TICK seconds as a chunk with `silent_for` set.
         """
         request = {"model": model, "messages": messages, "think": think, "options": options, "tools": tools}
         if cancel is None and not silent_calls:  # read in this thread: the client's read timeout is the stall rule
@@ -502,7 +502,7 @@ def _watched(
     read (or hits the client's read timeout), sees it is no longer wanted and closes the response.
     Chunks are handed over in batches (a deque and an event set only when needed), so the
     hand-over costs almost nothing per token. `held_stall_after`, when given, replaces
-    `stall_after` once the first line has come, and silences are then reported (see stream_chat).
+    `stall_after`, and silences are then reported (see stream_chat).
     """
     handoff: collections.deque[ChatChunk | _End] = collections.deque()
     arrived = threading.Event()
@@ -526,7 +526,6 @@ def _watched(
 
     threading.Thread(target=pump, name="ollama-stream", daemon=True).start()
     last_line = time.monotonic()
-    started = False
     ticks = 0
     try:
         while True:
@@ -534,16 +533,15 @@ def _watched(
                 if cancel.is_set():
                     return
                 silent = time.monotonic() - last_line
-                patient = started and held_stall_after is not None
-                limit = held_stall_after if patient and held_stall_after is not None else stall_after
+                limit = stall_after if held_stall_after is None else held_stall_after
                 if silent > limit:
                     raise StreamStalled(limit)
-                if patient and silent >= (ticks + 1) * SILENCE_TICK:
+                if held_stall_after is not None and silent >= (ticks + 1) * SILENCE_TICK:
                     ticks = int(silent / SILENCE_TICK)
                     yield ChatChunk(silent_for=silent)
                 continue
             arrived.clear()
-            last_line, started, ticks = time.monotonic(), True, 0
+            last_line, ticks = time.monotonic(), 0
             while handoff:
                 item = handoff.popleft()
                 if isinstance(item, _End):

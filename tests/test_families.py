@@ -142,12 +142,12 @@ def test_a_model_without_a_parser_keeps_the_text_protocol(workspace):
 
 
 def test_on_an_ollama_too_old_for_logprobs_a_slow_silent_call_completes_with_a_counting_panel(workspace):
-    # 150 tokens 0.02 s apart: the call is silent for 3 s, three times the read timeout.
+    # 150 tokens 0.02 s apart: the call is silent for 3 s, longer than the read timeout (the patience is five).
     text = SENTENCE + "\n" + xml_call_text("write_file", {"path": "slow.md", "content": "x" * 600})
     with server_with(version="0.12.10") as server:
         turn = generated(text, token_size=4, delay=0.02)
         server.script(turn)
-        agent = agent_for(server, workspace, read_timeout=1.0)
+        agent = agent_for(server, workspace, read_timeout=2.0)
         conversation = Conversation("c", "qwen3-coder")
         events = list(agent.run(conversation, "write it slowly", threading.Event()))
         assert "logprobs" not in server.chat_requests[0]
@@ -206,3 +206,18 @@ def test_an_error_line_while_no_call_is_written_is_an_ordinary_error_without_a_r
         assert [e.kind for e in events if isinstance(e, ErrorEvent)] == ["broken"]
         assert not [e for e in events if isinstance(e, Notice)]
         assert len(server.chat_requests) == 1
+
+
+def test_on_an_old_ollama_a_reply_that_starts_with_a_slow_call_is_not_cut_off(workspace):
+    # No prose and no thinking: Ollama sends nothing at all until the call is whole, about 2 s later (twice the
+    # read timeout; the patience for a held call is five).
+    text = xml_call_text("write_file", {"path": "first.md", "content": "y" * 300})
+    with server_with(version="0.12.10") as server:
+        server.script(generated(text, token_size=4, delay=0.02))
+        agent = agent_for(server, workspace, read_timeout=1.0)
+        events = list(agent.run(Conversation("c", "qwen3-coder"), "write it", threading.Event()))
+        assert not [e for e in events if isinstance(e, ErrorEvent)]
+        (writing, *_) = [e for e in events if isinstance(e, ToolCallWriting)]  # shown once past the read timeout
+        ready = next(e for e in events if isinstance(e, ToolCallReady))
+        assert ready.call.id == writing.call_id
+        assert ready.call.arguments == {"path": "first.md", "content": "y" * 300}

@@ -1,9 +1,19 @@
 from meowgent.events import ToolCallInvalid, ToolCallProgress, ToolCallStarted, ToolCallWriting
 from meowgent.livecalls import SHOW_SILENCE_AFTER, HeldCalls
+from meowgent.llm import ChatChunk
+
+READ_TIMEOUT = 120.0
+
+
+def replying():
+    """HeldCalls of a reply whose first line has come."""
+    held = HeldCalls(prompt_seconds=READ_TIMEOUT)
+    assert held.read(ChatChunk(content="Sure.")) == []
+    return held
 
 
 def test_native_calls_take_the_live_panels_in_the_order_they_were_written():
-    held = HeldCalls()
+    held = replying()
     events = list(held.tokens('<tool_call>\n{"name": "a", "arguments": {}}\n</tool_call><tool_call>{"name": "b"'))
     started = [e.call_id for e in events if isinstance(e, ToolCallStarted)]
     assert len(started) == 2
@@ -18,7 +28,7 @@ def test_native_calls_take_the_live_panels_in_the_order_they_were_written():
 
 
 def test_a_silence_opens_one_counting_panel_which_the_next_call_takes():
-    held = HeldCalls()
+    held = replying()
     assert list(held.silence(SHOW_SILENCE_AFTER / 2)) == []
     first = list(held.silence(SHOW_SILENCE_AFTER))
     second = list(held.silence(SHOW_SILENCE_AFTER + 1))
@@ -27,10 +37,17 @@ def test_a_silence_opens_one_counting_panel_which_the_next_call_takes():
     assert held.claim() == (started.call_id, True)
 
 
+def test_before_the_first_line_silence_is_prompt_processing_up_to_the_read_timeout():
+    held = HeldCalls(prompt_seconds=READ_TIMEOUT)
+    assert held.read(ChatChunk(silent_for=READ_TIMEOUT - 1)) == []
+    (started, writing) = held.read(ChatChunk(silent_for=READ_TIMEOUT + 1))
+    assert writing == ToolCallWriting(started.call_id, READ_TIMEOUT + 1)
+
+
 def test_prose_after_a_silence_closes_its_panel_and_abandon_closes_the_rest():
-    held = HeldCalls()
+    held = replying()
     (started, _) = held.silence(SHOW_SILENCE_AFTER)
-    (closed,) = held.prose()
+    (closed,) = held.read(ChatChunk(content="Oh, and"))
     assert isinstance(closed, ToolCallInvalid)
     assert closed.call_id == started.call_id
     events = list(held.tokens("<tool_call>\n<function=write_file>\n<parameter=path>\nnotes"))

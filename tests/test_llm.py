@@ -486,7 +486,7 @@ def test_a_silent_call_is_reported_every_second_and_not_cut_off_by_the_read_time
     with ScriptedOllama({**DEFAULT_MODELS, **PARSER_MODELS}, version="0.12.10") as server:
         text = "Sure.\n" + tool_call_text("read_file", {"path": "a"})
         server.script(Turn(Generated(tokens_of("Sure.\n")), Generated(tokens_of(text[6:]), delay=0.3)))
-        client = OllamaClient(server.url, read_timeout=1.0)
+        client = OllamaClient(server.url, read_timeout=2.0)  # about 4 s of silence: twice this, and under five
         chunks = chat(client, model="qwen3:4b-instruct", silent_calls=True)
         silences = [c.silent_for for c in chunks if c.silent_for]
         assert len(silences) >= 2

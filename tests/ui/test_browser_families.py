@@ -61,14 +61,14 @@ def test_a_long_xml_call_shows_its_text_while_written_then_approval_writes_it_ex
     assert "<b>markup</b>" not in page.locator("#chat").inner_html()  # the file's text is shown, never rendered
 
 
-OLD_OLLAMA = {"models": INSTALLED, "model": "qwen3:4b-instruct", "version": "0.12.10", "read_timeout": 1.0}
+OLD_OLLAMA = {"models": INSTALLED, "model": "qwen3:4b-instruct", "version": "0.12.10", "read_timeout": 2.0}
 
 
 @pytest.mark.parametrize("app_options", [OLD_OLLAMA], indirect=True)
 def test_before_a_silent_call_the_sentence_is_whole_and_the_page_counts_the_seconds(running_app, page):  # noqa: F811
     (running_app.workspace / "notes.md").write_text("hello from the notes\n")
-    # About 3 s of silence while Ollama holds the call: three read timeouts, and longer than the page waits before
-    # it says a call is being written.
+    # About 3 s of silence while Ollama holds the call: longer than the read timeout (the patience is five), and
+    # longer than the page waits before it says a call is being written.
     # The sentence comes faster than the page's frames, so its end arrives between two frames.
     sentence = Generated(tokens_of(SENTENCE + "\n"), delay=0.01)
     call = Generated(tokens_of(tool_call_text("read_file", {"path": "notes.md"})), delay=0.2)
