@@ -42,7 +42,7 @@ class Settings:
     """Seconds to wait for the Ollama server to accept a connection."""
     read_timeout: float = 120.0
     """Seconds of silence from a streaming model before we call it stalled. A model whose tool calls Ollama holds
-    back without logprobs (Ollama before 0.12.11) may stay silent five times as long once it has started."""
+    back without logprobs (Ollama before 0.12.11) may stay silent five times as long."""
     max_tool_output: int = 30_000
     """Characters of one tool result the model sees; longer output keeps head and tail."""
     fetch_max_bytes: int = 5_000_000
