@@ -567,9 +567,7 @@ def _joinable(item: ChatChunk | _End) -> str | None:
     """ "content" or "token" for a line that carries only that, and so can be joined with its like."""
     if type(item) is not ChatChunk or item.thinking or item.tool_calls or item.done:
         return None
-    if item.token:
-        return None if item.content else "token"
-    return "content"
+    return "token" if item.token else "content"  # a line with token text has no content (see _chat_chunk)
 
 
 @functools.cache
