@@ -564,7 +564,7 @@ def _watched(
 
 
 def _joinable(item: ChatChunk | _End) -> str | None:
-    """ "content" or "token" for a line that carries only that, and so can be joined with its like."""
+    """What a line carries, if only content or only token text: it can then be joined with lines like it."""
     if type(item) is not ChatChunk or item.thinking or item.tool_calls or item.done:
         return None
     return "token" if item.token else "content"  # a line with token text has no content (see _chat_chunk)
