@@ -27,7 +27,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 Call = dict[str, Any]
@@ -52,7 +52,7 @@ class Parsed:
 
     content: str = ""
     thinking: str = ""
-    calls: tuple[Call, ...] = field(default=())
+    calls: tuple[Call, ...] = ()
 
 
 class Parser(Protocol):

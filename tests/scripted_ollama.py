@@ -33,10 +33,11 @@ them (they are in DEFAULT_LIBRARY):
   `commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>` message is a call, sent when generation
   ends.
 
-Generated tokens go out as Ollama's ChatHandler sends them (server/routes.go): a chunk only when the parser gives
-content, thinking or calls, so nothing at all while it holds a call; with `"logprobs": true` (honoured from Ollama
-LOGPROBS_SINCE, compared with `version`) one chunk per token, whose `logprobs` carry the token's text even when its
-content is empty. A call the parser cannot read ends the stream with its `{"error": ...}` line.
+Generated tokens go out as Ollama's ChatHandler sends them (server/routes.go, ported in tests/ollama_chat.py): a
+chunk only when the parser gives content, thinking or calls, so nothing at all while it holds a call; with
+`"logprobs": true` (honoured from Ollama LOGPROBS_SINCE, compared with `version`) one chunk per token, whose
+`logprobs` carry the token's text even when its content is empty. A call the parser cannot read ends the stream with
+its `{"error": ...}` line.
 """
 
 from __future__ import annotations
@@ -61,20 +62,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.ollama_parsers import (
-    ParseError,
-    Parser,
-    TemplateToolParser,
-    ThinkingParser,
-    parser_for,
-    template_thinks,
-    template_tool_tag,
-)
+from tests.ollama_chat import Generation
+from tests.ollama_parsers import ParseError
 
 DEFAULT_REPLY = "Meow. (ScriptedOllama has no scripted reply left, so this is its default answer.)"
 
 DEFAULT_VERSION = "0.17.0"
-"""What /api/version answers unless ScriptedOllama(version=...) says otherwise: one with every ported parser."""
+"""What /api/version answers unless ScriptedOllama(version=...) says otherwise: a recent release, so `logprobs` work."""
 
 LOGPROBS_SINCE = "0.12.11"
 """The first Ollama release whose /api/chat and /api/generate honour `logprobs` and `top_logprobs`; older ones ignore
@@ -670,7 +664,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send_json(status.code, dict(status.body))
             return
-        generation = _Generation(model, body, logprobs=logprobs)
+        generation = Generation(model.parser, model.template, body, logprobs=logprobs)
         actions = _plan(turn, name, prompt_tokens=_estimate_prompt(body), generation=generation)
         if body.get("stream", True) is False:
             self._chat_whole(actions, turn.delay)
@@ -812,7 +806,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(min(remaining, 0.05))
 
 
-def _plan(turn: Turn, model: str, *, prompt_tokens: int, generation: _Generation) -> list[tuple[str, Any]]:
+def _plan(turn: Turn, model: str, *, prompt_tokens: int, generation: Generation) -> list[tuple[str, Any]]:
     """The turn as actions: ("line", json), ("error", text), ("drop", None), ("stall", seconds)."""
     actions: list[tuple[str, Any]] = []
     generated = 0
@@ -868,7 +862,7 @@ def _plan(turn: Turn, model: str, *, prompt_tokens: int, generation: _Generation
     return actions
 
 
-def _plan_tokens(step: Generated, model: str, generation: _Generation, actions: list[tuple[str, Any]]) -> int:
+def _plan_tokens(step: Generated, model: str, generation: Generation, actions: list[tuple[str, Any]]) -> int:
     """Append the actions for a Generated step; returns the characters generated. Raises ParseError."""
     generated = 0
     for token in step.tokens:
@@ -882,114 +876,6 @@ def _plan_tokens(step: Generated, model: str, generation: _Generation, actions: 
             message, logprobs = chunk
             actions.append(("line", _line(model, message) | ({"logprobs": logprobs} if logprobs else {})))
     return generated
-
-
-STOP_TOKENS: Mapping[str | None, frozenset[str]] = {
-    None: frozenset({"<|im_end|>", "<|endoftext|>", "<|eot_id|>"}),
-    "qwen3": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "qwen3-thinking": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "qwen3.5": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "qwen3-coder": frozenset({"<|im_end|>", "<|endoftext|>"}),
-    "harmony": frozenset({"<|call|>", "<|return|>", "<|endoftext|>"}),
-}
-"""Tokens that end generation, by parser; the runner stops on them and sends no text for them."""
-
-_ALTERNATIVES = (" the", ",", "\n", " a", ".", " to", " and", " of", " in", " is")
-"""Made-up runners-up for `top_logprobs`."""
-
-
-class _Generation:
-    """One request's view of generated tokens, as server/routes.go ChatHandler turns runner output into chunks."""
-
-    def __init__(self, model: Model, body: Mapping[str, Any], *, logprobs: bool) -> None:
-        """`logprobs`: whether this Ollama version honours the request's `logprobs` field at all."""
-        tools = body.get("tools") or []
-        messages = body.get("messages") or []
-        last = messages[-1] if messages and isinstance(messages[-1], dict) else None
-        self.parser: Parser | None = parser_for(model.parser, tools=tools, think=body.get("think"), last_message=last)
-        # Without a builtin parser Ollama falls back on generic ones built from the template.
-        generic = self.parser is None
-        self.thinking = ThinkingParser() if generic and body.get("think") and template_thinks(model.template) else None
-        self.tool_parser = (
-            TemplateToolParser(tools, tag=template_tool_tag(model.template)) if generic and tools else None
-        )
-        self.logprobs = logprobs and bool(body.get("logprobs"))
-        self.top_logprobs = int(body.get("top_logprobs") or 0) if self.logprobs else 0
-        self.stop_tokens = STOP_TOKENS.get(model.parser, STOP_TOKENS[None])
-        self.stopped = False
-        self.tokens = 0
-        self.calls = 0
-
-    def token(self, token: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        """The chunk (message, logprobs) Ollama sends for this token, None for no chunk. Raises ParseError."""
-        if token in self.stop_tokens:
-            self.stopped = True
-            return None
-        logprobs = [self._logprob(token)] if self.logprobs else []
-        self.tokens += 1
-        if self.parser is not None:
-            message = self._parsed(self.parser.add(token, done=False))
-            shows = message["content"] or message.get("thinking") or message.get("tool_calls")
-            return (message, logprobs) if shows or logprobs else None
-        message = self._generic(token, logprobs=bool(logprobs), done=False)
-        return None if message is None else (message, logprobs)
-
-    def finish(self) -> dict[str, Any]:
-        """The message of the final `done` line: what the parser lets go when generation ends. Raises ParseError."""
-        if self.parser is not None:
-            return self._parsed(self.parser.add("", done=True))
-        return self._generic("", logprobs=False, done=True) or {"role": "assistant", "content": ""}
-
-    def _generic(self, text: str, *, logprobs: bool, done: bool) -> dict[str, Any] | None:
-        """The generic thinking and tool parsers' message for `text` (routes.go, in its order); None for no chunk."""
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        if self.thinking is not None:
-            thinking, message["content"] = self.thinking.add(text)
-            if not (thinking or message["content"] or done):
-                return None  # no chunk, not even for logprobs
-            if thinking:
-                message["thinking"] = thinking
-        if self.tool_parser is None:
-            return message
-        calls, content = self.tool_parser.add(message["content"])
-        if content:
-            # Ollama sends the content and drops calls found in the same piece.
-            message["content"] = content
-        elif calls:
-            message |= {"content": "", "tool_calls": self._with_ids(calls)}
-        elif done:
-            message["content"] = self.tool_parser.leftover()
-        elif not message.get("thinking"):
-            # Held by the tool parser: only the token's logprobs go out.
-            return {"role": "assistant", "content": ""} if logprobs else None
-        return message
-
-    def _parsed(self, parsed: Any) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": parsed.content}
-        if parsed.thinking:
-            message["thinking"] = parsed.thinking
-        if parsed.calls:
-            message["tool_calls"] = self._with_ids(parsed.calls)
-        return message
-
-    def _with_ids(self, calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-        with_ids = []
-        for call in calls:
-            with_ids.append({"id": f"call_{self.calls:08d}", **call})
-            self.calls += 1
-        return with_ids
-
-    def _logprob(self, token: str) -> dict[str, Any]:
-        # Deterministic stand-ins: the chosen token is always the likeliest.
-        logprob = -round(0.05 * (1 + self.tokens % 5), 4)
-        entry: dict[str, Any] = {"token": token, "logprob": logprob, "bytes": list(token.encode())}
-        if self.top_logprobs:
-            runners_up = [t for t in _ALTERNATIVES if t != token][: self.top_logprobs - 1]
-            entry["top_logprobs"] = [
-                {"token": t, "logprob": round(logprob - 1.5 * rank, 4), "bytes": list(t.encode())}
-                for rank, t in enumerate([token, *runners_up])
-            ]
-        return entry
 
 
 def _line(model: str, message: dict[str, Any], *, done: bool = False, done_reason: str | None = None) -> dict[str, Any]:

@@ -323,6 +323,9 @@ ABC_CALL = "<function=get_weather><parameter=location>SF</parameter></function>"
         ),
         pytest.param(["a", "\n", "b"], [(("content", "a"),), (("content", "\nb"),)], id="token-by-token whitespace"),
         pytest.param(
+            [*"<tool_call>", ABC_CALL, *"</tool_call>"], [(SF,)], id="tool call tags split character by character"
+        ),
+        pytest.param(
             ["Hello\u3000<tool", f"_call>{ABC_CALL}", "</tool_call>def"],
             [(("content", "Hello"),), (("content", "def"), SF)],
             id="ideographic space before partial tool",
@@ -374,6 +377,41 @@ def test_qwen3_coder_reads_calls(server, raw, tools, arguments):
     assert chunks == [(("call", name, arguments),), DONE]
 
 
+@pytest.mark.parametrize(
+    ("types", "raw", "value"),
+    [
+        # TestQwenToolCallValueParsing
+        ((), "\nsome-string\n", "some-string"),
+        ((), " \nsome-string\n ", " \nsome-string\n "),
+        (("number",), "100.0", 100),
+        (("number",), "1.23e5", 123000),
+        (("number",), "1.5e-3", 0.0015),
+        (("integer",), "007", 7),
+        (("integer",), "2147483648", 2147483648),
+        (("integer",), "not-a-number", "not-a-number"),
+        (("string",), "12345", "12345"),
+        (("boolean",), "FALSE", False),
+        (("boolean",), "yes", False),
+        (("integer",), "NULL", None),
+        (("array",), '["string", 123, true, null]', ["string", 123, True, None]),
+        (("object",), '{"key": unclosed', '{"key": unclosed'),
+        (("string", "number"), "42.5", 42.5),
+        (("string", "boolean"), "false", False),
+        (("number", "integer"), "42", 42),
+        (("object", "array"), "[1, 2, 3]", [1, 2, 3]),
+    ],
+)
+def test_qwen3_coder_types_parameter_values_by_the_tool_schema(server, types, raw, value):
+    typed = {"type": "function", "function": {"name": "f", "parameters": {"properties": {"v": {"type": list(types)}}}}}
+    chunks = chat(
+        server,
+        "qwen3-coder",
+        [f"<tool_call><function=f><parameter=v>{raw}</parameter></function>", "</tool_call>"],
+        tools=[typed],
+    )
+    assert chunks == [(("call", "f", {"v": value}),), DONE]
+
+
 def test_xml_call_text_is_what_qwen3_coder_reads(server):
     arguments = {"path": "a.md", "content": "line 1\n<b>&</b>\n"}
     assert chat(server, "qwen3-coder", tokens_of(xml_call_text("write_file", arguments)), tools=WRITE) == [
@@ -405,6 +443,26 @@ def test_harmony_final_channel_with_a_tag_that_only_looks_like_end(server):
     # TestHarmonyParserStreaming "partial tag that looks like end but isn't", in the final channel.
     tokens = ["<|channel|>final<|message|>test<|e", "xample|>more", "<|end|>"]
     assert chat(server, "gpt-oss", tokens) == [(("content", "test"),), (("content", "<|example|>more"),), DONE]
+
+
+def test_harmony_message_with_channel_streamed(server):
+    # TestHarmonyParserStreaming "message with channel streamed", after the implicit start.
+    tokens = ["<|chan", "nel|>analysis", "<|message|>", "Thinking", "...", "<|end|>"]
+    assert chat(server, "gpt-oss", tokens) == [(("thinking", "Thinking"),), (("thinking", "..."),), DONE]
+
+
+def test_harmony_preamble_then_answer_ended_by_return(server):
+    # A commentary message without a recipient is content; <|return|> is a stop token and is not sent.
+    tokens = [
+        "<|channel|>commentary<|message|>",
+        "Checking.",
+        "<|end|>",
+        "<|start|>assistant<|channel|>final<|message|>",
+        "Sunny.",
+        "<|return|>",
+        "never sent",
+    ]
+    assert chat(server, "gpt-oss", tokens) == [(("content", "Checking."),), (("content", "Sunny."),), DONE]
 
 
 def test_harmony_takes_a_thinking_level(server):
