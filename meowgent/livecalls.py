@@ -41,13 +41,13 @@ class HeldCalls:
         return bool(self._unclaimed)
 
     def read(self, chunk: ChatChunk) -> list[AgentEvent]:
-        """The panel events one line of the reply brings: held-back text, a silence, or prose ending a silence."""
+        """The panel events one line of the reply brings: held-back text, a silence, or text ending a silence."""
         if chunk.silent_for:
             return list(self.silence(chunk.silent_for))
         self._started = True
         if chunk.token:
             return list(self.tokens(chunk.token))
-        if chunk.content:
+        if chunk.content or chunk.thinking:
             return self.prose()
         return []
 
@@ -73,7 +73,7 @@ class HeldCalls:
         yield ToolCallWriting(self._silent, seconds)
 
     def prose(self) -> list[AgentEvent]:
-        """Ollama sent reply text: what it held was not a call, so a silence panel or a cut tag ends here."""
+        """Ollama sent reply text or thinking: what it held was not a call, so a silence panel or a cut tag ends."""
         if not self._reader.in_call:
             self._reader.reset()
         if self._silent is None:  # nearly always: a plain call per chunk of text, no generator

@@ -56,3 +56,11 @@ def test_prose_after_a_silence_closes_its_panel_and_abandon_closes_the_rest():
         events[0].call_id, '{"name": "write_file", "arguments": {"path": "notes', ("the answer broke off")
     )
     assert list(held.abandon("again")) == []
+
+
+def test_thinking_after_a_pause_means_the_pause_was_not_a_call():
+    held = replying()
+    (started, _) = held.silence(SHOW_SILENCE_AFTER)
+    (closed,) = held.read(ChatChunk(thinking="Hmm, and then"))
+    assert closed.call_id == started.call_id
+    assert held.claim()[1] is False  # a call after it gets a panel of its own
