@@ -28,6 +28,8 @@ pytestmark = pytest.mark.browser
 INSTALLED = {**DEFAULT_MODELS, **PARSER_MODELS}
 CONTENT = "".join(f'Line {n:05d} of the notes, with <b>markup</b> & "quotes".\n' for n in range(240))[:12_000]
 SENTENCE = "I'll write the notes to notes.md now."
+CALL_WRITTEN_MS = 90_000
+"""The whole call takes several seconds to write, many more on a busy machine."""
 
 
 @pytest.fixture
@@ -51,7 +53,7 @@ def test_a_long_xml_call_shows_its_text_while_written_then_approval_writes_it_ex
     expect(chat).to_contain_text(SENTENCE)
 
     card = page.locator("#approval").first
-    expect(card).to_be_visible()
+    expect(card).to_be_visible(timeout=CALL_WRITTEN_MS)
     expect(card).to_contain_text("notes.md")
     expect(page.locator("#card_details textarea")).to_have_value(CONTENT)
     page.locator("#approve").click()
