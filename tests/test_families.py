@@ -171,6 +171,10 @@ def test_a_call_ollama_cannot_read_gets_one_retry_with_the_format_and_then_works
         notices = [e.message for e in events if isinstance(e, Notice)]
         assert any("couldn't read the tool call" in n for n in notices)
         invalid = [e for e in events if isinstance(e, ToolCallInvalid)]
+        # Even the call Ollama could not read showed its text while it was written.
+        rejected = invalid[0].call_id
+        first_try = "".join(e.text for e in events if isinstance(e, ToolCallProgress) and e.call_id == rejected)
+        assert peek_call(first_try)[1]["content"] == CONTENT
         assert len(invalid) == 1
         assert "could not read" in invalid[0].error
         retry = server.chat_requests[1]["messages"][-1]
