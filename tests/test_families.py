@@ -26,6 +26,7 @@ from meowgent.events import (
 )
 from meowgent.llm import OllamaClient
 from meowgent.toolcall import peek_call
+from meowgent.tools import ExternalTool, register_external, unregister_group
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
     PARSER_MODELS,
@@ -225,3 +226,19 @@ def test_on_an_old_ollama_a_reply_that_starts_with_a_slow_call_is_not_cut_off(wo
         ready = next(e for e in events if isinstance(e, ToolCallReady))
         assert ready.call.id == writing.call_id
         assert ready.call.arguments == {"path": "first.md", "content": "y" * 300}
+
+
+def test_mcp_tools_the_chat_offers_go_to_a_parser_model_natively_too(workspace):
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    register_external(
+        [ExternalTool("calc__add_one", "Add one.", schema, lambda context, **a: "", group="calc")], group="calc"
+    )
+    try:
+        with server_with() as server:
+            server.script(reply("Hi."))
+            list(agent_for(server, workspace).run(Conversation("c", "qwen3-coder"), "hi", threading.Event()))
+            sent = {tool["function"]["name"] for tool in server.chat_requests[0]["tools"]}
+            assert {"calc__add_one", "write_file"} <= sent
+            assert "calc__add_one" in server.chat_requests[0]["messages"][0]["content"]  # it asks the person first
+    finally:
+        unregister_group("calc")
