@@ -28,6 +28,7 @@ from meowgent.events import (
     ToolCallProgress,
     ToolCallReady,
     ToolCallStarted,
+    ToolCallWriting,
     ToolResult,
     UserMessage,
 )
@@ -85,6 +86,8 @@ class _Call:
     result: str = ""
     duration: float | None = None
     edited: bool = False
+    silent: float = 0.0
+    """Seconds the model has been writing this call while Ollama holds its text back."""
 
 
 @dataclass
@@ -139,6 +142,8 @@ class ChatView:
                 panel.live.feed(text)
                 panel.raw.add(text)
                 return False
+            case ToolCallWriting(call_id, seconds):
+                self._calls[call_id].silent = seconds
             case ToolCallReady(call, _):
                 self._calls[call.id].call = call
                 self._calls[call.id].state = "ready"
@@ -210,7 +215,8 @@ def _version(item: _Item) -> tuple[Any, ...]:
         case _Thinking(prose, seconds):
             return (prose.length, seconds)
         case _Call():
-            return (item.state, item.raw.length, item.call is not None, len(item.result), item.duration, item.edited)
+            changes = (item.raw.length, item.call is not None, len(item.result), item.duration, item.edited)
+            return (item.state, int(item.silent), *changes)
     return ()
 
 
@@ -280,6 +286,8 @@ def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
         content = arguments.get("content")
         lines = content.lines if content is not None else 0
     title = action(live.name, lambda key: _head_text(arguments.get(key)), language, live_lines=lines)
+    if not panel.raw.length and panel.silent:  # Ollama holds the call's text back while the model writes it
+        return title, tag("p", t(language, "writing_call", seconds=int(panel.silent)))
     in_title = {"path"} if live.name in _FILE_TOOLS else set()
     shown = [key for key, text in arguments.items() if not text.raw and key not in in_title]
     if live.broken or not shown:

@@ -22,6 +22,7 @@ from meowgent.events import (
     ToolCallProgress,
     ToolCallReady,
     ToolCallStarted,
+    ToolCallWriting,
     ToolResult,
     UserMessage,
 )
@@ -200,6 +201,17 @@ def test_an_edit_being_written_shows_before_and_after():
     message = panel(view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw[:-5])), "c1")
     assert title_of(message) == "Editing a.md…"
     assert "Before\ncat = 1\nAfter\ncat =" in text_of(message)
+
+
+def test_a_call_ollama_holds_back_counts_the_seconds_until_it_is_ready():
+    view = view_of(ToolCallStarted("c1"), ToolCallWriting("c1", 2.4))
+    assert view.apply(ToolCallWriting("c1", 3.5))  # an update a second, drawn at once
+    message = panel(view, "c1")
+    assert text_of(message) == "The model is writing a tool call… 3 s"
+    assert message.metadata["status"] == "pending"
+    view.apply(ToolCallReady(ToolCall("c1", WRITE.name, WRITE.arguments), True))
+    assert "writing a tool call" not in text_of(panel(view, "c1"))
+    assert "notes.md" in text_of(panel(view, "c1"))
 
 
 def test_a_half_written_command_shows_what_is_there_so_far():
