@@ -72,8 +72,10 @@ def test_risk_notes_and_the_chat_read_in_chinese():
     assert t(CHINESE, "approve") == "✅ 核准"
 
 
-# Names, commands, placeholders and units: the same in both languages.
-NAMES = re.compile(r"\{\w+\}|`[^`]*`|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter|MCP|README")
+# Names, commands, examples of what to type, placeholders and units: the same in both languages.
+NAMES = re.compile(
+    r"例如 [^：]*|\{\w+\}|`[^`]*`|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter|MCP|README"
+)
 
 
 @pytest.mark.parametrize("key", sorted(_TEXT[ENGLISH]))
