@@ -46,6 +46,14 @@ class Settings:
     """Characters of one tool result the model sees; longer output keeps head and tail."""
     fetch_max_bytes: int = 5_000_000
     fetch_timeout: float = 20.0
+    # Caps on one model reply (meowgent/limits.py): a model that streams forever or floods calls is stopped with a
+    # plain note, and the model is told how to go on.
+    max_reply_chars: int = 4_000_000
+    """Characters one model reply may stream (thinking, text and tool calls); past it the reply is stopped."""
+    max_call_chars: int = 2_000_000
+    """Characters of one tool call's JSON; a larger call is stopped before it runs and the model told to send parts."""
+    max_calls_per_reply: int = 20
+    """Tool calls one model reply may make; the reply is stopped at the next one, which the model is told to resend."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())

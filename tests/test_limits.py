@@ -1,0 +1,168 @@
+"""Runaway replies (issue 13): each cap reproduced through the chat service, the real agent and a scripted model."""
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from meowgent.agent import Agent
+from meowgent.config import Settings
+from meowgent.events import (
+    ApprovalNeeded,
+    Done,
+    ErrorEvent,
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallInvalid,
+    ToolCallProgress,
+    ToolCallReady,
+    ToolResult,
+)
+from meowgent.llm import OllamaClient
+from meowgent.store import Store
+from meowgent.ui.sessions import ChatService
+from tests.scripted_ollama import NativeToolCalls, Text, Thinking, Turn, reply, tool_call_text
+
+OWNER = "browser:alice"
+
+
+def start_service(server, tmp_path: Path, **caps) -> ChatService:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "notes.md").write_text("first line\n")
+    settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, **caps)
+    agent = Agent(OllamaClient(server.url, read_timeout=10), settings)
+    store = Store(tmp_path / "data" / "meowgent.db")
+    return ChatService(agent, store, default_model="qwen3", workspace=workspace)
+
+
+def ask(service: ChatService, text: str, chat_id: str | None = None) -> tuple[str, list]:
+    """Send `text` (in a new chat unless `chat_id`) and return the chat id with every event of the answer."""
+    chat_id = chat_id or service.new_chat(OWNER).id
+    seen = len([e for batch in service.follow(OWNER, chat_id, poll=0.02) for e in batch])
+    service.send(OWNER, chat_id, text)
+    events = [e for batch in service.follow(OWNER, chat_id, poll=0.02) for e in batch]
+    return chat_id, events[seen:]
+
+
+def streamed(events) -> int:
+    """Characters of model text the page was sent: prose, thinking and calls."""
+    return sum(len(e.text) for e in events if isinstance(e, TextDelta | ThinkingDelta | ToolCallProgress))
+
+
+def stored_bytes(tmp_path: Path, chat_id: str) -> int:
+    """Bytes of the chat's transcript and event log in the database file."""
+    with closing(sqlite3.connect(tmp_path / "data" / "meowgent.db")) as conn:
+        return sum(
+            conn.execute(
+                f"SELECT COALESCE(SUM(LENGTH(body)), 0) FROM {table} WHERE conversation_id = ?", (chat_id,)
+            ).fetchone()[0]
+            for table in ("messages", "events")
+        )
+
+
+def test_a_reply_that_streams_on_and_on_is_cut_at_the_cap(ollama_server, tmp_path):
+    cap = 200_000
+    endless = "The cat sat on the mat. " * 200_000  # 4.8 MB, 24 times the cap
+    ollama_server.script(Turn(Thinking("Let me go on. " * 2_000), Text(endless), chunk_size=2_000), reply("Short."))
+    service = start_service(ollama_server, tmp_path, max_reply_chars=cap)
+    chat_id, events = ask(service, "tell me everything")
+
+    assert ollama_server.wait_for_disconnects(1)  # the stream was closed, so Ollama stops generating
+    (error,) = [e for e in events if isinstance(e, ErrorEvent)]
+    assert error.kind == "reply_too_long"
+    assert "passed 200,000 characters" in error.message
+    assert isinstance(events[-1], Done)
+    assert events[-1].reason == "error"
+    assert cap - 2_000 < streamed(events) <= cap  # what the page got
+    (assistant,) = [m for m in service.get(OWNER, chat_id).conversation.messages if m["role"] == "assistant"]
+    assert len(assistant["content"]) + len(assistant["thinking"]) <= cap + 2 * 2_000
+    assert assistant["content"].endswith(
+        "[This answer was cut off here: it passed the limit of 200,000 characters for one reply.]"
+    )
+    assert stored_bytes(tmp_path, chat_id) < 3 * cap  # transcript and page log together, JSON overhead included
+
+    _, events = ask(service, "now briefly", chat_id)  # the conversation goes on
+    assert "Short." in "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def test_a_call_larger_than_the_cap_is_refused_before_it_shows_or_runs(ollama_server, tmp_path):
+    cap = 100_000
+    huge = tool_call_text("write_file", {"path": "big.txt", "content": "meow " * 1_000_000})  # 5 MB
+    ollama_server.script(Turn(Text("Writing it.\n"), Text(huge), chunk_size=4_096), reply("I'll write it in parts."))
+    service = start_service(ollama_server, tmp_path, max_call_chars=cap)
+    chat_id, events = ask(service, "save a big file")
+
+    assert ollama_server.wait_for_disconnects(1)
+    assert not any(isinstance(e, ToolCallReady | ApprovalNeeded) for e in events)  # never on a card
+    (invalid,) = [e for e in events if isinstance(e, ToolCallInvalid)]
+    assert "smaller parts" in invalid.error
+    assert "edit_file" in invalid.error
+    assert len(invalid.raw) <= 200
+    assert any(isinstance(e, Notice) and "larger than 100,000 characters" in e.message for e in events)
+    assert streamed(events) <= cap + 4_096
+    assert not (tmp_path / "workspace" / "big.txt").exists()
+    assert events[-1].reason == "complete"
+
+    # The model read why and answered; its own copy of the reply keeps only the start of the call.
+    told = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert "smaller parts" in told[0]["content"]
+    sent = ollama_server.chat_requests[-1]["messages"][-2]
+    assert sent["role"] == "assistant"
+    assert len(sent["content"]) < 1_000
+    assert "big.txt" in sent["content"]
+    assert "cut off here" in sent["content"]
+    assert "I'll write it in parts." in "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert stored_bytes(tmp_path, chat_id) < 3 * cap
+
+
+def test_a_native_call_larger_than_the_cap_is_refused_and_not_kept(ollama_server, tmp_path):
+    big = {"name": "write_file", "arguments": {"path": "big.txt", "content": "x" * 300_000}}
+    ollama_server.script(Turn(NativeToolCalls([big])), reply("Parts then."))
+    service = start_service(ollama_server, tmp_path, max_call_chars=100_000)
+    chat_id, events = ask(service, "save a big file")
+
+    assert not any(isinstance(e, ToolCallReady | ToolCallProgress) for e in events)
+    assert [e.status for e in events if isinstance(e, ToolResult)] == ["error"]
+    assistant = service.get(OWNER, chat_id).conversation.messages[1]
+    assert assistant["tool_calls"] == [{"function": {"name": "write_file", "arguments": {}}}]
+    assert stored_bytes(tmp_path, chat_id) < 20_000
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["text", "native"])
+def test_past_the_calls_limit_the_reply_stops_and_the_model_is_told(ollama_server, tmp_path, native):
+    calls = [{"name": "read_file", "arguments": {"path": "notes.md"}} for _ in range(200)]
+    flood = Turn(NativeToolCalls(calls)) if native else Turn(Text("".join(tool_call_text(**c) for c in calls)))
+    ollama_server.script(flood, reply("Done reading."))
+    service = start_service(ollama_server, tmp_path, max_calls_per_reply=20)
+    _, events = ask(service, "read it a lot")
+
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.status for r in results] == ["done"] * 20 + ["error"]
+    assert "at most 20 tool calls" in results[-1].output
+    assert "next reply" in results[-1].output
+    assert any(isinstance(e, Notice) and "more than 20 tool calls" in e.message for e in events)
+    assert len(ollama_server.chat_requests) == 2
+    told = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(told) == 21
+    assert events[-1].reason == "complete"
+
+
+def test_a_flood_of_calls_over_many_replies_is_bounded_and_asks_the_person(ollama_server, tmp_path):
+    flood = Turn(Text("".join(tool_call_text("read_file", {"path": "notes.md"}) for _ in range(200))))
+    ollama_server.script(*[flood] * 10)
+    service = start_service(ollama_server, tmp_path, max_calls_per_reply=20, max_turns=5)
+    _, events = ask(service, "read it forever")
+    ran = [e for e in events if isinstance(e, ToolResult) and e.status == "done"]
+    assert len(ran) == 5 * 20  # never the 2,000 calls the model wrote
+    assert events[-1].reason == "max_turns"
+    assert "Send a message to let it continue" in next(e.message for e in events if isinstance(e, ErrorEvent))
+
+
+def test_the_caps_are_settings_with_safe_defaults():
+    settings = Settings()
+    assert settings.max_calls_per_reply == 20
+    assert settings.max_call_chars == 2_000_000
+    assert settings.max_reply_chars >= 2 * settings.max_call_chars
