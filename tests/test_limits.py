@@ -23,7 +23,7 @@ from meowgent.events import (
 from meowgent.llm import OllamaClient
 from meowgent.store import Store
 from meowgent.ui.sessions import ChatService
-from tests.scripted_ollama import NativeToolCalls, Text, Thinking, Turn, reply, tool_call_text
+from tests.scripted_ollama import NativeToolCalls, ScriptedOllama, Text, Thinking, Turn, reply, tool_call_text
 
 OWNER = "browser:alice"
 
@@ -166,3 +166,24 @@ def test_the_caps_are_settings_with_safe_defaults():
     assert settings.max_calls_per_reply == 20
     assert settings.max_call_chars == 2_000_000
     assert settings.max_reply_chars >= 2 * settings.max_call_chars
+
+
+def test_context_trimming_keeps_the_current_answer_and_stops_it_when_even_that_is_too_long(tmp_path):
+    again = Turn(Text(tool_call_text("read_file", {"path": "big.md"})))
+    with ScriptedOllama(fallback=[again]) as server:  # a model that reads the same file whenever asked
+        service = start_service(server, tmp_path, num_ctx=4096, max_turns=25)
+        (tmp_path / "workspace" / "big.md").write_text("".join(f"line {i:05d}: cats\n" for i in range(2000)))
+        chat_id, events = ask(service, "read it")
+
+        requests = server.chat_requests
+        for number, request in enumerate(requests):  # every earlier call of this answer is still in front of it
+            assert sum(m["role"] == "tool" for m in request["messages"]) == number
+        assert 2 < len(requests) < 25  # stopped long before max_turns, instead of repeating what it forgot
+        (error,) = [e for e in events if isinstance(e, ErrorEvent)]
+        assert error.kind == "answer_too_long"
+        assert "Send a message to go on from here" in error.message
+        assert events[-1].reason == "error"
+
+        server.script(reply("Here is what I found."))
+        _, events = ask(service, "what did you find?", chat_id)  # the old answer may now be left out
+        assert "Here is what I found." in "".join(e.text for e in events if isinstance(e, TextDelta))
