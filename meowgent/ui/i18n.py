@@ -252,7 +252,9 @@ _ERRORS = {
     "internal": "Meowgent 內部發生錯誤。",
     "nothing_to_retry": "還沒有可以重新回答的訊息。",
     "reply_too_long": "模型的回覆太長，已在上限處停止。已寫出的內容都保留著；傳一則訊息讓它繼續，或請它回答短一點。",
-    "answer_too_long": "這次回答的工具呼叫和結果即使縮短後也放不進模型的上下文。傳一則訊息從這裡繼續，或用 --num-ctx 提高上限。",
+    "answer_too_long": (
+        "這次回答的工具呼叫和結果縮短後仍放不進模型的上下文。傳一則訊息從這裡繼續，或用 --num-ctx 提高上限。"
+    ),
 }
 _KEEP_DETAIL = {"unsupported", "broken", "server"}  # Ollama's own words help here
 
