@@ -73,6 +73,7 @@ class Conversation:
     model: str
     think: bool = True
     messages: list[dict[str, Any]] = field(default_factory=list)
+    """Appended to (a retry drops the tail), never changed in place: the recorder saves only new messages."""
     pending: list[ToolCall | InvalidCall] = field(default_factory=list)
     """Calls of the last reply still to run, in the model's order; the head may wait for approval."""
     scopes: list[Scope] = field(default_factory=list)
