@@ -10,6 +10,7 @@ The guard works on the agent's events, not on the model's wire format, so it hol
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
@@ -21,6 +22,7 @@ from meowgent.events import (
     Notice,
     TextDelta,
     ThinkingDelta,
+    ToolCall,
     ToolCallInvalid,
     ToolCallProgress,
     ToolCallReady,
@@ -103,6 +105,11 @@ def _too_many_calls(limit: int) -> tuple[Cut, str]:
     return cut, error
 
 
+def _size(call: ToolCall) -> int:
+    """Characters of the call as the canonical JSON that `ToolCallProgress` carries."""
+    return len(json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False))
+
+
 class ReplyGuard:
     """Counts one reply's events against `Limits` and cuts the reply at the first one passed.
 
@@ -120,7 +127,7 @@ class ReplyGuard:
         self._chars = 0
         self._calls = 0
         self._thinking_chars = 0
-        self._open_chars = 0
+        self._call_chars: dict[str, int] = {}  # streamed characters of each call, by id
         self._shown: set[str] = set()
 
     def watch(self, events: Generator[AgentEvent, None, R]) -> Generator[AgentEvent, None, R]:
@@ -144,9 +151,10 @@ class ReplyGuard:
         """The reply's text for the transcript: without what passed a limit, with a note where it was cut."""
         if self.cut is None:
             return text
-        if self.cut.kind == "call_too_large":
-            # The text ends inside the call; its streamed characters are (about) the last `_open_chars`.
-            text = text[: max(0, len(text) - self._open_chars + CALL_HEAD_CHARS)]
+        if self.cut.kind == "call_too_large" and self.refused:
+            # The text ends inside the call, whose streamed characters are (about) the last ones.
+            streamed = self._call_chars.get(self.refused[0], 0)
+            text = text[: max(0, len(text) - streamed + CALL_HEAD_CHARS)]
         return f"{text[: max(0, self.limits.reply_chars - self._thinking_chars)]}\n\n{self.cut.note}"
 
     def _check(self, event: AgentEvent) -> Iterator[AgentEvent]:
@@ -158,17 +166,21 @@ class ReplyGuard:
                 yield from self._within_reply(event, text)
             case ToolCallStarted(call_id):
                 yield event
-                self._open_chars = 0
+                self._call_chars[call_id] = 0
                 self._calls += 1
                 if self._calls > self.limits.calls:
                     yield from self._refuse(call_id, "", *_too_many_calls(self.limits.calls))
             case ToolCallProgress(call_id, text):
-                before, self._open_chars = self._open_chars, self._open_chars + len(text)
-                if self._open_chars > self.limits.call_chars:
+                before = self._call_chars.get(call_id, 0)
+                self._call_chars[call_id] = before + len(text)
+                if before + len(text) > self.limits.call_chars:
                     head = text[: max(0, CALL_HEAD_CHARS - before)]
                     yield from self._refuse(call_id, head, *_call_too_large(self.limits.call_chars))
                 else:
                     yield from self._within_reply(event, text)
+            case ToolCallReady(call, _) if not self._call_chars.get(call.id) and _size(call) > self.limits.call_chars:
+                # A call that arrived whole behind a panel that showed none of its text: measured here instead.
+                yield from self._refuse(call.id, "", *_call_too_large(self.limits.call_chars))
             case ToolCallReady(call, _):
                 self._shown.add(call.id)
                 yield event

@@ -15,11 +15,14 @@ from meowgent.events import (
     Notice,
     TextDelta,
     ThinkingDelta,
+    ToolCall,
     ToolCallInvalid,
     ToolCallProgress,
     ToolCallReady,
+    ToolCallStarted,
     ToolResult,
 )
+from meowgent.limits import Limits, ReplyGuard
 from meowgent.llm import OllamaClient
 from meowgent.store import Store
 from meowgent.ui.sessions import ChatService
@@ -187,3 +190,41 @@ def test_context_trimming_keeps_the_current_answer_and_stops_it_when_even_that_i
         server.script(reply("Here is what I found."))
         _, events = ask(service, "what did you find?", chat_id)  # the old answer may now be left out
         assert "Here is what I found." in "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+# ---- ReplyGuard on its own: events in, events out ----
+
+
+def guarded(events, **limits):
+    """What `ReplyGuard.watch` lets through of `events`, the guard, and what the events' generator returned."""
+
+    def reply():
+        yield from events
+        return "the reply"
+
+    guard = ReplyGuard(Limits(**{"reply_chars": 1000, "call_chars": 100, "calls": 3} | limits))
+    watched = guard.watch(reply())
+    out = []
+    try:
+        while True:
+            out.append(next(watched))
+    except StopIteration as end:
+        return out, guard, end.value
+
+
+def test_a_call_that_arrives_whole_behind_a_panel_without_text_is_measured_too():
+    big = ToolCall("k1", "write_file", {"path": "a", "content": "x" * 300})
+    out, guard, returned = guarded([ToolCallStarted("k1"), ToolCallReady(big, True), TextDelta("after")])
+    assert returned == "the reply"
+    assert [type(e) for e in out] == [ToolCallStarted, ToolCallInvalid, Notice]
+    assert guard.cut.kind == "call_too_large"
+    assert guard.refused[0] == "k1"
+    assert not guard.may_run("k1")
+
+
+def test_a_delta_that_crosses_the_reply_cap_is_cut_at_it():
+    out, guard, _ = guarded([TextDelta("a" * 600), ThinkingDelta("b" * 600), TextDelta("c")])
+    assert [e.text for e in out[:2]] == ["a" * 600, "b" * 400]
+    assert isinstance(out[2], ErrorEvent)
+    assert len(out) == 3
+    assert guard.cut.ended == "error"
