@@ -55,9 +55,9 @@ class _Saved:
     messages: list[dict[str, Any]]
     pending: list[ToolCall | InvalidCall]
 
-    def unchanged(self, conversation: Conversation) -> Unchanged:
-        done, kept = _queue_change(self.pending, conversation.pending)
-        return Unchanged(_same_start(self.messages, conversation.messages), done, kept)
+    def unchanged(self, messages: list[dict[str, Any]], pending: list[ToolCall | InvalidCall]) -> Unchanged:
+        done, kept = _queue_change(self.pending, pending)
+        return Unchanged(_same_start(self.messages, messages), done, kept)
 
 
 def _same_start(saved: list[Any], current: list[Any]) -> int:
@@ -101,9 +101,10 @@ class Recorder:
     def save(self, chat_id: str, conversation: Conversation, *, title: str) -> None:
         """Write the transcript, the queued calls and the chat's permissions as they are now."""
         with self._lock:
-            saved = self._saved.get(chat_id)
-            unchanged = saved.unchanged(conversation) if saved else None
+            # Copies first: the run thread may append while another thread saves (a revoked scope, say).
             messages, pending = list(conversation.messages), list(conversation.pending)
+            saved = self._saved.get(chat_id)
+            unchanged = saved.unchanged(messages, pending) if saved else None
             written = self._write(
                 lambda: self._store.save_conversation(
                     chat_id,
