@@ -5,6 +5,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from meowgent.agent import Agent
 from meowgent.config import Settings
@@ -228,3 +230,39 @@ def test_a_delta_that_crosses_the_reply_cap_is_cut_at_it():
     assert isinstance(out[2], ErrorEvent)
     assert len(out) == 3
     assert guard.cut.ended == "error"
+
+
+@st.composite
+def replies(draw):
+    """The events of a random reply: prose, thinking and calls, each call streamed in pieces and then ready."""
+    events = []
+    for n in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["text", "thinking", "call"]))
+        if kind == "call":
+            pieces = draw(st.lists(st.integers(1, 80), max_size=4))
+            events += [ToolCallStarted(f"k{n}"), *(ToolCallProgress(f"k{n}", "p" * size) for size in pieces)]
+            events.append(ToolCallReady(ToolCall(f"k{n}", "read_file", {"path": "x" * sum(pieces)}), False))
+        else:
+            events.append((TextDelta if kind == "text" else ThinkingDelta)("t" * draw(st.integers(1, 300))))
+    return events
+
+
+@settings(max_examples=300, deadline=None)
+@given(replies(), st.integers(1, 800), st.integers(1, 150), st.integers(0, 4))
+def test_whatever_the_reply_the_guard_keeps_every_limit(events, reply_chars, call_chars, calls):
+    out, guard, _ = guarded(events, reply_chars=reply_chars, call_chars=call_chars, calls=calls)
+    deltas = [e for e in out if isinstance(e, TextDelta | ThinkingDelta | ToolCallProgress)]
+    assert sum(len(e.text) for e in deltas) <= reply_chars
+    ready = [e.call.id for e in out if isinstance(e, ToolCallReady)]
+    assert len(ready) <= calls
+    for call_id in ready:
+        assert sum(len(e.text) for e in deltas if getattr(e, "call_id", None) == call_id) <= call_chars
+    # What may run is what the page was shown, except the refused call: the agent gives that one its error.
+    shown = {*ready, *(e.call_id for e in out if isinstance(e, ToolCallInvalid))} - {(guard.refused or ("",))[0]}
+    assert all(guard.may_run(e.call_id) == (e.call_id in shown) for e in events if isinstance(e, ToolCallStarted))
+    if guard.cut is None:
+        assert out == events  # within every limit, the reply passes untouched
+    else:  # the cut's own note ends what the page gets
+        assert isinstance(out[-1], ErrorEvent | Notice)
+        assert (guard.refused is None) == (guard.cut.kind == "reply_too_long")
+        assert guard.refused is None or not guard.may_run(guard.refused[0])
