@@ -276,7 +276,7 @@ class Agent:
         for piece in splitter.close():
             yield from self._on_piece(conversation, piece, open_call, calls, interrupted=reply.ended != "complete")
         if reply.ended != "stopped":  # after Stop, Done marks the panels as interrupted
-            yield from held.abandon(_abandoned(reply))
+            yield from held.abandon(guard.cut.person if guard.cut else _abandoned(reply))
 
         message: dict[str, Any] = {"role": "assistant", "content": guard.clip("".join(content))}
         if reply.ended != "complete" and not guard.cut:

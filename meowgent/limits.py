@@ -140,8 +140,20 @@ class ReplyGuard:
                     return end.value
                 if self.cut is None:
                     yield from self._check(event)
+                elif self._closes_a_panel(event):
+                    yield event
         finally:
             events.close()
+
+    def _closes_a_panel(self, event: AgentEvent) -> bool:
+        """After a cut, only the end of a call panel the page already shows gets through (a call Ollama held back
+        and will now never send): never a call that may run, never the refused call's second error."""
+        return (
+            isinstance(event, ToolCallInvalid)
+            and event.call_id in self._call_chars
+            and event.call_id not in self._shown
+            and (self.refused is None or event.call_id != self.refused[0])
+        )
 
     def may_run(self, call_id: str) -> bool:
         """Whether a call of this reply may run: only if the page was shown it as ready or invalid."""

@@ -1,6 +1,7 @@
 """Runaway replies (issue 13): each cap reproduced through the chat service, the real agent and a scripted model."""
 
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent.agent import Agent
+from meowgent.agent import Agent, Conversation
 from meowgent.config import Settings
 from meowgent.events import (
     ApprovalNeeded,
@@ -28,7 +29,19 @@ from meowgent.limits import Limits, ReplyGuard
 from meowgent.llm import OllamaClient
 from meowgent.store import Store
 from meowgent.ui.sessions import ChatService
-from tests.scripted_ollama import NativeToolCalls, ScriptedOllama, Text, Thinking, Turn, reply, tool_call_text
+from tests.scripted_ollama import (
+    DEFAULT_MODELS,
+    PARSER_MODELS,
+    NativeToolCalls,
+    ScriptedOllama,
+    Text,
+    Thinking,
+    Turn,
+    generated,
+    reply,
+    tool_call_text,
+    xml_call_text,
+)
 
 OWNER = "browser:alice"
 
@@ -224,6 +237,22 @@ def test_a_call_that_arrives_whole_behind_a_panel_without_text_is_measured_too()
     assert not guard.may_run("k1")
 
 
+def test_after_a_cut_only_the_end_of_a_panel_already_shown_gets_through():
+    late = ToolCall("k1", "read_file", {"path": "a"})
+    events = [ToolCallStarted("k1"), ToolCallProgress("k1", "{"), ToolCallStarted("k2")]  # k2: one call too many
+    events += [ToolCallReady(late, False), ToolCallInvalid("k1", "{", "held back"), ToolCallInvalid("k2", "", "again")]
+    out, guard, _ = guarded(events, calls=1)
+    assert [(type(e).__name__, getattr(e, "call_id", "")) for e in out] == [
+        ("ToolCallStarted", "k1"),
+        ("ToolCallProgress", "k1"),
+        ("ToolCallStarted", "k2"),
+        ("ToolCallInvalid", "k2"),  # the refusal, once
+        ("Notice", ""),
+        ("ToolCallInvalid", "k1"),  # k1's panel is closed, and k1 never runs
+    ]
+    assert not guard.may_run("k1")
+
+
 def test_a_delta_that_crosses_the_reply_cap_is_cut_at_it():
     out, guard, _ = guarded([TextDelta("a" * 600), ThinkingDelta("b" * 600), TextDelta("c")])
     assert [e.text for e in out[:2]] == ["a" * 600, "b" * 400]
@@ -266,3 +295,33 @@ def test_whatever_the_reply_the_guard_keeps_every_limit(events, reply_chars, cal
         assert isinstance(out[-1], ErrorEvent | Notice)
         assert (guard.refused is None) == (guard.cut.kind == "reply_too_long")
         assert guard.refused is None or not guard.may_run(guard.refused[0])
+
+
+# ---- calls that Ollama's parser holds back (qwen3-coder writes XML; Ollama sends the calls at the end) ----
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "calls"),
+    [("read_file", {"path": "notes.md"}, 200), ("write_file", {"path": "big.md", "content": "m" * 300_000}, 1)],
+    ids=["flood", "huge"],
+)
+def test_held_back_calls_past_a_limit_close_every_panel_and_run_only_what_was_shown(tmp_path, name, arguments, calls):
+    (tmp_path / "notes.md").write_text("first line\n")
+    written = xml_call_text(name, arguments) * calls
+    with ScriptedOllama({**DEFAULT_MODELS, **PARSER_MODELS}, version="0.17.0") as server:
+        server.script(generated("Here goes.\n" + written, token_size=64), reply("Stopped, then."))
+        settings = Settings(workspace=tmp_path, max_call_chars=100_000, max_calls_per_reply=20)
+        agent, conversation = Agent(OllamaClient(server.url), settings), Conversation("c", "qwen3-coder")
+        events = list(agent.run(conversation, "go", threading.Event()))
+
+    started = [e.call_id for e in events if isinstance(e, ToolCallStarted)]
+    ready = [e.call.id for e in events if isinstance(e, ToolCallReady)]
+    ended = [*ready, *(e.call_id for e in events if isinstance(e, ToolCallInvalid))]
+    assert sorted(started) == sorted(ended)  # no panel is left "writing"
+    assert len(ready) <= 20
+    ran = [e.call_id for e in events if isinstance(e, ToolResult) and e.status == "done"]
+    assert set(ran) <= set(ready)
+    assert any(isinstance(e, Notice) and e.message.startswith("The model ") for e in events)
+    assert sum(isinstance(e, ToolResult) and e.status == "error" for e in events) == 1  # the call past the limit
+    assert not (tmp_path / "big.md").exists()
+    assert events[-1].reason == "complete"
