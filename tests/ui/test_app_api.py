@@ -16,7 +16,7 @@ def client(running_app):
 
 def screen(values):
     """(chat, card summary, card details): the last values of every event that shows the chat."""
-    chat, card, details, _edit_args, _scopes, _meter = values[-6:]
+    chat, card, details, _path, _old, _edit_args, _scopes, _meter = values[-8:]
     return chat, card, details
 
 
@@ -91,18 +91,23 @@ def test_two_clients_are_isolated(running_app):
     assert not (running_app.workspace / "a-was-here").exists()
 
 
-def test_an_edited_call_is_validated_runs_as_edited_and_the_model_is_told(running_app, client):
-    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "echo proposed > out.txt"})), reply("Ok."))
+def test_an_edited_call_runs_as_edited_and_the_model_is_told(running_app, client):
+    call = Text(tool_call_text("run_shell", {"command": "echo proposed >> out.txt"}))
+    running_app.ollama.script(call, reply("Ok."), call, reply("Ok, as you changed it."))
     key, _, _ = open_page(client)
     _chat, _card, details = screen(client.predict(key, "write it", api_name="/on_send"))
-    assert details == "echo proposed > out.txt"
-    client.predict(key, '{"command": 42}', api_name="/on_approve")  # fails validation: nothing runs
-    assert not (running_app.workspace / "out.txt").exists()
-    chat, _card, _details = screen(client.predict(key, '{"command": "echo edited > out.txt"}', api_name="/on_approve"))
-    assert (running_app.workspace / "out.txt").read_text() == "edited\n"
+    assert details == "echo proposed >> out.txt"
+    # Fields sent without opening the edit section change nothing (in the page they are empty until then).
+    client.predict(key, "", "", "echo unseen >> out.txt", api_name="/on_approve")
+    assert (running_app.workspace / "out.txt").read_text() == "proposed\n"
+    client.predict(key, "write it again", api_name="/on_send")
+    path, old, command = client.predict(key, api_name="/on_edit")
+    assert (path["visible"], old["visible"], command["value"]) == (False, False, "echo proposed >> out.txt")
+    chat, _card, _details = screen(client.predict(key, "", "", "echo edited >> out.txt", api_name="/on_approve"))
+    assert (running_app.workspace / "out.txt").read_text() == "proposed\nedited\n"
     told = running_app.ollama.chat_requests[-1]["messages"][-1]["content"]
     assert "The person changed this call before approving it" in told
-    assert "echo edited > out.txt" in told
+    assert "echo edited >> out.txt" in told
     assert "ran as you changed it" in str(chat)
 
 
