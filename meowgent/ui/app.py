@@ -167,6 +167,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 )
                 approve_chat = localized(gr.Button, {"value": "approve_chat"}, elem_id="approve_chat")
                 reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
+        retry = localized(gr.Button, {"value": "retry"}, visible=False, size="sm", elem_id="retry")
         with gr.Row(equal_height=True, elem_id="composer"):
             msg = localized(
                 gr.Textbox,
@@ -180,7 +181,6 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             )
             send_button = localized(gr.Button, {"value": "send"}, variant="primary", scale=0, elem_id="send")
             stop = localized(gr.Button, {"value": "stop"}, visible=False, scale=0, elem_id="stop", variant="stop")
-            retry = localized(gr.Button, {"value": "retry"}, visible=False, scale=0, elem_id="retry")
         timer = gr.Timer(STATUS_SECONDS)
 
         # The call whose fields the edit section holds ("" until the person opens it for the card's head call).
@@ -223,7 +223,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 messages,
                 gr.update(visible=bool(waiting)),
                 card_description.summary,
-                card_description.details,
+                gr.skip() if waiting else "",  # filled by show_card_details, once, after the frames
                 *edit_section_frame(waiting[0] if waiting else None, language),
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
@@ -253,6 +253,20 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             form, values = form_for(head), field_values(head)
             language = language_of(request)
             return *(field_update(form.slot(slot), language, value=values[slot]) for slot in SLOTS), head.id
+
+        def show_card_details(key: str, chat: str, shown_ids: list[str], request: gr.Request):
+            """The head call's whole content, sent once after an event's frames.
+
+            Not a frame output: Gradio sends a generator's last frame twice (as a diff, then whole),
+            and a 1 MB file should cross the wire once.
+            """
+            try:
+                waiting = service.waiting(owner_of(key, request), chat)
+            except ChatError:
+                return gr.skip()
+            if not waiting or waiting[0].id != _head(shown_ids):
+                return gr.skip()
+            return describe_queue(waiting, settings.workspace, language_of(request)).details
 
         def head_call(owner: str, chat: str, shown_ids: list[str]) -> ToolCall:
             """The call the card shows first, if it still waits."""
@@ -555,22 +569,25 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         menu.click(None, js=TOGGLE_SIDEBAR)
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
         switch = {"concurrency_limit": None, "cancels": answers}
-        language_picker.input(
-            on_language,
-            [owner_key, chat_id, language_picker, model],
-            [saved_language, status, *relabeled, *shown],
-            **switch,
-        )
-        new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch)
-        # The chatbot's own trash button would empty only the page; make it a real fresh start.
-        chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch)
-        chats.input(on_open, [owner_key, chats], opened, **switch)
+        switches = [
+            language_picker.input(
+                on_language,
+                [owner_key, chat_id, language_picker, model],
+                [saved_language, status, *relabeled, *shown],
+                **switch,
+            ),
+            new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch),
+            # The chatbot's own trash button would empty only the page; make it a real fresh start.
+            chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch),
+            chats.input(on_open, [owner_key, chats], opened, **switch),
+        ]
         rename.click(on_rename, [owner_key, chat_id, title], [chats], concurrency_limit=None)
         delete.click(lambda: gr.update(visible=True), None, [confirm_row], queue=False)
         cancel_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False)
-        confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False).then(
-            on_delete, [owner_key, chat_id], opened, **switch
-        )
+        hide_confirm = confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False)
+        switches.append(hide_confirm.then(on_delete, [owner_key, chat_id], opened, **switch))
+        for shows_a_card in (load, *answers, *switches):
+            shows_a_card.then(show_card_details, card_inputs, [card_details], concurrency_limit=None)
         revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
         save_rules.click(on_save_rules, [rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)

@@ -56,6 +56,7 @@ html, body { height: 100%; overflow: hidden; }
 #card_details textarea, #edit_args textarea, #edit_old textarea { max-height: 30dvh; overflow-y: auto !important; }
 #card_actions { flex: none; gap: 6px; flex-wrap: wrap; }
 #card_actions button { flex: 1 1 8rem; min-width: 0; }
+#retry { flex: none; align-self: flex-end; width: auto; }
 #composer { flex: none; align-items: flex-end; flex-wrap: nowrap; gap: 6px; }
 #composer button { flex: none; min-width: 4.5rem; }
 @media (max-width: 767px) {
