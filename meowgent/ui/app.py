@@ -31,7 +31,7 @@ from meowgent.ui.approval import describe_queue
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
-from meowgent.ui.page import CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
+from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
 
@@ -567,6 +567,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         ]
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
         menu.click(None, js=TOGGLE_SIDEBAR)
+        for picks_a_chat in (new_chat.click, chats.input):
+            picks_a_chat(None, js=CLOSE_ON_PHONE)
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
         switch = {"concurrency_limit": None, "cancels": answers}
         switches = [

@@ -71,6 +71,11 @@ html, body { height: 100%; overflow: hidden; }
 TOGGLE_SIDEBAR = "() => { document.querySelector('.sidebar .toggle-button')?.click(); }"
 """Open or close the sidebar right in the browser (Gradio's own toggle keeps its state in step)."""
 
+CLOSE_ON_PHONE = f"""() => {{
+  if (window.matchMedia("{NARROW}").matches) document.querySelector(".sidebar.open .toggle-button")?.click();
+}}"""
+"""After picking a chat on a phone, the sidebar gets out of the way of that chat."""
+
 ON_LOAD = f"""
 () => {{
   // The sidebar starts closed so a phone opens on the chat; a wide screen opens it once it is drawn.
