@@ -221,9 +221,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             messages = point_to_card(view.messages(), waiting, t(language, "see_card"))
             return (
                 messages,
-                gr.update(visible=bool(waiting)),
+                gr.skip() if waiting else gr.update(visible=False),  # show_card_details shows it, whole
                 card_description.summary,
-                gr.skip() if waiting else "",  # filled by show_card_details, once, after the frames
+                gr.skip() if waiting else "",
                 *edit_section_frame(waiting[0] if waiting else None, language),
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
@@ -255,7 +255,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             return *(field_update(form.slot(slot), language, value=values[slot]) for slot in SLOTS), head.id
 
         def show_card_details(key: str, chat: str, shown_ids: list[str], request: gr.Request):
-            """The head call's whole content, sent once after an event's frames.
+            """Show the card the frames prepared, with the head call's whole content, sent once.
 
             Not a frame output: Gradio sends a generator's last frame twice (as a diff, then whole),
             and a 1 MB file should cross the wire once.
@@ -263,10 +263,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             try:
                 waiting = service.waiting(owner_of(key, request), chat)
             except ChatError:
-                return gr.skip()
+                return gr.skip(), gr.skip()
             if not waiting or waiting[0].id != _head(shown_ids):
-                return gr.skip()
-            return describe_queue(waiting, settings.workspace, language_of(request)).details
+                return gr.skip(), gr.skip()
+            details = describe_queue(waiting, settings.workspace, language_of(request)).details
+            return gr.update(visible=True), details
 
         def head_call(owner: str, chat: str, shown_ids: list[str]) -> ToolCall:
             """The call the card shows first, if it still waits."""
@@ -589,7 +590,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         hide_confirm = confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False)
         switches.append(hide_confirm.then(on_delete, [owner_key, chat_id], opened, **switch))
         for shows_a_card in (load, *answers, *switches):
-            shows_a_card.then(show_card_details, card_inputs, [card_details], concurrency_limit=None)
+            shows_a_card.then(show_card_details, card_inputs, [card, card_details], concurrency_limit=None)
         revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
         save_rules.click(on_save_rules, [rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
