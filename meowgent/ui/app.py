@@ -522,6 +522,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             banner = server.banner
             if installed and value != wanted and f"{wanted}:latest" not in installed:
                 banner += "  \n" + t(language, "banner_missing", model=wanted)
+            elif installed:  # the status line is in the main view, the model picker behind the menu
+                banner += f" · `{value}`"
             return banner, gr.update(choices=choices, value=value)
 
         def on_pull(name: str, request: gr.Request, progress=gr.Progress()):

@@ -98,7 +98,7 @@ def test_the_card_is_in_view_the_moment_it_appears_and_shows_a_long_file_once(ru
     assert (running_app.workspace / "notes.md").read_text() == LONG
 
 
-def test_approve_all_is_in_view_with_every_call_listed(running_app, page):
+def test_approve_all_is_in_view_with_five_calls_waiting(running_app, page):
     commands = [f"echo step-{n} >> steps.txt" for n in range(1, 6)]
     running_app.ollama.script(
         Text("".join(tool_call_text("run_shell", {"command": command}) for command in commands)), reply("All done.")
@@ -146,6 +146,7 @@ def test_a_phone_opens_on_the_chat_with_the_sidebar_behind_the_menu(running_app,
         page.goto(running_app.url)
         status = page.locator("#status")
         expect(status).to_contain_text(t(language, "banner_ok", version="").strip())
+        expect(status).to_contain_text("qwen3")  # the model in use, too
         for element in ("#chat", "#msg textarea", "#send", "#status", "#menu"):
             assert in_view(page.locator(element)), f"{element} is not in view on a phone"
         assert not in_view(page.locator("#language")), "the sidebar covers the chat"
