@@ -25,11 +25,14 @@ from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
 from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
+from meowgent.mcp.adapter import McpTools
+from meowgent.mcp.config import config_path
 from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
+from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
 from meowgent.ui.render import ChatView
@@ -49,6 +52,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     rules_path = settings.data_dir / RULES_FILE
     agent = Agent(client, settings, policy=Policy.load(rules_path, settings.workspace))
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
+    mcp_tools = McpTools.from_settings(settings).start()  # servers start in the background, stop at exit
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
     with gr.Blocks(title="Meowgent", fill_height=True) as demo:
@@ -111,6 +115,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 rules_text = gr.Code(value=rules_file_text(rules_path), language="json", elem_id="rules")
                 save_rules = localized(gr.Button, {"value": "save_rules"}, size="sm", elem_id="save_rules")
                 rules_status = gr.Markdown(elem_id="rules_status")
+            mcp_file = str(config_path(settings.data_dir, settings.mcp_config))
+            mcp_panel = McpPanel(mcp_tools, config_file=mcp_file, localized=localized)
             with localized(gr.Accordion, {"label": "this_chat"}, open=False, elem_id="chat_tools"):
                 title = localized(gr.Textbox, {"label": "name"}, elem_id="title")
                 rename = localized(gr.Button, {"value": "rename"}, size="sm", elem_id="rename")
@@ -601,6 +607,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         think.change(on_think, [owner_key, chat_id, think], None, concurrency_limit=None)
         pull_event = gr.on([pull.click, pull_name.submit], on_pull, [pull_name], [pull_status], concurrency_limit=None)
         pull_event.then(on_tick, [model], [status, model])
+        mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
 
 
