@@ -348,8 +348,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 warn(exc, request)
                 yield text, *_unchanged(len(shown))
                 return
-            for update in follow(owner, chat, request):
-                yield "", *update
+            yield from _cleared_first(follow(owner, chat, request))
 
         def on_decide(key: str, chat: str, decisions: dict[str, Decision], request: gr.Request):
             owner = owner_of(key, request)
@@ -357,8 +356,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 service.decide(owner, chat, decisions, decided_by=request.username or "the browser that owns the chat")
             except ChatError as exc:
                 warn(exc, request)
-            for update in follow(owner, chat, request):
-                yield "", *update
+            yield from _cleared_first(follow(owner, chat, request))
 
         def on_approve(
             key: str,
@@ -683,6 +681,15 @@ def serve(
 
 def _head(call_ids: list[str]) -> str:
     return call_ids[0] if call_ids else ""
+
+
+def _cleared_first(updates: Iterator[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """Frames that empty the text box in front of them once: Gradio re-sends an event's last frame when the
+    event ends, and an empty box there would wipe what the person typed while the answer ran."""
+    cleared: Any = ""
+    for update in updates:
+        yield cleared, *update
+        cleared = gr.skip()
 
 
 def _unchanged(count: int) -> tuple[Any, ...]:

@@ -213,6 +213,18 @@ def test_examples_send_and_retry_appear_only_when_they_apply(running_app, page, 
     expect(chat.get_by_text(first_example)).to_be_visible()
 
 
+def test_what_is_typed_while_an_answer_runs_stays_in_the_box(running_app, page):
+    words = " ".join(f"w{i:03d}" for i in range(300))
+    running_app.ollama.script(reply(words + " THE-END", chunk_size=8, delay=0.01))  # ~3 s
+    open_page(page, running_app)
+    send(page, "count slowly")
+    expect(page.locator("#chat")).to_contain_text("w010")
+    page.locator("#msg textarea").fill("my next question")
+    expect(page.locator("#chat")).to_contain_text("THE-END")
+    expect(page.locator("#send")).to_be_visible()  # the answer's event has ended
+    expect(page.locator("#msg textarea")).to_have_value("my next question")
+
+
 def test_no_gradio_leftovers_and_nothing_of_the_chat_in_browser_storage(running_app, page):
     running_app.ollama.script(reply("The secret word is pineapple."))
     open_page(page, running_app)
