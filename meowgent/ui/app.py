@@ -249,8 +249,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             fields = [field_update(form.slot(slot), language) for slot in SLOTS]
             return [gr.skip(), *fields, gr.skip()]
 
-        def on_edit(key: str, chat: str, shown_ids: list[str], request: gr.Request):
+        def on_edit(key: str, chat: str, shown_ids: list[str], loaded_for: str, request: gr.Request):
             """Opening "Change it before approving" fills its fields with the head call's arguments."""
+            if loaded_for and loaded_for == _head(shown_ids):  # opened again: keep what the person changed
+                return *(gr.skip() for _ in SLOTS), gr.skip()
             try:
                 head = head_call(owner_of(key, request), chat, shown_ids)
             except ChatError as exc:
@@ -562,7 +564,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         example.then(chat_list_of, [owner_key, chat_id], [chats])
         decided = [reason, *shown]
         card_inputs = [owner_key, chat_id, card_calls]
-        edit_section.expand(on_edit, card_inputs, [*edit_fields.values(), edit_for], concurrency_limit=None)
+        edit_section.expand(
+            on_edit, [*card_inputs, edit_for], [*edit_fields.values(), edit_for], concurrency_limit=None
+        )
         answers = [
             send,
             example,

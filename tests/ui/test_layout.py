@@ -288,6 +288,10 @@ def test_change_it_before_approving_edits_the_fields_themselves(running_app, pag
         if slot in changes:
             box.fill(changes[slot])
     assert "{" not in page.locator("#edit_args textarea").input_value()  # plain fields, not JSON
+    edit = page.locator("#edit").get_by_text(t(language, "edit_before"))
+    edit.click()
+    edit.click()  # closed and opened again: the changes are still there
+    expect(page.locator("#edit_args textarea")).to_have_value(changes["main"])
     for button in ("#approve", "#reject"):
         assert in_view(page.locator(button)), f"{button} left the screen when the fields opened"
 
