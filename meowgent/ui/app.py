@@ -37,6 +37,7 @@ from meowgent.ui.models import context_meter, describe_pull, model_facts, model_
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
+from meowgent.ui.throttle import FrameThrottle
 
 DATABASE = "meowgent.db"
 FRAME_SECONDS = 0.05
@@ -292,14 +293,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError as exc:
                 warn(exc, request)
                 batches = iter(())
-            last = 0.0
+            throttle = FrameThrottle(FRAME_SECONDS)
             for batch in batches:
                 changed = False
                 for event in batch:
                     changed |= view.apply(event)
-                now = time.monotonic()
-                if changed or now - last >= FRAME_SECONDS:
-                    last = now
+                if throttle.due(news=bool(batch), status=changed, now=time.monotonic()):
                     yield frame(view, owner, chat, request)
             yield frame(view, owner, chat, request)
 
