@@ -27,7 +27,7 @@ from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
 from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
-from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
+from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules, scope_offer, typed_scope
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
@@ -36,6 +36,7 @@ from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
 from meowgent.ui.render import ChatView
+from meowgent.ui.scopes import scope_controls, scope_label
 from meowgent.ui.sessions import ChatError, ChatService
 from meowgent.ui.throttle import FrameThrottle
 
@@ -163,16 +164,15 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                         "old": gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_old"),
                         "main": gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_args"),
                     }
-                scope_prefix = localized(
-                    gr.Textbox, {"label": "scope_prefix"}, placeholder="git status", lines=1, elem_id="scope_prefix"
-                )
+                scope_prefix = gr.Textbox(lines=1, visible=False, elem_id="scope_prefix")  # shown where typing applies
                 reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
             with gr.Row(elem_id="card_actions"):
                 approve = localized(gr.Button, {"value": "approve"}, variant="primary", elem_id="approve")
                 approve_all = localized(
                     gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
                 )
-                approve_chat = localized(gr.Button, {"value": "approve_chat"}, elem_id="approve_chat")
+                # Worded for the waiting call (meowgent.ui.scopes), so it says what it allows.
+                approve_chat = gr.Button(t(ENGLISH, "approve_chat"), elem_id="approve_chat")
                 reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
         retry = localized(gr.Button, {"value": "retry"}, visible=False, size="sm", elem_id="retry")
         with gr.Row(equal_height=True, elem_id="composer"):
@@ -234,7 +234,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 *edit_section_frame(waiting[0] if waiting else None, language),
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
-                gr.update(choices=scope_choices(owner, chat), value=[]),
+                gr.update(choices=scope_choices(owner, chat, language), value=[]),
                 gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat), language),
                 gr.update(visible=not running),
                 gr.update(visible=running),
@@ -278,9 +278,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             details = describe_queue(waiting, settings.workspace, language_of(request)).details
             return gr.update(visible=True), details
 
+        def shown_head(owner: str, chat: str, shown_ids: list[str]) -> ToolCall | None:
+            """The call the card shows first, if it still waits (ChatError if the chat is not the owner's)."""
+            return next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
+
         def head_call(owner: str, chat: str, shown_ids: list[str]) -> ToolCall:
-            """The call the card shows first, if it still waits."""
-            head = next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
+            """The call the card shows first; ChatError if it no longer waits."""
+            head = shown_head(owner, chat, shown_ids)
             if head is None:
                 raise ChatError("chat_not_waiting")
             return head
@@ -385,13 +389,30 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
             yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
 
-        def on_approve_chat(key: str, chat: str, shown_ids: list[str], prefix: str, request: gr.Request):
+        def on_card_change(key: str, chat: str, shown_ids: list[str], language: str, request: gr.Request):
+            """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
             try:
-                scope = scope_for(head_call(owner_of(key, request), chat, shown_ids), prefix.strip())
+                head = shown_head(owner_of(key, request), chat, shown_ids)
+            except ChatError:
+                head = None
+            allow = scope_controls(head, settings.workspace, language)
+            return (
+                gr.update(value=allow.button or "", visible=allow.button is not None),
+                gr.update(label=allow.box, visible=allow.box is not None, value=""),
+            )
+
+        def on_approve_chat(key: str, chat: str, shown_ids: list[str], typed: str, request: gr.Request):
+            owner = owner_of(key, request)
+            try:
+                head = shown_head(owner, chat, shown_ids)
+                offer = scope_offer(head, settings.workspace) if head is not None else None
+                if offer is None:
+                    raise ChatError("chat_not_waiting")
+                scope = typed_scope(head, typed, settings.workspace) if typed.strip() else offer.scope
             except ChatError as exc:
                 warn(exc, request)
                 return
-            except ValueError as exc:  # a prefix that is not the start of a command
+            except ValueError as exc:  # typed words that are not the start of a command, or a path outside
                 gr.Warning(str(exc))
                 return
             yield from on_decide(key, chat, {_head(shown_ids): Decision(True, scope=scope)}, request)
@@ -406,20 +427,23 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 window = None
             return min(window or settings.num_ctx, settings.num_ctx)
 
-        def scope_choices(owner: str, chat: str) -> list[tuple[str, str]]:
+        def scope_choices(owner: str, chat: str, language: str) -> list[tuple[str, str]]:
             try:
-                return [(str(scope), json.dumps(asdict(scope))) for scope in service.scopes(owner, chat)]
+                scopes = service.scopes(owner, chat)
             except ChatError:
                 return []
+            return [(scope_label(scope, language), json.dumps(asdict(scope))) for scope in scopes]
 
         def on_revoke(key: str, chat: str, picked: list[str], request: gr.Request):
             owner = owner_of(key, request)
             try:
                 for value in picked:
-                    service.revoke(owner, chat, Scope(**json.loads(value)))
+                    scope = Scope.from_stored(json.loads(value))
+                    if scope is not None:
+                        service.revoke(owner, chat, scope)
             except ChatError as exc:
                 warn(exc, request)
-            return gr.update(choices=scope_choices(owner, chat), value=[])
+            return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
 
         def on_save_rules(text: str, request: gr.Request):
             language = language_of(request)
@@ -579,6 +603,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         menu.click(None, js=TOGGLE_SIDEBAR)
         for picks_a_chat in (new_chat.click, chats.input):
             picks_a_chat(None, js=CLOSE_ON_PHONE)
+        gr.on(
+            [card_calls.change, language_picker.input],
+            on_card_change,
+            [owner_key, chat_id, card_calls, language_picker],  # the picker: on a switch, the new language
+            [approve_chat, scope_prefix],
+            concurrency_limit=None,
+        )
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
         switch = {"concurrency_limit": None, "cancels": answers}
         switches = [
@@ -623,15 +654,6 @@ RULES_EXAMPLE = """[
 def rules_file_text(path: Path) -> str:
     """The rules file as it is, or an example to start from."""
     return path.read_text(encoding="utf-8") if path.exists() else RULES_EXAMPLE
-
-
-def scope_for(call: ToolCall, prefix: str) -> Scope:
-    """What "Allow for this chat" allows: this exact command (or a prefix the person typed), or the tool."""
-    if call.name != "run_shell":
-        return Scope(call.name)
-    if prefix:
-        return Scope("run_shell", prefix=prefix)
-    return Scope("run_shell", command=str(call.arguments.get("command", "")))
 
 
 def audit_table(entries: list[dict[str, Any]], language: str = ENGLISH) -> str:
