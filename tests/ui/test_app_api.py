@@ -144,9 +144,9 @@ def test_allowing_a_write_for_this_chat_allows_that_file_and_not_another(running
     key, _, _ = open_page(client)
     client.predict(key, "write a", api_name="/on_send")
     client.predict(key, "", api_name="/on_approve_chat")
-    _chat, card, _details = screen(client.predict(key, "a again", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "a again", api_name="/on_send"))
     assert card == ""  # the same file: allowed for this chat
-    _chat, card, _details = screen(client.predict(key, "now b", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "now b", api_name="/on_send"))
     assert "b.md" in card  # another file: the card asks
     assert not (running_app.workspace / "b.md").exists()
 
