@@ -190,8 +190,8 @@ def chat_text(chat: list[dict[str, Any]]) -> str:
     return shown_text("\n".join(parts))
 
 
-def screen(values: tuple[Any, ...]) -> tuple[list[dict[str, Any]], str, str]:
-    """(chat, card summary, card details) from an event's outputs: the chat is the first list, the card follows."""
+def screen(values: tuple[Any, ...]) -> tuple[list[dict[str, Any]], str, Any]:
+    """(chat, card summary, card details as the frames left them): the chat is the first list among the outputs."""
     at = next(i for i, value in enumerate(values) if isinstance(value, list))
     return values[at], values[at + 1], values[at + 2]
 
@@ -279,7 +279,7 @@ def run_session(url: str, index: int) -> Session:
         _expect(chat, f"All done for {marker}", "turn 1")
         job = client.submit(key, f"{marker}: please echo my marker", api_name="/on_send")
         chat = _timed(job, assistant_chars(chat), session, first_token=True)
-        details = screen(job.result())[2]
+        details = client.predict(key, api_name="/show_card_details")  # sent once, after the frames
         if details != f"echo {marker}":
             raise _Failed(f"turn 2: the approval card shows {details[:200]!r}, not `echo {marker}`")
         chat = _timed(client.submit(key, "", api_name="/on_approve"), 0, session, first_token=False)

@@ -1,7 +1,7 @@
-"""Regenerate the approval screenshots in docs/screenshots/ at 1280x900.
+"""Regenerate the approval screenshots in docs/screenshots/.
 
-- approval.png: an English page waiting for approval of a shell command;
-- approval-zh-TW.png: a Traditional Chinese page waiting for approval of a file edit, shown as a diff.
+- approval.png: an English page on a laptop (1280x800) waiting for approval of a new file;
+- approval-zh-TW.png: a Traditional Chinese page on a phone (390x844) waiting for approval of a file edit.
 
 Run from the repository root: `python -m bench.screenshot` (needs /usr/bin/chromium).
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.bench_ui import VIEWPORT, chromium, launched_app, send
+from bench.bench_ui import chromium, launched_app, send
 from tests.scripted_ollama import Text, Turn, tool_call_text
+from tests.ui.conftest import SCREENS
 
 FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
@@ -20,6 +21,7 @@ FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 @dataclass(frozen=True)
 class Shot:
     name: str
+    screen: str
     locale: str
     question: str
     sentence: str
@@ -28,18 +30,38 @@ class Shot:
     files: dict
 
 
+POEM = """# Cats
+
+A cat sleeps in the sun all day,
+and dreams of mice that run away.
+It wakes at dusk, it stretches long,
+it hums a low and rumbling song.
+
+It walks along the garden wall,
+it does not mind the rain at all,
+then jumps inside with muddy feet
+and asks politely: "Time to eat?"
+
+At night it guards the kitchen floor,
+it listens at the bedroom door,
+and when the house is still and deep,
+it curls up on your bed to sleep.
+"""
+
 SHOTS = (
     Shot(
         "approval.png",
+        "laptop",
         "en-US",
-        "How much disk space is free on this computer?",
-        "I'll check how much space is left on your disk. This only reads; it changes nothing.",
-        "run_shell",
-        {"command": "df -h ."},
+        "Write a short poem about cats to poem.md",
+        "Here is a poem about cats. I'll save it as poem.md once you approve.",
+        "write_file",
+        {"path": "poem.md", "content": POEM},
         {},
     ),
     Shot(
         "approval-zh-TW.png",
+        "phone",
         "zh-TW",
         "把晚餐改成七點，地點改成貓咪咖啡廳",
         "好的，我會修改行事曆裡的晚餐時間和地點。",
@@ -54,7 +76,7 @@ def take(shot: Shot) -> Path:
     with launched_app() as app, chromium() as browser:
         for name, content in shot.files.items():
             (app.workspace / name).write_text(content, encoding="utf-8")
-        context = browser.new_context(viewport=VIEWPORT, locale=shot.locale)
+        context = browser.new_context(locale=shot.locale, **SCREENS[shot.screen])
         try:
             page = context.new_page()
             page.goto(app.url)
@@ -63,9 +85,8 @@ def take(shot: Shot) -> Path:
                 Turn(Text(shot.sentence + "\n"), Text(tool_call_text(shot.tool, shot.arguments)), chunk_size=12)
             )
             send(page, shot.question)
-            page.locator("#approve").wait_for()
-            page.locator("#approve").scroll_into_view_if_needed()
-            page.wait_for_timeout(300)  # let the last frame paint
+            page.locator("#approve").wait_for()  # in view as it appears: nothing to scroll
+            page.wait_for_timeout(500)  # let the last frame paint
             path = FOLDER / shot.name
             path.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(path))

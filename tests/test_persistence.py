@@ -12,6 +12,7 @@ import httpx
 import pytest
 from gradio_client import Client
 
+from bench.load import screen
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 from tests.ui.conftest import chat_text, free_port, html_text
 
@@ -100,7 +101,7 @@ def test_kill_9_mid_stream_loses_at_most_a_second_and_marks_the_answer(ollama_se
     assert integrity(data) == "ok"
     restarted = AppProcess(ollama_server.url, workspace, data)
     try:
-        after = chat_text(Client(restarted.url, verbose=False).predict(key, "", api_name="/on_load")[-6])
+        after = chat_text(screen(Client(restarted.url, verbose=False).predict(key, "", api_name="/on_load"))[0])
     finally:
         restarted.stop()
     last_word = shown_a_second_before.split()[-1]
@@ -119,7 +120,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
     try:
         client = Client(app.url, verbose=False)
         key = client.predict("", "", api_name="/on_load")[0]
-        *_, card, details, _edit, _scopes, _meter = client.predict(key, "save it", api_name="/on_send")
+        _chat, card, _details = screen(client.predict(key, "save it", api_name="/on_send"))
         assert "kept.md" in html_text(card)
     finally:
         app.stop()
@@ -128,10 +129,10 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
     restarted = AppProcess(ollama_server.url, workspace, data)
     try:
         client = Client(restarted.url, verbose=False)
-        *_, card, details, _edit, _scopes, _meter = client.predict(key, "", api_name="/on_load")
+        _chat, card, _details = screen(client.predict(key, "", api_name="/on_load"))
         assert "kept.md" in html_text(card)
-        assert details == "survived"
-        *_, chat, card, _details, _edit, _scopes, _meter = client.predict(key, "", api_name="/on_approve")
+        assert client.predict(key, api_name="/show_card_details") == "survived"  # sent once, after the frames
+        chat, card, _details = screen(client.predict(key, "", api_name="/on_approve"))
     finally:
         restarted.stop()
     assert (workspace / "kept.md").read_text() == "survived"
@@ -155,7 +156,7 @@ def test_two_app_processes_on_one_data_folder(ollama_server, folders):
         for job in jobs:
             job.result(timeout=60)
         histories = [
-            chat_text(client.predict(key, "", api_name="/on_load")[-6])
+            chat_text(screen(client.predict(key, "", api_name="/on_load"))[0])
             for client, key in zip(clients, keys, strict=True)
         ]
     finally:

@@ -31,9 +31,11 @@ from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules, s
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.auditlog import audit_html
-from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
+from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
+from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
 from meowgent.ui.render import CHAT_CSS, ChatView
 from meowgent.ui.scopes import scope_controls, scope_label
 from meowgent.ui.sessions import NEW_TITLE, ChatError, ChatService
@@ -43,24 +45,6 @@ DATABASE = "meowgent.db"
 FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
-
-EXAMPLES = {
-    ENGLISH: [
-        "What files are in my workspace?",
-        "Write a short poem about cats to poem.md",
-        "How much disk space is free on this computer?",
-    ],
-    CHINESE: ["我的工作資料夾裡有哪些檔案？", "寫一首關於貓的短詩，存成 poem.md", "這台電腦還剩多少磁碟空間？"],
-}
-
-CSS = (
-    CHAT_CSS
-    + """
-#approval { border: 2px solid var(--color-accent); border-radius: 12px; padding: 8px; }
-#approval #approval { border: none; padding: 0; }  /* Gradio repeats a group's id on an inner div */
-#status p { margin: 0; }
-"""
-)
 
 
 def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
@@ -83,17 +67,24 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         card_calls = gr.State([])
         texts: list[tuple[Any, Callable[[str], dict[str, Any]]]] = []
 
-        def localized(make: Callable[..., Any], words: dict[str, str], **options: Any) -> Any:
-            """A component whose words (property -> catalog key) follow the page's language; English at first."""
+        def localized(
+            make: Callable[..., Any],
+            words: dict[str, str],
+            *,
+            more: Callable[[str], dict[str, Any]] | None = None,
+            **options: Any,
+        ) -> Any:
+            """A component whose words (property -> catalog key, and `more`) follow the page's language."""
 
-            def worded(language: str) -> dict[str, str]:
-                return {name: t(language, key) for name, key in words.items()}
+            def worded(language: str) -> dict[str, Any]:
+                return {name: t(language, key) for name, key in words.items()} | (more(language) if more else {})
 
             component = make(**worded(ENGLISH), **options)
             texts.append((component, worded))
             return component
 
-        with gr.Sidebar(open=True, width=340):
+        # Closed at first, so a phone opens on the chat; the page's script opens it on a wide screen.
+        with gr.Sidebar(open=False, width=340, elem_id="sidebar"):
             gr.Markdown("## 🐱 Meowgent")
             language_picker = gr.Radio(
                 [(name, code) for code, name in LANGUAGES.items()],
@@ -101,7 +92,6 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 label="Language / 語言",
                 elem_id="language",
             )
-            status = gr.Markdown(t(ENGLISH, "status_checking"), elem_id="status")
             model = localized(
                 gr.Dropdown,
                 {"label": "model"},
@@ -145,19 +135,39 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 download_md = gr.DownloadButton("⬇ Markdown", visible=False, size="sm", elem_id="download_md")
                 download_json = gr.DownloadButton("⬇ JSON", visible=False, size="sm", elem_id="download_json")
 
+        # The main view is one screen tall: the status line, the chat (which gives up room), then the
+        # approval card and the message box, so the card's buttons are in view whenever it shows.
+        with gr.Row(elem_id="topbar"):
+            menu = localized(gr.Button, {"value": "menu"}, size="sm", scale=0, min_width=0, elem_id="menu")
+            status = gr.Markdown(t(ENGLISH, "status_checking"), elem_id="status")
         chatbot = localized(
-            gr.Chatbot, {"label": "chat", "placeholder": "welcome"}, elem_id="chat", height="58vh", buttons=["copy"]
+            gr.Chatbot,
+            {"label": "chat", "placeholder": "welcome"},
+            elem_id="chat",
+            height=None,
+            scale=1,
+            show_label=False,
+            buttons=["copy"],
+            more=lambda language: {"examples": examples_for(language)},  # shown by Gradio on an empty chat only
         )
-        with gr.Group(visible=False, elem_id="approval") as card:
-            card_text = gr.Markdown()
-            # A plain text box, not Markdown: it shows a 1 MB file whole without freezing the page,
-            # and scrolls inside, so the buttons below stay in view.
-            card_details = gr.Textbox(
-                show_label=False, interactive=False, lines=1, max_lines=10, elem_id="card_details", buttons=["copy"]
-            )
-            with localized(gr.Accordion, {"label": "edit_before"}, open=False):
-                edit_args = gr.Code(language="json", interactive=True, show_label=False, elem_id="edit_args")
-            with gr.Row():
+        with gr.Column(visible=False, elem_id="approval") as card:
+            with gr.Column(elem_id="card_body"):
+                card_text = gr.Markdown(elem_id="card_text")
+                # A plain text box, not Markdown: it shows a 1 MB file whole without freezing the page,
+                # and scrolls inside, so the buttons below stay in view. The only copy of the content.
+                card_details = gr.Textbox(
+                    show_label=False, interactive=False, lines=1, max_lines=12, elem_id="card_details", buttons=["copy"]
+                )
+                # Filled only when opened: until then the page carries a long content once, in card_details.
+                with localized(gr.Accordion, {"label": "edit_before"}, open=False, elem_id="edit") as edit_section:
+                    edit_fields = {
+                        "path": gr.Textbox("", lines=1, visible=False, elem_id="edit_path"),
+                        "old": gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_old"),
+                        "main": gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_args"),
+                    }
+                scope_prefix = gr.Textbox(lines=1, visible=False, elem_id="scope_prefix")  # shown where typing applies
+                reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
+            with gr.Row(elem_id="card_actions"):
                 approve = localized(gr.Button, {"value": "approve"}, variant="primary", elem_id="approve")
                 approve_all = localized(
                     gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
@@ -165,19 +175,27 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 # Worded for the waiting call (meowgent.ui.scopes), so it says what it allows.
                 approve_chat = gr.Button(t(ENGLISH, "approve_chat"), elem_id="approve_chat")
                 reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
-            scope_prefix = gr.Textbox(lines=1, visible=False, elem_id="scope_prefix")  # shown where typing applies
-            reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
-        with gr.Row(equal_height=True):
+        retry = localized(gr.Button, {"value": "retry"}, visible=False, size="sm", elem_id="retry")
+        with gr.Row(equal_height=True, elem_id="composer"):
             msg = localized(
-                gr.Textbox, {"placeholder": "message"}, show_label=False, scale=8, elem_id="msg", autofocus=True
+                gr.Textbox,
+                {"placeholder": "message"},
+                show_label=False,
+                scale=8,
+                lines=1,
+                max_lines=6,
+                elem_id="msg",
+                autofocus=True,
             )
-            stop = localized(gr.Button, {"value": "stop"}, visible=False, scale=1, elem_id="stop", variant="stop")
-        with gr.Row():
-            retry = localized(gr.Button, {"value": "retry"}, size="sm", elem_id="retry")
-        examples = gr.Examples(EXAMPLES[ENGLISH], inputs=msg, label=t(ENGLISH, "examples"))
+            send_button = localized(gr.Button, {"value": "send"}, variant="primary", scale=0, elem_id="send")
+            stop = localized(gr.Button, {"value": "stop"}, visible=False, scale=0, elem_id="stop", variant="stop")
         timer = gr.Timer(STATUS_SECONDS)
 
-        shown = [chatbot, card, card_text, card_details, edit_args, approve_all, card_calls, scope_list, meter, stop]
+        # The call whose fields the edit section holds ("" until the person opens it for the card's head call).
+        edit_for = gr.State("")
+        edits = [edit_section, *edit_fields.values(), edit_for]
+        shown = [chatbot, card, card_text, card_details, *edits, approve_all, card_calls, scope_list, meter]
+        shown += [send_button, stop, retry]
         worded = [component for component, _ in texts]
 
         def owner_of(key: str, request: gr.Request) -> str:
@@ -194,11 +212,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             gr.Warning(exc.say(language_of(request)))
 
         def wording(language: str) -> list[Any]:
-            """Every registered component's words, the workspace line and the examples, in `language`."""
+            """Every registered component's words and the workspace line, in `language`."""
             return [
                 *(gr.update(**words(language)) for _, words in texts),
                 t(language, "workspace", folder=settings.workspace),
-                gr.update(samples=[[example] for example in EXAMPLES[language]], label=t(language, "examples")),
             ]
 
         def frame(view: ChatView, owner: str, chat: str, request: gr.Request) -> tuple[Any, ...]:
@@ -209,18 +226,69 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError:  # not this owner's chat: show nothing of it
                 running, waiting = False, ()
             card_description = describe_queue(waiting, settings.workspace, language)
+            messages = point_to_card(view.messages(), waiting, t(language, "see_card"))
             return (
-                view.messages(),
-                gr.update(visible=bool(waiting)),
+                messages,
+                gr.skip() if waiting else gr.update(visible=False),  # show_card_details shows it, whole
                 card_description.summary,
-                card_description.details,
-                json.dumps(waiting[0].arguments, indent=2, ensure_ascii=False) if waiting else "",
+                gr.skip() if waiting else "",
+                *edit_section_frame(waiting[0] if waiting else None, language),
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
                 gr.update(choices=scope_choices(owner, chat, language), value=[]),
                 gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat), language),
+                gr.update(visible=not running),
                 gr.update(visible=running),
+                gr.update(visible=bool(messages) and not running and not waiting),
             )
+
+        def edit_section_frame(head: ToolCall | None, language: str) -> list[Any]:
+            """The edit section as a frame leaves it: closed and empty with no card, else relabeled for its call."""
+            if head is None:
+                fields = [gr.update(value="", visible=False) for _ in SLOTS]
+                return [gr.update(open=False), *fields, ""]
+            form = form_for(head)
+            fields = [field_update(form.slot(slot), language) for slot in SLOTS]
+            return [gr.skip(), *fields, gr.skip()]
+
+        def on_edit(key: str, chat: str, shown_ids: list[str], loaded_for: str, request: gr.Request):
+            """Opening "Change it before approving" fills its fields with the head call's arguments."""
+            if loaded_for and loaded_for == _head(shown_ids):  # opened again: keep what the person changed
+                return *(gr.skip() for _ in SLOTS), gr.skip()
+            try:
+                head = head_call(owner_of(key, request), chat, shown_ids)
+            except ChatError as exc:
+                warn(exc, request)
+                return *(gr.skip() for _ in SLOTS), gr.skip()
+            form, values = form_for(head), field_values(head)
+            language = language_of(request)
+            return *(field_update(form.slot(slot), language, value=values[slot]) for slot in SLOTS), head.id
+
+        def show_card_details(key: str, chat: str, shown_ids: list[str], request: gr.Request):
+            """Show the card the frames prepared, with the head call's whole content, sent once.
+
+            Not a frame output: Gradio sends a generator's last frame twice (as a diff, then whole),
+            and a 1 MB file should cross the wire once.
+            """
+            try:
+                waiting = service.waiting(owner_of(key, request), chat)
+            except ChatError:
+                return gr.skip(), gr.skip()
+            if not waiting or waiting[0].id != _head(shown_ids):
+                return gr.skip(), gr.skip()
+            details = describe_queue(waiting, settings.workspace, language_of(request)).details
+            return gr.update(visible=True), details
+
+        def shown_head(owner: str, chat: str, shown_ids: list[str]) -> ToolCall | None:
+            """The call the card shows first, if it still waits (ChatError if the chat is not the owner's)."""
+            return next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
+
+        def head_call(owner: str, chat: str, shown_ids: list[str]) -> ToolCall:
+            """The call the card shows first; ChatError if it no longer waits."""
+            head = shown_head(owner, chat, shown_ids)
+            if head is None:
+                raise ChatError("chat_not_waiting")
+            return head
 
         def follow(owner: str, chat: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
             """Render the conversation's log, then keep streaming while an answer runs."""
@@ -269,7 +337,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             banner, _ = on_tick(model_name, request)
             yield picked, banner, *wording(picked), *frame(ChatView(picked), owner_of(key, request), chat, request)
             for update in follow(owner_of(key, request), chat, request):
-                yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(worded) + 2)), *update
+                yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(relabeled))), *update
 
         def on_open(key: str, picked: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -277,6 +345,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 yield from show_chat(owner, picked, request)
             except ChatError as exc:
                 warn(exc, request)
+
+        def on_example(key: str, chat: str, picked: gr.SelectData, request: gr.Request):
+            yield from on_send(key, chat, picked.value["text"], request)
 
         def on_send(key: str, chat: str, text: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -286,8 +357,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 warn(exc, request)
                 yield text, *_unchanged(len(shown))
                 return
-            for update in follow(owner, chat, request):
-                yield "", *update
+            yield from _cleared_first(follow(owner, chat, request))
 
         def on_decide(key: str, chat: str, decisions: dict[str, Decision], request: gr.Request):
             owner = owner_of(key, request)
@@ -295,24 +365,33 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 service.decide(owner, chat, decisions, decided_by=request.username or "the browser that owns the chat")
             except ChatError as exc:
                 warn(exc, request)
-            for update in follow(owner, chat, request):
-                yield "", *update
+            yield from _cleared_first(follow(owner, chat, request))
 
-        def on_approve(key: str, chat: str, shown_ids: list[str], edited: str, request: gr.Request):
-            try:
-                arguments = json.loads(edited) if edited.strip() else None
-            except json.JSONDecodeError as exc:
-                detail = f"{exc.msg}, line {exc.lineno}"
-                gr.Warning(t(language_of(request), "invalid_edit_json", detail=detail))
-                return
+        def on_approve(
+            key: str,
+            chat: str,
+            shown_ids: list[str],
+            loaded_for: str,
+            path: str,
+            old: str,
+            main: str,
+            request: gr.Request,
+        ):
+            arguments = None
+            if loaded_for and loaded_for == _head(shown_ids):  # the person opened the fields of this call
+                values = {"path": path, "old": old, "main": main}
+                try:
+                    arguments = edited_arguments(head_call(owner_of(key, request), chat, shown_ids), values)
+                except ChatError as exc:
+                    warn(exc, request)
+                    return
+                except FormError as exc:
+                    gr.Warning(t(language_of(request), "invalid_edit_json", detail=exc.detail))
+                    return
             yield from on_decide(key, chat, {_head(shown_ids): Decision(True, arguments=arguments)}, request)
 
         def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
             yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
-
-        def shown_head(owner: str, chat: str, shown_ids: list[str]) -> ToolCall | None:
-            """The call the card shows first, if it still waits (ChatError if the chat is not the owner's)."""
-            return next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
 
         def on_card_change(key: str, chat: str, shown_ids: list[str], language: str, request: gr.Request):
             """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
@@ -340,7 +419,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ValueError as exc:  # typed words that are not the start of a command, or a path outside
                 gr.Warning(str(exc))
                 return
-            yield from on_decide(key, chat, {head.id: Decision(True, scope=scope)}, request)
+            yield from on_decide(key, chat, {_head(shown_ids): Decision(True, scope=scope)}, request)
 
         def on_reject(key: str, chat: str, shown_ids: list[str], why: str, request: gr.Request):
             yield from on_decide(key, chat, {_head(shown_ids): Decision(False, why.strip())}, request)
@@ -481,6 +560,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             banner = server.banner
             if installed and value != wanted and f"{wanted}:latest" not in installed:
                 banner += "  \n" + t(language, "banner_missing", model=wanted)
+            elif installed:  # the status line is in the main view, the model picker behind the menu
+                banner += f" · `{value}`"
             return banner, gr.update(choices=choices, value=value)
 
         def on_pull(name: str, request: gr.Request, progress=gr.Progress()):
@@ -497,7 +578,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             yield t(language, "pull_ready", model=name)
 
         opened = [chat_id, chats, title, model, *shown]
-        relabeled = [*worded, workspace, examples.dataset]
+        relabeled = [*worded, workspace]
         load = demo.load(
             on_load,
             [owner_key, saved_language],
@@ -507,19 +588,30 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         load.then(on_tick, [model], [status, model])
         demo.unload(forget_language)
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
-        send = msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
+        send = gr.on(
+            [msg.submit, send_button.click], on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None
+        )
         send.then(chat_list_of, [owner_key, chat_id], [chats])
+        example = chatbot.example_select(on_example, [owner_key, chat_id], [msg, *shown], concurrency_limit=None)
+        example.then(chat_list_of, [owner_key, chat_id], [chats])
         decided = [reason, *shown]
         card_inputs = [owner_key, chat_id, card_calls]
+        edit_section.expand(
+            on_edit, [*card_inputs, edit_for], [*edit_fields.values(), edit_for], concurrency_limit=None
+        )
         answers = [
             send,
-            approve.click(on_approve, [*card_inputs, edit_args], decided, concurrency_limit=None),
+            example,
+            approve.click(on_approve, [*card_inputs, edit_for, *edit_fields.values()], decided, concurrency_limit=None),
             approve_all.click(on_approve_all, card_inputs, decided, concurrency_limit=None),
             approve_chat.click(on_approve_chat, [*card_inputs, scope_prefix], decided, concurrency_limit=None),
             reject.click(on_reject, [*card_inputs, reason], decided, concurrency_limit=None),
             retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None),
         ]
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
+        menu.click(None, js=TOGGLE_SIDEBAR)
+        for picks_a_chat in (new_chat.click, chats.input):
+            picks_a_chat(None, js=CLOSE_ON_PHONE)
         gr.on(
             [card_calls.change, language_picker.input],
             on_card_change,
@@ -529,28 +621,31 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         )
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
         switch = {"concurrency_limit": None, "cancels": answers}
-        language_picker.input(
-            on_language,
-            [owner_key, chat_id, language_picker, model],
-            [saved_language, status, *relabeled, *shown],
-            **switch,
-        )
+        switches = [
+            language_picker.input(
+                on_language,
+                [owner_key, chat_id, language_picker, model],
+                [saved_language, status, *relabeled, *shown],
+                **switch,
+            ),
+            new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch),
+            # The chatbot's own trash button would empty only the page; make it a real fresh start.
+            chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch),
+            chats.input(on_open, [owner_key, chats], opened, **switch),
+        ]
         language_picker.input(
             on_language_facts,
             [owner_key, chat_id, language_picker, model],
             [facts, think, chats],
             concurrency_limit=None,
         )
-        new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch)
-        # The chatbot's own trash button would empty only the page; make it a real fresh start.
-        chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch)
-        chats.input(on_open, [owner_key, chats], opened, **switch)
         rename.click(on_rename, [owner_key, chat_id, title], [chats], concurrency_limit=None)
         delete.click(lambda: gr.update(visible=True), None, [confirm_row], queue=False)
         cancel_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False)
-        confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False).then(
-            on_delete, [owner_key, chat_id], opened, **switch
-        )
+        hide_confirm = confirm_delete.click(lambda: gr.update(visible=False), None, [confirm_row], queue=False)
+        switches.append(hide_confirm.then(on_delete, [owner_key, chat_id], opened, **switch))
+        for shows_a_card in (load, *answers, *switches):
+            shows_a_card.then(show_card_details, card_inputs, [card, card_details], concurrency_limit=None)
         revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
         save_rules.click(on_save_rules, [rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
@@ -603,7 +698,10 @@ def serve(
         prevent_thread_lock=True,
         show_error=False,
         quiet=True,
-        css=CSS,
+        css=CHAT_CSS + CSS,
+        js=ON_LOAD,
+        footer_links=[],  # no "Use via API", "Built with Gradio" or settings links: this is a product page
+        run_history=False,  # Gradio would keep every event's inputs, the owner key too, in localStorage
         max_threads=200,
     )
     return demo, local_url, share_url
@@ -611,6 +709,15 @@ def serve(
 
 def _head(call_ids: list[str]) -> str:
     return call_ids[0] if call_ids else ""
+
+
+def _cleared_first(updates: Iterator[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """Frames that empty the text box in front of them once: Gradio re-sends an event's last frame when the
+    event ends, and an empty box there would wipe what the person typed while the answer ran."""
+    cleared: Any = ""
+    for update in updates:
+        yield cleared, *update
+        cleared = gr.skip()
 
 
 def _unchanged(count: int) -> tuple[Any, ...]:

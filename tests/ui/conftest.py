@@ -77,3 +77,46 @@ def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[Running
             yield app
         finally:
             app.demo.close()
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SCREENS = {
+    "laptop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+}
+"""The two screens the page is made for; a phone is narrow, touch-driven and mobile."""
+
+IN_VIEW = """(element) => {
+    const box = element.getBoundingClientRect();
+    const inside = box.width > 0 && box.height > 0 && box.left >= 0 && box.top >= 0
+        && box.right <= window.innerWidth && box.bottom <= window.innerHeight;
+    const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return inside && element.contains(top);
+}"""
+"""Wholly inside the window and not covered by anything else (the sidebar, say)."""
+
+
+def in_view(locator) -> bool:
+    """The element is wholly on screen, uncovered, as it stands: nothing is scrolled to find it."""
+    return locator.evaluate(IN_VIEW)
+
+
+def page_scroll(page) -> int:
+    """How far the page itself is, or could be, scrolled (0 for a page that is exactly one screen)."""
+    return page.evaluate("() => Math.max(window.scrollY, document.scrollingElement.scrollHeight - window.innerHeight)")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium for a test module (each test opens its own context)."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -15,14 +15,19 @@ def client(running_app):
 
 
 def screen(values):
-    """(chat, card summary, card details): the last values of every event that shows the chat."""
-    chat, card, details, _edit_args, _scopes, _meter = values[-6:]
-    return chat, html_text(card), details
+    """(chat, card summary as shown text): the last values of every event that shows the chat."""
+    chat, card, _details, _path, _old, _edit_args, _scopes, _meter = values[-8:]
+    return chat, html_text(card)
+
+
+def card_details(client, key):
+    """The waiting call's whole content, which the page gets once, after an event's frames."""
+    return client.predict(key, api_name="/show_card_details")
 
 
 def open_page(client):
     values = client.predict("", "", api_name="/on_load")
-    return values[0], *screen(values)[:2]
+    return values[0], *screen(values)
 
 
 def test_an_answer_streams_into_the_chat(running_app, client):
@@ -32,7 +37,7 @@ def test_an_answer_streams_into_the_chat(running_app, client):
     job = client.submit(key, "hello", api_name="/on_send")
     updates = list(job)
     assert len(updates) >= 2  # the answer arrived in several frames, not all at once
-    chat, card, _details = screen(job.result())
+    chat, card = screen(job.result())
     assert "Purr. All good here." in chat_text(chat)
     assert card == ""
 
@@ -42,12 +47,12 @@ def test_a_risky_call_waits_then_runs_on_approve(running_app, client):
         Text(tool_call_text("write_file", {"path": "cat.md", "content": "meow"})), reply("Saved.")
     )
     key, _, _ = open_page(client)
-    chat, card, details = screen(client.predict(key, "save a cat", api_name="/on_send"))
+    chat, card = screen(client.predict(key, "save a cat", api_name="/on_send"))
     assert "Write cat.md" in card
     assert "Create the new file cat.md with this text" in card
-    assert details == "meow"
+    assert card_details(client, key) == "meow"
     assert not (running_app.workspace / "cat.md").exists()
-    chat, card, _details = screen(client.predict(key, "", api_name="/on_approve"))
+    chat, card = screen(client.predict(key, "", api_name="/on_approve"))
     assert (running_app.workspace / "cat.md").read_text() == "meow"
     assert "Saved." in chat_text(chat)
     assert card == ""
@@ -57,7 +62,7 @@ def test_reject_does_not_run_and_the_reason_reaches_the_model(running_app, clien
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch made.txt"})), reply("OK, I won't."))
     key, _, _ = open_page(client)
     client.predict(key, "make a file", api_name="/on_send")
-    chat, _card, _details = screen(client.predict(key, "not today", api_name="/on_reject"))
+    chat, _card = screen(client.predict(key, "not today", api_name="/on_reject"))
     assert not (running_app.workspace / "made.txt").exists()
     assert "OK, I won't." in chat_text(chat)
     tool_message = running_app.ollama.chat_requests[-1]["messages"][-1]
@@ -82,28 +87,33 @@ def test_two_clients_are_isolated(running_app):
     alice, bob = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
     alice_key, _, _ = open_page(alice)
     bob_key, bob_chat, _ = open_page(bob)
-    _chat, _card, alice_details = screen(alice.predict(alice_key, "touch it", api_name="/on_send"))
-    assert alice_details == "touch a-was-here"
+    alice.predict(alice_key, "touch it", api_name="/on_send")
+    assert card_details(alice, alice_key) == "touch a-was-here"
     # Bob sees nothing of Alice's chat, and his approve (even with her key) reaches only his own chat.
-    bob_chat, bob_card, _details = screen(bob.predict(bob_key, "", api_name="/on_approve"))
+    bob_chat, bob_card = screen(bob.predict(bob_key, "", api_name="/on_approve"))
     bob.predict(alice_key, "", api_name="/on_approve")
     assert "touch it" not in chat_text(bob_chat)
     assert bob_card == ""
     assert not (running_app.workspace / "a-was-here").exists()
 
 
-def test_an_edited_call_is_validated_runs_as_edited_and_the_model_is_told(running_app, client):
-    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "echo proposed > out.txt"})), reply("Ok."))
+def test_an_edited_call_runs_as_edited_and_the_model_is_told(running_app, client):
+    call = Text(tool_call_text("run_shell", {"command": "echo proposed >> out.txt"}))
+    running_app.ollama.script(call, reply("Ok."), call, reply("Ok, as you changed it."))
     key, _, _ = open_page(client)
-    _chat, _card, details = screen(client.predict(key, "write it", api_name="/on_send"))
-    assert details == "echo proposed > out.txt"
-    client.predict(key, '{"command": 42}', api_name="/on_approve")  # fails validation: nothing runs
-    assert not (running_app.workspace / "out.txt").exists()
-    chat, _card, _details = screen(client.predict(key, '{"command": "echo edited > out.txt"}', api_name="/on_approve"))
-    assert (running_app.workspace / "out.txt").read_text() == "edited\n"
+    client.predict(key, "write it", api_name="/on_send")
+    assert card_details(client, key) == "echo proposed >> out.txt"
+    # Fields sent without opening the edit section change nothing (in the page they are empty until then).
+    client.predict(key, "", "", "echo unseen >> out.txt", api_name="/on_approve")
+    assert (running_app.workspace / "out.txt").read_text() == "proposed\n"
+    client.predict(key, "write it again", api_name="/on_send")
+    path, old, command = client.predict(key, api_name="/on_edit")
+    assert (path["visible"], old["visible"], command["value"]) == (False, False, "echo proposed >> out.txt")
+    chat, _card = screen(client.predict(key, "", "", "echo edited >> out.txt", api_name="/on_approve"))
+    assert (running_app.workspace / "out.txt").read_text() == "proposed\nedited\n"
     told = running_app.ollama.chat_requests[-1]["messages"][-1]["content"]
     assert "The person changed this call before approving it" in told
-    assert "echo edited > out.txt" in told
+    assert "echo edited >> out.txt" in told
     assert "ran as you changed it" in str(chat)
 
 
@@ -116,12 +126,12 @@ def test_approve_all_decides_every_call_the_card_showed(running_app, client):
         reply("Both written."),
     )
     key, _, _ = open_page(client)
-    _chat, card, details = screen(client.predict(key, "write two", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "write two", api_name="/on_send"))
     assert "wants to do 2 things" in card
     assert "Write a.md" in card
     assert "Write b.md" in card
-    assert details == "A"
-    _chat, card, _details = screen(client.predict(key, api_name="/on_approve_all"))
+    assert card_details(client, key) == "A"
+    _chat, card = screen(client.predict(key, api_name="/on_approve_all"))
     assert (running_app.workspace / "a.md").read_text() == "A"
     assert (running_app.workspace / "b.md").read_text() == "B"
     assert card == ""
@@ -135,9 +145,9 @@ def test_allowing_a_write_for_this_chat_allows_that_file_and_not_another(running
     key, _, _ = open_page(client)
     client.predict(key, "write a", api_name="/on_send")
     client.predict(key, "", api_name="/on_approve_chat")
-    _chat, card, _details = screen(client.predict(key, "a again", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "a again", api_name="/on_send"))
     assert card == ""  # the same file: allowed for this chat
-    _chat, card, _details = screen(client.predict(key, "now b", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "now b", api_name="/on_send"))
     assert "b.md" in card  # another file: the card asks
     assert not (running_app.workspace / "b.md").exists()
 
@@ -150,13 +160,13 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
     client.predict(key, "say hi", api_name="/on_send")
     client.predict(key, "", api_name="/on_approve_chat")
     assert (running_app.workspace / "said.txt").read_text() == "hi\n"
-    _chat, card, _details = screen(client.predict(key, "again", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "again", api_name="/on_send"))
     assert card == ""  # allowed for this chat: no card
     assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
 
     scope = json.dumps({"tool": "run_shell", "command": command, "prefix": None, "path": None, "host": None})
     client.predict(key, [scope], api_name="/on_revoke")
-    _chat, card, _details = screen(client.predict(key, "once more", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "once more", api_name="/on_send"))
     assert "Run this command" in card  # asks again
     assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
 
@@ -180,5 +190,5 @@ def test_another_client_cannot_open_a_chat_by_its_id(running_app):
     except Exception as refused:  # gradio_client raises its own AppError
         opened = str(refused)
     assert "secret" not in json.dumps(opened)
-    chat, _card, _details = screen(bob.predict(bob_key, "", api_name="/on_approve"))
+    chat, _card = screen(bob.predict(bob_key, "", api_name="/on_approve"))
     assert "secret" not in json.dumps(chat)

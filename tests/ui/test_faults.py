@@ -22,7 +22,7 @@ LEAKS = ("Traceback", 'File "', "httpx", "httpcore", "ResponseError", "ollama._t
 
 
 def screen(values):
-    """(chat, card summary, card details): the chatbot is the first list among an event's outputs."""
+    """(chat, card summary, card details as the frames left it): the chatbot is the first list among the outputs."""
     at = next(i for i, value in enumerate(values) if isinstance(value, list))
     return values[at], html_text(values[at + 1]), values[at + 2]
 
@@ -38,6 +38,10 @@ class Page:
 
     def send(self, text):
         return screen(self.client.predict(self.key, text, api_name="/on_send"))
+
+    def card_details(self):
+        """The waiting call's whole content, which the page gets once, after an event's frames."""
+        return self.client.predict(self.key, api_name="/show_card_details")
 
     def approve(self):
         return screen(self.client.predict(self.key, "", api_name="/on_approve"))
@@ -186,8 +190,8 @@ def test_a_shell_command_that_times_out_leaves_no_process_behind(running_app, pa
     running_app.ollama.script(
         Text(tool_call_text("run_shell", {"command": command, "timeout": 1})), reply("It ran out of time.")
     )
-    _chat, _card, details = page.send("nap for a while")
-    assert details == command
+    page.send("nap for a while")
+    assert page.card_details() == command
     chat, _, _ = page.approve()
     text = chat_text(chat)
     assert "timed out after 1 s" in text
@@ -260,9 +264,9 @@ def test_a_restart_with_a_pending_approval_then_approve(running_app, page):
     assert "kept.md" in card
     running_app.restart()
     client, stored = reopen(running_app.url, page.key)
-    _chat, card, details = screen(client.predict(*stored, api_name="/on_load"))
+    _chat, card, _details = screen(client.predict(*stored, api_name="/on_load"))
     assert "kept.md" in card
-    assert details == "through a restart"
+    assert client.predict(page.key, api_name="/show_card_details") == "through a restart"
     chat, card, _details = screen(client.predict(page.key, "", api_name="/on_approve"))
     assert (running_app.workspace / "kept.md").read_text() == "through a restart"
     assert "Saved." in chat_text(chat)

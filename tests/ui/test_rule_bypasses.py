@@ -8,7 +8,7 @@ from gradio_client import Client
 
 from meowgent.rules import RULES_FILE
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.test_app_api import open_page, screen
+from tests.ui.test_app_api import card_details, open_page
 
 RULES = [
     {"tool": "run_shell", "action": "allow", "command": "git status*"},
@@ -32,8 +32,8 @@ def test_an_allowed_command_with_code_in_its_values_shows_a_card_and_runs_nothin
         running_app.ollama.script(Text(tool_call_text("run_shell", {"command": line})), reply("Fine."))
     key, _, _ = open_page(client)
     for line in HIDING:
-        _chat, _card, details = screen(client.predict(key, "status please", api_name="/on_send"))
-        assert details == line  # it waits for the person instead of running
+        client.predict(key, "status please", api_name="/on_send")
+        assert card_details(client, key) == line  # it waits for the person instead of running
         assert (running_app.workspace / "x").exists(), line
         client.predict(key, "no", api_name="/on_reject")
 
@@ -42,7 +42,8 @@ def test_an_edit_that_hides_a_denied_command_is_refused_and_the_card_stays(runni
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "ls"})), reply("Ok."))
     key, _, _ = open_page(client)
     client.predict(key, "list", api_name="/on_send")
+    client.predict(key, api_name="/on_edit")  # open "Change it before approving": its command field
     for edit in EDITS:
-        _chat, _card, details = screen(client.predict(key, json.dumps({"command": edit}), api_name="/on_approve"))
+        client.predict(key, "", "", edit, api_name="/on_approve")
         assert (running_app.workspace / "x").read_text() == "keep me", edit
-        assert details == "ls", edit  # nothing ran: the proposed call still waits
+        assert card_details(client, key) == "ls", edit  # nothing ran: the proposed call still waits
