@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
@@ -28,6 +29,7 @@ from meowgent.llm import ModelError, OllamaClient
 from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
+from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
@@ -565,6 +567,7 @@ def serve(
     demo = build_app(settings, client=client)
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
+    addresses = addresses_for(settings.host, settings.port, share=settings.share)
     _, local_url, share_url = demo.launch(
         server_name=settings.host,
         server_port=settings.port,
@@ -575,6 +578,7 @@ def serve(
         quiet=True,
         css=CSS,
         max_threads=200,
+        app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},
     )
     return demo, local_url, share_url
 
