@@ -26,7 +26,8 @@ from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
 from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
-from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules
+from meowgent.rulebook import RULES_EXAMPLE, Rulebook
+from meowgent.rules import RulesError, Scope
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.guard import Guard, addresses_for
@@ -61,8 +62,9 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
     )
     store = Store(settings.data_dir / DATABASE)
-    rules_path = settings.data_dir / RULES_FILE
-    agent = Agent(client, settings, policy=Policy.load(rules_path, settings.workspace))
+    rulebook = Rulebook(settings.data_dir, settings.workspace)
+    # Each chat is judged by its owner's rules (the service, made next, knows the owners).
+    agent = Agent(client, settings, policy_of=lambda conversation: rulebook.policy(service.owner_of(conversation.id)))
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
@@ -117,7 +119,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 revoke = localized(gr.Button, {"value": "revoke"}, size="sm", elem_id="revoke")
             with localized(gr.Accordion, {"label": "rules"}, open=False):
                 localized(gr.Markdown, {"value": "rules_help"})
-                rules_text = gr.Code(value=rules_file_text(rules_path), language="json", elem_id="rules")
+                rules_text = gr.Code(value=RULES_EXAMPLE, language="json", elem_id="rules")
                 save_rules = localized(gr.Button, {"value": "save_rules"}, size="sm", elem_id="save_rules")
                 rules_status = gr.Markdown(elem_id="rules_status")
             with localized(gr.Accordion, {"label": "this_chat"}, open=False, elem_id="chat_tools"):
@@ -340,15 +342,24 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 warn(exc, request)
             return gr.update(choices=scope_choices(owner, chat), value=[])
 
-        def on_save_rules(text: str, request: gr.Request):
+        def known_owner(key: str, request: gr.Request) -> str:
+            """The owner of a request that changes something lasting; ChatError for a caller with none."""
+            owner = owner_of(key, request)
+            service.require_owner(owner)
+            return owner
+
+        def on_rules(key: str, request: gr.Request) -> str:
+            return rulebook.text(owner_of(key, request))
+
+        def on_save_rules(key: str, text: str, request: gr.Request):
             language = language_of(request)
             try:
-                rules = parse_rules(text)
+                count = rulebook.save(known_owner(key, request), text)
+            except ChatError as exc:
+                return exc.say(language)
             except RulesError as exc:
                 return t(language, "rules_not_saved", detail=exc)
-            rules_path.write_text(text, encoding="utf-8")
-            agent.policy = Policy(rules, settings.workspace)
-            return t(language, "rules_saved", count=len(rules))
+            return t(language, "rules_saved", count=count)
 
         def on_audit(key: str, chat: str, request: gr.Request):
             try:
@@ -448,9 +459,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 banner += "  \n" + t(language, "banner_missing", model=wanted)
             return banner, gr.update(choices=choices, value=value)
 
-        def on_pull(name: str, request: gr.Request, progress=gr.Progress()):
+        def on_pull(key: str, name: str, request: gr.Request, progress=gr.Progress()):
             language = language_of(request)
             name = name.strip() or settings.model
+            try:
+                known_owner(key, request)
+            except ChatError as exc:
+                yield f"⚠️ {exc.say(language)}"
+                return
             try:
                 for step in client.pull(name):
                     fraction, sentence = describe_pull(step, language)
@@ -470,6 +486,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             concurrency_limit=None,
         )
         load.then(on_tick, [model], [status, model])
+        load.then(on_rules, [owner_key], [rules_text])
         demo.unload(forget_language)
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
         send = msg.submit(on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None)
@@ -504,27 +521,16 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             on_delete, [owner_key, chat_id], opened, **switch
         )
         revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
-        save_rules.click(on_save_rules, [rules_text], [rules_status], concurrency_limit=None)
+        save_rules.click(on_save_rules, [owner_key, rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
         export.click(on_export, [owner_key, chat_id], [download_md, download_json], concurrency_limit=None)
         model.change(on_model, [owner_key, chat_id, model], [facts, think], concurrency_limit=None)
         think.change(on_think, [owner_key, chat_id, think], None, concurrency_limit=None)
-        pull_event = gr.on([pull.click, pull_name.submit], on_pull, [pull_name], [pull_status], concurrency_limit=None)
+        pull_event = gr.on(
+            [pull.click, pull_name.submit], on_pull, [owner_key, pull_name], [pull_status], concurrency_limit=None
+        )
         pull_event.then(on_tick, [model], [status, model])
     return demo
-
-
-RULES_EXAMPLE = """[
-  {"tool": "run_shell", "action": "allow", "command": "git status*"},
-  {"tool": "run_shell", "action": "deny", "command": "rm -rf *"},
-  {"tool": "write_file", "action": "deny", "path": "secrets/**"}
-]
-"""
-
-
-def rules_file_text(path: Path) -> str:
-    """The rules file as it is, or an example to start from."""
-    return path.read_text(encoding="utf-8") if path.exists() else RULES_EXAMPLE
 
 
 def scope_for(call: ToolCall, prefix: str) -> Scope:
