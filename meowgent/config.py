@@ -58,8 +58,19 @@ _TRUE = {"1", "true", "yes", "on"}
 def _parse_auth(value: str) -> tuple[str, str]:
     user, sep, password = value.partition(":")
     if not sep or not user or not password:
-        raise argparse.ArgumentTypeError("use --auth USER:PASSWORD")
+        raise argparse.ArgumentTypeError("a login is USER:PASSWORD")
     return user, password
+
+
+def _read_auth_file(path: str) -> tuple[str, str]:
+    try:
+        lines = Path(path).expanduser().read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read the login file {path}: {exc.__class__.__name__}") from None
+    try:
+        return _parse_auth(lines[0].strip() if lines else "")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"the first line of {path} must be USER:PASSWORD") from None
 
 
 def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
@@ -102,7 +113,19 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)",
     )
     parser.add_argument(
-        "--auth", type=_parse_auth, default=None, metavar="USER:PASS", help="require this login (MEOWGENT_AUTH)"
+        "--auth",
+        type=_parse_auth,
+        default=None,
+        metavar="USER:PASS",
+        help="require this login (MEOWGENT_AUTH); other users of this computer can see flags, so prefer the "
+        "variable or --auth-file",
+    )
+    parser.add_argument(
+        "--auth-file",
+        type=_read_auth_file,
+        default=None,
+        metavar="FILE",
+        help="require the login in the first line of FILE, as USER:PASS (MEOWGENT_AUTH_FILE)",
     )
     parser.add_argument(
         "--data-dir",
@@ -128,9 +151,14 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="let web_fetch reach private and loopback addresses (MEOWGENT_ALLOW_PRIVATE_FETCH=1)",
     )
     args = parser.parse_args(argv)
-    auth = args.auth
-    if auth is None and env.get("MEOWGENT_AUTH"):
-        auth = _parse_auth(env["MEOWGENT_AUTH"])
+    auth = args.auth or args.auth_file
+    try:
+        if auth is None and env.get("MEOWGENT_AUTH"):
+            auth = _parse_auth(env["MEOWGENT_AUTH"])
+        if auth is None and env.get("MEOWGENT_AUTH_FILE"):
+            auth = _read_auth_file(env["MEOWGENT_AUTH_FILE"])
+    except argparse.ArgumentTypeError as exc:
+        parser.error(str(exc))
     return Settings(
         workspace=Path(args.workspace),
         ollama_host=env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,

@@ -6,7 +6,9 @@ machine no other account may read them.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,3 +41,10 @@ def write_private(path: Path, text: str) -> None:
     except BaseException:
         Path(staging).unlink(missing_ok=True)
         raise
+
+
+def private_temp_folder() -> Path:
+    """A new temporary folder only we can read, removed with everything in it when the process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="meowgent-"))  # mkdtemp makes it 0700
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder

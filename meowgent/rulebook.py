@@ -13,7 +13,7 @@ import logging
 import threading
 from pathlib import Path
 
-from meowgent.private import private_folder, write_private
+from meowgent.private import FILE_MODE, private_folder, write_private
 from meowgent.rules import RULES_FILE, Policy, Rule, RulesError, parse_rules
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,10 @@ class Rulebook:
 
     def __init__(self, data_dir: Path, workspace: Path) -> None:
         self._workspace = workspace
-        self.server_rules: tuple[Rule, ...] = Policy.load(data_dir / RULES_FILE, workspace).rules
+        server_file = data_dir / RULES_FILE
+        if server_file.is_file():  # written by hand, maybe readable by all
+            server_file.chmod(FILE_MODE)
+        self.server_rules: tuple[Rule, ...] = Policy.load(server_file, workspace).rules
         self._folder = data_dir / OWNER_RULES_FOLDER
         self._policies: dict[str, Policy] = {}
         self._lock = threading.Lock()

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from meowgent.private import private_file, private_folder
+
 CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
 
 _dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
@@ -132,7 +134,9 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Only we may read it: the folder 0700, the file 0600 (SQLite gives its -wal and -shm files the same mode).
+        private_folder(self.path.parent)
+        private_file(self.path)
         self._lock = threading.Lock()
         try:
             # Autocommit mode: transactions are begun explicitly below, so DDL in migrations is transactional too.

@@ -9,10 +9,10 @@ language this page chose.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import secrets
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
@@ -26,17 +26,23 @@ from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
 from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
+from meowgent.private import private_temp_folder
 from meowgent.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.rules import RulesError, Scope
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
+from meowgent.ui.export import write_export
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
+from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
 
 DATABASE = "meowgent.db"
+OWNER_KEY_ENCODING = "meowgent-owner-key"
+EXPORT_SECONDS = 600
+"""Downloads are kept this long (and at most until the app stops), then deleted."""
 FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
@@ -68,9 +74,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
-    with gr.Blocks(title="Meowgent", fill_height=True) as demo:
-        # A fixed secret in the data folder: the browser's owner key stays readable after a restart.
-        owner_key = gr.BrowserState("", storage_key="meowgent-owner", secret=browser_secret(settings.data_dir))
+    with gr.Blocks(title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS)) as demo:
+        # The owner key is an opaque random id, kept by the browser like a session cookie. Gradio sends
+        # BrowserState's `secret` to every page in /config, so it protects nothing: a fixed public value
+        # keeps the key readable after a restart without putting anything of the data folder in /config.
+        owner_key = gr.BrowserState("", storage_key="meowgent-owner", secret=OWNER_KEY_ENCODING)
         saved_language = gr.BrowserState("", storage_key="meowgent-language")
         chat_id = gr.State("")
         # The ids of the calls the card shows, head first: a click names them, so a stale click applies to nothing.
@@ -418,13 +426,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError as exc:
                 warn(exc, request)
                 return gr.skip(), gr.skip()
-            # Gradio serves files only from its temp folder or the working directory.
-            folder = Path(tempfile.mkdtemp(prefix="meowgent-export-"))
-            (folder / "chat.md").write_text(markdown, encoding="utf-8")
-            (folder / "chat.json").write_text(document, encoding="utf-8")
+            # Written inside Gradio's (private) cache: served without a copy, deleted with the cache.
+            markdown_file, json_file = write_export(Path(download_md.GRADIO_CACHE), markdown, document)
             return (
-                gr.update(value=str(folder / "chat.md"), visible=True),
-                gr.update(value=str(folder / "chat.json"), visible=True),
+                gr.update(value=str(markdown_file), visible=True),
+                gr.update(value=str(json_file), visible=True),
             )
 
         def on_model(key: str, chat: str, picked: str, request: gr.Request):
@@ -554,38 +560,33 @@ def audit_table(entries: list[dict[str, Any]], language: str = ENGLISH) -> str:
     return "\n".join(lines)
 
 
-def browser_secret(data_dir: Path) -> str:
-    """The key that encrypts owner keys in browsers; made once and kept private in the data folder."""
-    path = data_dir / "browser-secret"
-    if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):  # another process made it first
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "w") as file:
-                file.write(secrets.token_urlsafe(32))
-    return path.read_text().strip()
-
-
 def serve(
     settings: Settings, *, auth: tuple[str, str] | None = None, client: OllamaClient | None = None
 ) -> tuple[gr.Blocks, str, str | None]:
     """Build and start the app without blocking; returns it with its local and public URLs."""
+    # Gradio's cache (exports, uploads) in a folder only we can read, gone when we exit.
+    os.environ["GRADIO_TEMP_DIR"] = str(private_temp_folder())
     demo = build_app(settings, client=client)
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
     addresses = addresses_for(settings.host, settings.port, share=settings.share)
-    _, local_url, share_url = demo.launch(
-        server_name=settings.host,
-        server_port=settings.port,
-        share=settings.share,
-        auth=auth,
-        prevent_thread_lock=True,
-        show_error=False,
-        quiet=True,
-        css=CSS,
-        max_threads=200,
-        app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},
-    )
+    # Gradio prints its own share-link advice (a download URL, antivirus, a cache path); app.py says it in a sentence.
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, local_url, share_url = demo.launch(
+            server_name=settings.host,
+            server_port=settings.port,
+            share=settings.share,
+            auth=LoginThrottle(*auth) if auth else None,
+            auth_message=LOGIN_MESSAGE,
+            prevent_thread_lock=True,
+            show_error=False,
+            quiet=True,
+            css=CSS,
+            max_threads=200,
+            footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
+            run_history=False,  # it kept every input, the owner key included, in the browser's storage
+            app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},
+        )
     return demo, local_url, share_url
 
 
