@@ -26,6 +26,8 @@ class Settings:
     port: int = 7860
     share: bool = False
     """Ask Gradio for a temporary public link (requires a login)."""
+    public_names: tuple[str, ...] = ()
+    """Other host names the page is reached at (a reverse proxy in front): served on any port, like the share link."""
     auth: tuple[str, str] | None = None
     """(user, password) for the page; made up and printed when sharing without one."""
     data_dir: Path = field(default_factory=lambda: Path.home() / ".meowgent")
@@ -113,6 +115,14 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)",
     )
     parser.add_argument(
+        "--public-name",
+        action="append",
+        default=[name for name in env_or("PUBLIC_NAMES", "").split(",") if name.strip()],
+        metavar="NAME",
+        help="another host name this page is reached at, such as a reverse proxy's; repeat for several "
+        "(MEOWGENT_PUBLIC_NAMES, comma-separated). Requests for any other name are refused",
+    )
+    parser.add_argument(
         "--auth",
         type=_parse_auth,
         default=None,
@@ -166,6 +176,7 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         host=args.host,
         port=args.port,
         share=args.share,
+        public_names=tuple(name.strip().lower() for name in args.public_name),
         auth=auth,
         data_dir=Path(args.data_dir),
         allow_private_fetch=args.allow_private_fetch,

@@ -31,3 +31,14 @@ def test_a_missing_login_file_is_a_plain_message(tmp_path, capsys):
     error = capsys.readouterr().err
     assert "cannot read the login file" in error
     assert "Traceback" not in error
+
+
+def test_public_names_come_from_flags_or_a_list():
+    assert parse_settings(["--public-name", "a.example", "--public-name", "B.example"], {}).public_names == (
+        "a.example",
+        "b.example",
+    )
+    assert parse_settings([], {"MEOWGENT_PUBLIC_NAMES": "a.example, b.example"}).public_names == (
+        "a.example",
+        "b.example",
+    )

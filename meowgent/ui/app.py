@@ -569,7 +569,7 @@ def serve(
     demo = build_app(settings, client=client)
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
-    addresses = addresses_for(settings.host, settings.port, share=settings.share)
+    addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
     # Gradio prints its own share-link advice (a download URL, antivirus, a cache path); app.py says it in a sentence.
     with contextlib.redirect_stdout(io.StringIO()):
         _, local_url, share_url = demo.launch(

@@ -67,6 +67,8 @@ class Addresses:
     any_ip: bool = False
     """Bound to every interface: an IP literal cannot be rebound, so any of ours is fine."""
     shared: bool = False
+    public_names: frozenset[str] = frozenset()
+    """Names a proxy in front of us answers at, on its own port."""
 
     @property
     def home(self) -> str:
@@ -80,6 +82,8 @@ class Addresses:
         hostname = hostname.lower()
         if self.shared and hostname.endswith(SHARE_DOMAIN) and hostname != SHARE_DOMAIN[1:]:
             return True  # the tunnel forwards the public name, on its own port
+        if hostname in self.public_names:
+            return True
         if port != self.port:
             return False
         return hostname in self.names or (self.any_ip and _is_ip(hostname))
@@ -103,8 +107,8 @@ class Addresses:
             return False
 
 
-def addresses_for(host: str, port: int, *, share: bool = False) -> Addresses:
-    """The addresses a server bound to `host:port` answers at."""
+def addresses_for(host: str, port: int, *, share: bool = False, public_names: Iterable[str] = ()) -> Addresses:
+    """The addresses a server bound to `host:port` answers at, and the names a proxy in front of it uses."""
     host = host.strip("[]").lower()
     names = set(LOOPBACK_NAMES)
     any_ip = host in WILDCARD_HOSTS
@@ -112,7 +116,8 @@ def addresses_for(host: str, port: int, *, share: bool = False) -> Addresses:
         names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
     else:
         names.add(host)
-    return Addresses(port, frozenset(names), any_ip=any_ip, shared=share)
+    public = frozenset(name.lower() for name in public_names)
+    return Addresses(port, frozenset(names), any_ip=any_ip, shared=share, public_names=public)
 
 
 def content_security_policy(inline_scripts: Iterable[str] = ()) -> str:

@@ -52,6 +52,13 @@ def test_an_origin_is_one_of_our_pages_or_is_refused(origin, allowed):
     assert addresses_for("127.0.0.1", 7860).allows_origin(origin) is allowed
 
 
+def test_a_public_name_for_a_proxy_is_served_on_its_own_port():
+    addresses = addresses_for("127.0.0.1", 7860, public_names=["Meow.Example.org"])
+    assert addresses.allows_host("meow.example.org")
+    assert addresses.allows_origin("https://meow.example.org")
+    assert not addresses.allows_host("example.org")
+
+
 def test_the_policy_allows_exactly_the_inline_scripts_of_the_page():
     page = '<script>boot()</script><script type="module" src="./a.js"></script><SCRIPT data-x>more()</SCRIPT>'
     assert inline_scripts(page) == ["boot()", "more()"]
