@@ -112,8 +112,9 @@ def addresses_for(host: str, port: int, *, share: bool = False, public_names: It
     host = host.strip("[]").lower()
     names = set(LOOPBACK_NAMES)
     any_ip = host in WILDCARD_HOSTS
-    if any_ip:  # reached by this machine's name too
-        names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    if any_ip:  # reached by this machine's name too (no getfqdn: it can hang without DNS)
+        machine = socket.gethostname().lower()
+        names |= {machine, f"{machine}.local"}
     else:
         names.add(host)
     public = frozenset(name.lower() for name in public_names)

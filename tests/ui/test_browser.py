@@ -445,3 +445,25 @@ def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in
         expect(page.locator("#status")).to_contain_text("已連上 Ollama")
     finally:
         context.close()
+
+
+def test_rules_saved_in_the_page_are_this_browsers_own(running_app, browser, page):
+    open_app(page, running_app.url)
+    page.get_by_text("Rules", exact=True).click()
+    page.locator("#rules .cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type('[{"tool": "read_file", "action": "allow"}]')
+    page.locator("#save_rules").click()
+    expect(page.locator("#rules_status")).to_contain_text("Saved 1 rule(s) for your chats")
+    page.reload()
+    expect(page.locator("#status")).to_contain_text("Connected")
+    page.get_by_text("Rules", exact=True).click()
+    expect(page.locator("#rules .cm-content")).to_have_text('[{"tool": "read_file", "action": "allow"}]')
+    other = new_context(browser)
+    try:
+        stranger = other.new_page()
+        open_app(stranger, running_app.url)
+        stranger.get_by_text("Rules", exact=True).click()
+        expect(stranger.locator("#rules .cm-content")).to_contain_text("git status*")  # the example, not ours
+    finally:
+        other.close()
