@@ -72,6 +72,8 @@ def test_help_explains_every_flag_and_its_variable():
         ("--model", "MEOWGENT_MODEL"),
         ("--share", "MEOWGENT_SHARE"),
         ("--auth", "MEOWGENT_AUTH"),
+        ("--auth-file", "MEOWGENT_AUTH_FILE"),
+        ("--public-name", "MEOWGENT_PUBLIC_NAMES"),
         ("--data-dir", "MEOWGENT_DATA_DIR"),
     ]:
         assert flag in result.stdout
