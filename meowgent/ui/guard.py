@@ -38,11 +38,11 @@ _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # their hash, computed on the page as served, so no other inline script can run.
 _INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.DOTALL | re.IGNORECASE)
 
-POLICY = (
+# Gradio runs an event's `js=` through the AsyncFunction constructor, hence 'unsafe-eval'; it lets
+# no injected markup run, and no script load from elsewhere.
+SCRIPT_SOURCES = "script-src 'self' 'unsafe-eval'"
+OTHER_SOURCES = (
     "default-src 'self'",
-    # Gradio runs an event's `js=` through the AsyncFunction constructor, hence 'unsafe-eval';
-    # it lets no injected markup run, and no script load from elsewhere.
-    "script-src 'self' 'unsafe-eval'{hashes}",
     # Svelte and Gradio's themes set inline styles; a style still cannot load anything (img/font-src).
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
@@ -124,7 +124,7 @@ def addresses_for(host: str, port: int, *, share: bool = False, public_names: It
 def content_security_policy(inline_scripts: Iterable[str] = ()) -> str:
     """The policy, allowing exactly these inline scripts."""
     hashes = "".join(f" 'sha256-{_digest(script)}'" for script in sorted(set(inline_scripts)))
-    return "; ".join(POLICY).replace("{hashes}", hashes)
+    return "; ".join((SCRIPT_SOURCES + hashes, *OTHER_SOURCES))
 
 
 def inline_scripts(html: str) -> list[str]:
@@ -145,10 +145,13 @@ class Guard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
-        origin = headers.get("origin")
-        if not self.addresses.allows_host(headers.get("host", "")) or (
-            origin is not None and not self.addresses.allows_origin(origin)
+        hosts = _header(scope, b"host")
+        origins = _header(scope, b"origin")
+        # Exactly one Host naming us, and at most one Origin, ours: a request carrying two never reaches Gradio.
+        if (
+            len(hosts) != 1
+            or not self.addresses.allows_host(hosts[0])
+            or (origins and (len(origins) > 1 or not self.addresses.allows_origin(origins[0])))
         ):
             await self._refuse(scope, send)
             return
@@ -207,6 +210,10 @@ class _PolicySender:
         self._start["headers"].append((b"content-security-policy", policy.encode()))
         await self._send(self._start)
         await self._send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in scope["headers"] if key.lower() == name]
 
 
 def _digest(script: str) -> str:
