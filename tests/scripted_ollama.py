@@ -1,16 +1,43 @@
 """A scripted Ollama: a real HTTP server on loopback that speaks Ollama's wire format, with replies you queue.
 
 Tests, benchmarks and browser tests point the real `ollama` client (through `meowgent.llm`) at it. Standalone:
-`python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever.
+`python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever
+(`--parser-models` installs PARSER_MODELS too).
 
     with ScriptedOllama() as server:
         server.script(reply("Hello!", chunk_size=2), Turn(Thinking("hmm"), NativeToolCalls([...])))
         ...  # point OllamaClient(server.url) at it
         assert server.chat_requests[0]["model"] == "qwen3"
 
+Steps: `Text`, `Thinking` and `NativeToolCalls` are output Ollama has already parsed and are sent as they are.
+`Generated` tokens are what the model itself writes, markup and all (`generated(text)` cuts text into tokens;
+`tool_call_text`, `xml_call_text` and `harmony_call_text` write a call in each family's format), and go through the
+requested model's parsers like in Ollama. `ErrorLine`, `Drop`, `Stall` and `Status` are faults.
+
 Replies: each /api/chat request takes the next queued Turn (FIFO). With the queue empty it answers with the
 `fallback` turns in turn, by default the single reply DEFAULT_REPLY. A request Ollama itself would refuse (unknown
 model, `think` or `tools` the model can't do) gets Ollama's error and takes no turn.
+
+Models: DEFAULT_MODELS are installed at start and have no builtin parser, so `Generated` tokens stream as they are,
+except through Ollama's generic parsers: `<think>` tags when `think` is on and the template has them, and calls after
+the template's tag (`<tool_call>`, or `{` for llama3.2) when `tools` are sent. PARSER_MODELS have the Modelfile `PARSER`
+line of the model Ollama's library ships, and run every `Generated` token through a port of that parser
+(tests/ollama_parsers.py); install them with `ScriptedOllama(models={**DEFAULT_MODELS, **PARSER_MODELS})`, or pull
+them (they are in DEFAULT_LIBRARY):
+- `qwen3:4b`: PARSER qwen3-thinking (tools, thinking): thinking first, JSON calls in `<tool_call>` tags.
+- `qwen3:4b-instruct`: PARSER qwen3 (tools): JSON calls in `<tool_call>` tags.
+- `qwen3.5`: PARSER/RENDERER qwen3.5 (tools, thinking): thinking first, XML calls
+  `<tool_call><function=NAME><parameter=P>value</parameter></function></tool_call>`; JSON in the tags is an error.
+- `qwen3-coder`: PARSER/RENDERER qwen3-coder (tools): the same XML calls, no thinking.
+- `gpt-oss`: PARSER/RENDERER harmony (tools, thinking): `<|channel|>analysis<|message|>...<|end|>` is thinking, a
+  `commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>` message is a call, sent when generation
+  ends.
+
+Generated tokens go out as Ollama's ChatHandler sends them (server/routes.go, ported in tests/ollama_chat.py): a
+chunk only when the parser gives content, thinking or calls, so nothing at all while it holds a call; with
+`"logprobs": true` (honoured from Ollama LOGPROBS_SINCE, compared with `version`) one chunk per token, whose
+`logprobs` carry the token's text even when its content is empty. A call the parser cannot read ends the stream with
+its `{"error": ...}` line.
 """
 
 from __future__ import annotations
@@ -20,6 +47,7 @@ import contextlib
 import hashlib
 import json
 import math
+import re
 import select
 import socket
 import socketserver
@@ -34,7 +62,37 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.ollama_chat import Generation
+from tests.ollama_parsers import ParseError
+
 DEFAULT_REPLY = "Meow. (ScriptedOllama has no scripted reply left, so this is its default answer.)"
+
+DEFAULT_VERSION = "0.17.0"
+"""What /api/version answers unless ScriptedOllama(version=...) says otherwise: a recent release, so `logprobs` work."""
+
+LOGPROBS_SINCE = "0.12.11"
+"""The first Ollama release whose /api/chat and /api/generate honour `logprobs` and `top_logprobs`; older ones ignore
+the fields, as Go ignores unknown JSON fields."""
+
+CHATML_TEMPLATE = (
+    "{{- if .Tools }}<|im_start|>system\n# Tools\n{{ range .Tools }}{{ . }}{{ end }}\nFor each function call, return "
+    'a json object within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": '
+    "<args-json-object>}\n</tool_call><|im_end|>\n{{ end }}"
+    "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ if .Thinking }}<think>{{ .Thinking }}</think>{{ end }}"
+    "{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n"
+)
+"""A Qwen-style template; with it the generic parsers read `<think>` tags (when `think` is on) and wait for
+`<tool_call>` (when `tools` are sent)."""
+
+LLAMA_TEMPLATE = (
+    "{{- range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n{{ .Content }}<|eot_id|>{{ end }}"
+    '{{- if .ToolCalls }}{"name": "{{ .Function.Name }}", "parameters": {{ .Function.Arguments }}}{{ end }}'
+    "<|start_header_id|>assistant<|end_header_id|>\n\n"
+)
+"""A Llama-3-style template, whose tool calls are bare JSON objects; the generic tool parser waits for `{`."""
+
+RENDERER_TEMPLATE = "{{ .Prompt }}"
+"""What `ollama show` gives as the template of a model with a RENDERER: the renderer writes the prompt in Go."""
 
 
 @dataclass(frozen=True)
@@ -47,17 +105,68 @@ class Model:
     quantization: str = "Q4_K_M"
     family: str = "llama"
     size: int = 2_000_000_000
+    parser: str | None = None
+    """The Modelfile's `PARSER` (tests/ollama_parsers.py parser_for), run on every `Generated` token."""
+    renderer: str | None = None
+    """The Modelfile's `RENDERER`; only shown, ScriptedOllama renders no prompts."""
+    template: str = CHATML_TEMPLATE
 
 
 DEFAULT_MODELS: Mapping[str, Model] = {
     "qwen3": Model(("completion", "tools", "thinking"), 40960, "8.2B", "Q4_K_M", "qwen3", 5_225_387_923),
-    "llama3.2": Model(("completion", "tools"), 131072, "3.2B", "Q4_K_M", "llama", 2_019_393_189),
-    "llama-plain": Model(("completion",), 8192, "8.0B", "Q4_0", "llama", 4_661_224_676),
+    "llama3.2": Model(
+        ("completion", "tools"), 131072, "3.2B", "Q4_K_M", "llama", 2_019_393_189, template=LLAMA_TEMPLATE
+    ),
+    "llama-plain": Model(("completion",), 8192, "8.0B", "Q4_0", "llama", 4_661_224_676, template=LLAMA_TEMPLATE),
 }
-"""Installed at start: tools and thinking, tools only, and plain completion."""
+"""Installed at start, none with a builtin parser: tools and thinking, tools only, and plain completion."""
+
+PARSER_MODELS: Mapping[str, Model] = {
+    "qwen3:4b": Model(
+        ("completion", "tools", "thinking"), 262144, "4.0B", "Q4_K_M", "qwen3", 2_497_293_931, parser="qwen3-thinking"
+    ),
+    "qwen3:4b-instruct": Model(
+        ("completion", "tools"), 262144, "4.0B", "Q4_K_M", "qwen3", 2_497_293_918, parser="qwen3"
+    ),
+    "qwen3.5": Model(
+        ("completion", "tools", "thinking"),
+        262144,
+        "9.7B",
+        "Q4_K_M",
+        "qwen35",
+        6_591_254_322,
+        parser="qwen3.5",
+        renderer="qwen3.5",
+        template=RENDERER_TEMPLATE,
+    ),
+    "qwen3-coder": Model(
+        ("completion", "tools"),
+        262144,
+        "30.5B",
+        "Q4_K_M",
+        "qwen3moe",
+        18_556_701_140,
+        parser="qwen3-coder",
+        renderer="qwen3-coder",
+        template=RENDERER_TEMPLATE,
+    ),
+    "gpt-oss": Model(
+        ("completion", "tools", "thinking"),
+        131072,
+        "20.9B",
+        "MXFP4",
+        "gptoss",
+        13_780_173_724,
+        parser="harmony",
+        renderer="harmony",
+        template=RENDERER_TEMPLATE,
+    ),
+}
+"""Models with a builtin parser, as Ollama's library ships them; see the module docstring."""
 
 DEFAULT_LIBRARY: Mapping[str, Model] = {
     **DEFAULT_MODELS,
+    **PARSER_MODELS,
     "qwen3:0.6b": Model(("completion", "tools", "thinking"), 40960, "751.63M", "Q4_K_M", "qwen3", 522_653_767),
 }
 """What /api/pull can download; any other name fails the way Ollama does for a name not in its library."""
@@ -114,7 +223,18 @@ class Status:
     body: Mapping[str, Any] | str = ""
 
 
-Step = Text | Thinking | NativeToolCalls | ErrorLine | Drop | Stall | Status
+@dataclass(frozen=True)
+class Generated:
+    """Raw tokens as the model generates them, markup and all, run through the requested model's parser as Ollama
+    does (see the module docstring). A model's stop token (`<|im_end|>`, `<|call|>`, ...) ends the generation: it
+    and every later step are not sent."""
+
+    tokens: Sequence[str]
+    delay: float = 0.0
+    """Seconds before each token, whether or not a chunk goes out for it."""
+
+
+Step = Text | Thinking | NativeToolCalls | ErrorLine | Drop | Stall | Status | Generated
 
 
 class Turn:
@@ -163,6 +283,45 @@ def tool_call_text(name: str, arguments: Mapping[str, Any]) -> str:
     return f"<tool_call>{json.dumps({'name': name, 'arguments': dict(arguments)})}</tool_call>"
 
 
+def xml_call_text(name: str, arguments: Mapping[str, Any]) -> str:
+    """A tool call as qwen3-coder and qwen3.5 write it; values that are not strings are written as JSON."""
+    parameters = "".join(
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n</parameter>\n"
+        for key, value in arguments.items()
+    )
+    return f"<tool_call>\n<function={name}>\n{parameters}</function>\n</tool_call>"
+
+
+def harmony_call_text(name: str, arguments: Mapping[str, Any]) -> str:
+    """A tool call as gpt-oss writes it, a commentary message to `functions.NAME` ended by the stop token <|call|>."""
+    header = f"<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>"
+    return f"{header}{json.dumps(dict(arguments))}<|call|>"
+
+
+_SPECIAL_TOKEN = re.compile(r"<\|[a-z_]+\|>|</?think>|</?tool_call>")
+
+
+def tokens_of(text: str, *, token_size: int = 4) -> list[str]:
+    """`text` cut into token-like pieces of `token_size` characters; special tokens and tags stay whole, as real
+    tokenizers keep them."""
+    if token_size < 1:
+        raise ValueError("token_size must be at least 1")
+    tokens: list[str] = []
+    position = 0
+    for match in [*_SPECIAL_TOKEN.finditer(text), None]:
+        end = match.start() if match else len(text)
+        tokens.extend(text[i : min(i + token_size, end)] for i in range(position, end, token_size))
+        if match:
+            tokens.append(match.group())
+            position = match.end()
+    return tokens
+
+
+def generated(text: str, *, token_size: int = 4, delay: float = 0.0) -> Turn:
+    """A turn whose model generates `text` (markup included), `token_size` characters a token, `delay` s apart."""
+    return Turn(Generated(tokens_of(text, token_size=token_size), delay))
+
+
 DEMO_TURNS = (
     Turn(
         Thinking("The person wants to know what is in the workspace. I'll list the files first."),
@@ -186,12 +345,13 @@ class ScriptedOllama:
         *,
         library: Mapping[str, Model] | None = None,
         fallback: Sequence[Turn] | None = None,
-        version: str = "0.12.6",
+        version: str = DEFAULT_VERSION,
         host: str = "127.0.0.1",
         port: int = 0,
         pull_delay: float = 0.0,
     ) -> None:
         """`models` are installed (DEFAULT_MODELS if None; {} for none), `library` can be pulled.
+        `version` is what /api/version says; `logprobs` works from LOGPROBS_SINCE on.
         port 0 picks a free port at the first start(); later starts reuse it."""
         models = DEFAULT_MODELS if models is None else models
         library = DEFAULT_LIBRARY if library is None else library
@@ -440,13 +600,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": f"model '{name}' not found"})
             return
         arch = model.family
+        # Like Ollama, the PARSER and RENDERER lines are only in the modelfile text, not in fields of their own.
         self._send_json(
             200,
             {
-                "license": "Scripted model, no license.",
-                "modelfile": f'# Modelfile generated by "ollama show"\nFROM {_canonical(name)}\n',
-                "parameters": 'stop                           "<|im_end|>"\ntemperature                    0.6',
-                "template": "{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}",
+                "license": LICENSE,
+                "modelfile": _modelfile(_canonical(name), model),
+                "parameters": PARAMETERS,
+                "template": model.template,
                 "details": _details(model),
                 "model_info": {
                     "general.architecture": arch,
@@ -461,6 +622,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.server.owner
+        logprobs = _at_least(owner.version, LOGPROBS_SINCE)
+        if logprobs and not 0 <= (body.get("top_logprobs") or 0) <= 20:
+            self._send_json(400, {"error": "top_logprobs must be between 0 and 20"})
+            return
         name = body.get("model") or ""
         if not name:
             self._send_json(400, {"error": "model is required"})
@@ -480,6 +645,10 @@ class _Handler(BaseHTTPRequestHandler):
         if "completion" not in model.capabilities:
             self._send_json(400, {"error": f"{json.dumps(name)} does not support chat"})
             return
+        if isinstance(think, str) and model.parser != "harmony":
+            # Levels ("low", "medium", "high") are for gpt-oss; everyone else takes true or false.
+            self._send_json(400, {"error": f"think value {json.dumps(think)} is not supported for this model"})
+            return
         messages = body.get("messages") or []
         if not messages:
             # Ollama answers an empty chat by loading the model.
@@ -495,7 +664,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send_json(status.code, dict(status.body))
             return
-        actions = _plan(turn, name, prompt_tokens=_estimate_prompt(body))
+        generation = Generation(model.parser, model.template, body, logprobs=logprobs)
+        actions = _plan(turn, name, prompt_tokens=_estimate_prompt(body), generation=generation)
         if body.get("stream", True) is False:
             self._chat_whole(actions, turn.delay)
         else:
@@ -567,7 +737,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat_whole(self, actions: Iterable[tuple[str, Any]], delay: float) -> None:
         """`"stream": false`: one JSON object with everything joined, as Ollama does."""
-        content, thinking, calls, final = [], [], [], None
+        content, thinking, calls, logprobs, final = [], [], [], [], None
         for kind, value in actions:
             if kind == "stall":
                 self._wait(value)
@@ -582,6 +752,7 @@ class _Handler(BaseHTTPRequestHandler):
                 content.append(message.get("content", ""))
                 thinking.append(message.get("thinking", ""))
                 calls.extend(message.get("tool_calls", []))
+                logprobs.extend(value.get("logprobs", []))
                 final = value
         if final is None or not final.get("done"):
             raise _Dropped
@@ -590,7 +761,8 @@ class _Handler(BaseHTTPRequestHandler):
             message["thinking"] = "".join(thinking)
         if calls:
             message["tool_calls"] = calls
-        self._send_json(200, _stamped({**final, "message": message}))
+        whole = {**final, "message": message} | ({"logprobs": logprobs} if logprobs else {})
+        self._send_json(200, _stamped(whole))
 
     def _send_json(self, status: int, payload: Mapping[str, Any]) -> None:
         self._send(status, json.dumps(payload), "application/json; charset=utf-8")
@@ -634,11 +806,13 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(min(remaining, 0.05))
 
 
-def _plan(turn: Turn, model: str, *, prompt_tokens: int) -> list[tuple[str, Any]]:
+def _plan(turn: Turn, model: str, *, prompt_tokens: int, generation: Generation) -> list[tuple[str, Any]]:
     """The turn as actions: ("line", json), ("error", text), ("drop", None), ("stall", seconds)."""
     actions: list[tuple[str, Any]] = []
     generated = 0
     for step in turn.steps:
+        if generation.stopped:
+            break
         if isinstance(step, Text | Thinking):
             field = "content" if isinstance(step, Text) else "thinking"
             size = turn.chunk_size or max(len(step.text), 1)
@@ -657,6 +831,11 @@ def _plan(turn: Turn, model: str, *, prompt_tokens: int) -> list[tuple[str, Any]
             ]
             actions.append(("line", _line(model, {"role": "assistant", "content": "", "tool_calls": calls})))
             generated += len(json.dumps(calls))
+        elif isinstance(step, Generated):
+            try:
+                generated += _plan_tokens(step, model, generation, actions)
+            except ParseError as exc:
+                return [*actions, ("error", exc.message)]
         elif isinstance(step, ErrorLine):
             return [*actions, ("error", step.message)]
         elif isinstance(step, Drop):
@@ -664,7 +843,11 @@ def _plan(turn: Turn, model: str, *, prompt_tokens: int) -> list[tuple[str, Any]
         elif isinstance(step, Stall):
             actions.append(("stall", step.seconds))
     if turn.finish:
-        final = _line(model, {"role": "assistant", "content": ""}, done=True, done_reason=turn.done_reason)
+        try:
+            last = generation.finish()
+        except ParseError as exc:
+            return [*actions, ("error", exc.message)]
+        final = _line(model, last, done=True, done_reason=turn.done_reason)
         prompt = turn.prompt_tokens if turn.prompt_tokens is not None else prompt_tokens
         output = turn.output_tokens if turn.output_tokens is not None else max(1, math.ceil(generated / 4))
         final |= {
@@ -679,11 +862,58 @@ def _plan(turn: Turn, model: str, *, prompt_tokens: int) -> list[tuple[str, Any]
     return actions
 
 
+def _plan_tokens(step: Generated, model: str, generation: Generation, actions: list[tuple[str, Any]]) -> int:
+    """Append the actions for a Generated step; returns the characters generated. Raises ParseError."""
+    generated = 0
+    for token in step.tokens:
+        if step.delay:
+            actions.append(("stall", step.delay))
+        chunk = generation.token(token)
+        if generation.stopped:
+            break
+        generated += len(token)
+        if chunk is not None:
+            message, logprobs = chunk
+            actions.append(("line", _line(model, message) | ({"logprobs": logprobs} if logprobs else {})))
+    return generated
+
+
 def _line(model: str, message: dict[str, Any], *, done: bool = False, done_reason: str | None = None) -> dict[str, Any]:
     line = {"model": model, "created_at": "", "message": message, "done": done}
     if done_reason is not None:
         line["done_reason"] = done_reason
     return line
+
+
+LICENSE = "Scripted model, no license."
+PARAMETERS = 'stop                           "<|im_end|>"\ntemperature                    0.6'
+
+
+def _modelfile(name: str, model: Model) -> str:
+    """`ollama show --modelfile` text: FROM the blob, TEMPLATE, then RENDERER and PARSER when the model has them."""
+    lines = [
+        '# Modelfile generated by "ollama show"',
+        "# To build a new Modelfile based on this, replace FROM with:",
+        f"# FROM {name}",
+        "",
+        f"FROM /usr/share/ollama/.ollama/models/blobs/{_digest(name + '/model').replace(':', '-')}",
+        f'TEMPLATE """{model.template}"""',
+        *([f"RENDERER {model.renderer}"] if model.renderer else []),
+        *([f"PARSER {model.parser}"] if model.parser else []),
+        'PARAMETER stop "<|im_end|>"',
+        "PARAMETER temperature 0.6",
+        f'LICENSE """{LICENSE}"""',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _at_least(version: str, since: str) -> bool:
+    """Whether Ollama `version` ("0.12.11", "0.13.0-rc1") is `since` or later; an unreadable one counts as new."""
+
+    def numbers(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in re.findall(r"\d+", text.split("-", 1)[0])[:3])
+
+    return not numbers(version) or numbers(version) >= numbers(since)
 
 
 def _estimate_prompt(body: Mapping[str, Any]) -> int:
@@ -735,8 +965,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=11434)
     parser.add_argument("--demo", action="store_true", help="answer with a tool call, then a final reply, forever")
+    parser.add_argument("--parser-models", action="store_true", help="install PARSER_MODELS too")
     args = parser.parse_args(argv)
-    server = ScriptedOllama(host=args.host, port=args.port, fallback=DEMO_TURNS if args.demo else None).start()
+    models = {**DEFAULT_MODELS, **PARSER_MODELS} if args.parser_models else None
+    fallback = DEMO_TURNS if args.demo else None
+    server = ScriptedOllama(models, host=args.host, port=args.port, fallback=fallback).start()
     print(f"ScriptedOllama serving {server.url}; press Ctrl+C to stop.", flush=True)
     try:
         threading.Event().wait()

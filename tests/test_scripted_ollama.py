@@ -100,6 +100,11 @@ def test_turns_are_served_in_order_then_the_default_reply(ollama_server, http):
             "registry.ollama.ai/library/llama-plain:latest does not support tools",
         ),
         ({"model": "", "messages": HI}, 400, "model is required"),
+        (
+            {"model": "qwen3", "messages": HI, "think": "high"},
+            400,
+            'think value "high" is not supported for this model',
+        ),
     ],
 )
 def test_refusals_use_ollamas_status_and_words_and_take_no_turn(ollama_server, http, body, status, error):
@@ -147,6 +152,11 @@ def test_version_and_tags(ollama_server, http):
     tags = http.get("/api/tags").json()["models"]
     assert [t["name"] for t in tags] == ["qwen3:latest", "llama3.2:latest", "llama-plain:latest"]
     assert tags[0]["details"]["quantization_level"] == "Q4_K_M"
+
+
+def test_version_is_configurable():
+    with ScriptedOllama(version="0.12.6") as server, httpx.Client(base_url=server.url, timeout=5) as http:
+        assert http.get("/api/version").json() == {"version": "0.12.6"}
 
 
 def test_pull_of_an_unknown_name_fails_after_the_manifest_line(http):
