@@ -121,3 +121,14 @@ def test_a_busy_port_is_a_plain_message(tmp_path):
     assert app.returncode != 0
     assert f"Port {port} is already in use" in out
     assert "Traceback" not in out
+
+
+def test_an_unusable_data_folder_is_a_plain_message(tmp_path):
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("a file where the data folder should be")
+    app = run_app("--port", str(free_port()), "--workspace", str(tmp_path), "--data-dir", str(not_a_folder))
+    out, _ = app.communicate(timeout=90)
+    assert app.returncode != 0
+    assert f"Cannot use the data folder {not_a_folder}" in out
+    assert "--data-dir" in out
+    assert "Traceback" not in out
