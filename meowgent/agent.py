@@ -40,7 +40,7 @@ from meowgent.prompt import system_prompt
 from meowgent.rules import Policy, Scope, Verdict
 from meowgent.stream import ToolCallSplitter
 from meowgent.toolcall import CallParseError, new_call_id, normalize_arguments, parse_tool_call
-from meowgent.tools import ToolContext, ToolError, execute, get_tool, registry
+from meowgent.tools import AnyTool, ToolContext, ToolError, execute, offered_tool, offered_tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,8 @@ class Conversation:
     """Calls of the last reply still to run, in the model's order; the head may wait for approval."""
     scopes: list[Scope] = field(default_factory=list)
     """What the person allowed for the rest of this chat."""
+    servers_off: list[str] = field(default_factory=list)
+    """MCP servers whose tools this chat does not offer the model."""
 
 
 Outcome = Literal["complete", "paused", "stopped", "error"]
@@ -104,7 +106,6 @@ class Agent:
         """The person's rules; replace it to apply edited rules to the next call."""
         self._policy_of = policy_of or (lambda _conversation: self.policy)
         """The rules that judge a conversation's calls: its owner's, when the server has several owners."""
-        self._tools = registry()
         self._estimators: dict[str, TokenEstimator] = {}
         self._estimators_lock = threading.Lock()
 
@@ -143,6 +144,10 @@ class Agent:
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
         """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
         return self._policy_of(conversation).decide(call, scopes=conversation.scopes)
+
+    def tools(self, conversation: Conversation) -> dict[str, AnyTool]:
+        """The tools this chat offers the model now: ours, and MCP tools of running servers not turned off here."""
+        return offered_tools(off=conversation.servers_off)
 
     def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]:
         """The queued calls that need the person's decision, in order."""
@@ -255,7 +260,7 @@ class Agent:
 
     def _request(self, conversation: Conversation, info: ModelInfo) -> tuple[dict[str, Any], FitResult]:
         """The request for the model's next reply, with the transcript cut to fit its context (see context.py)."""
-        system = system_prompt(self._tools.values(), workspace=self._settings.workspace)
+        system = system_prompt(self.tools(conversation).values(), workspace=self._settings.workspace)
         context = min(info.context_length or self._settings.num_ctx, self._settings.num_ctx)
         fit = fit_messages(
             [{"role": "system", "content": system}, *conversation.messages],
@@ -324,7 +329,7 @@ class Agent:
         self, conversation: Conversation, call: ToolCall, calls: list[ToolCall | InvalidCall]
     ) -> Iterator[AgentEvent]:
         try:
-            get_tool(call.name).validate(call.arguments)
+            offered_tool(call.name, off=conversation.servers_off).validate(call.arguments)
         except ToolError as exc:
             raw = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
             yield from self._invalid(InvalidCall(call.id, call.name, f"Error: {exc}"), raw, calls)

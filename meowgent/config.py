@@ -48,6 +48,10 @@ class Settings:
     """Characters of one tool result the model sees; longer output keeps head and tail."""
     fetch_max_bytes: int = 5_000_000
     fetch_timeout: float = 20.0
+    mcp_config: Path | None = None
+    """The MCP servers' configuration file; None means `mcp.json` in the data folder."""
+    mcp_timeout: float = 120.0
+    """Seconds an MCP server may take to start or to answer one call before it is marked stopped."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())
@@ -160,6 +164,12 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE,
         help="let web_fetch reach private and loopback addresses (MEOWGENT_ALLOW_PRIVATE_FETCH=1)",
     )
+    parser.add_argument(
+        "--mcp-config",
+        default=env_or("MCP_CONFIG", None),
+        metavar="FILE",
+        help="MCP servers to use as tools (MEOWGENT_MCP_CONFIG; default: mcp.json in the data folder)",
+    )
     args = parser.parse_args(argv)
     auth = args.auth or args.auth_file
     try:
@@ -182,4 +192,5 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         allow_private_fetch=args.allow_private_fetch,
         shell_timeout=args.shell_timeout,
         num_ctx=args.num_ctx,
+        mcp_config=Path(args.mcp_config).expanduser() if args.mcp_config else None,
     )

@@ -32,6 +32,10 @@ links followed. A `*` in an allow pattern never stands for an output redirection
 `make > build.log`, write the `>` in the pattern.
 
 Path rules judge the file tools only: `cat secrets/key.pem` in the shell is judged by command rules.
+
+MCP tools (`SERVER__TOOL`) are judged by name only: `{"tool": "files__*", "action": "deny"}` covers a
+whole server, `{"tool": "files__read_text", "action": "allow"}` one tool. Such a rule may name a
+server that is not running (yet), and takes no command, path or host. Without a rule they ask.
 """
 
 from __future__ import annotations
@@ -47,8 +51,9 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
+from meowgent.mcp.config import SEPARATOR
 from meowgent.shellsplit import SimpleCommand, Word, parse_segment, split_command
-from meowgent.tools import ToolError, get_tool, registry
+from meowgent.tools import ExternalTool, ToolError, get_tool, registry
 from meowgent.tools.workspace import Workspace
 
 __all__ = [
@@ -120,7 +125,8 @@ class Scope:
 
     A run_shell scope takes exactly one of `command` (this exact command line) or `prefix` (commands
     starting with these words: every command of the line must start with them, so prefix `git status`
-    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls.
+    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls; one for
+    `SERVER__*` covers every tool of that MCP server.
     """
 
     tool: str
@@ -136,7 +142,7 @@ class Scope:
 
     def matches(self, call: ToolCall) -> bool:
         """Whether this scope covers the call."""
-        if call.name != self.tool:
+        if call.name != self.tool and not (self.tool.endswith(SEPARATOR + "*") and fnmatchcase(call.name, self.tool)):
             return False
         if self.tool != "run_shell":
             return True
@@ -154,6 +160,8 @@ class Scope:
             return f"the command {json.dumps(self.command)}"
         if self.prefix is not None:
             return f"commands starting with {json.dumps(self.prefix)}"
+        if self.tool.endswith(SEPARATOR + "*"):
+            return f"every tool of the MCP server {self.tool.removesuffix(SEPARATOR + '*')}"
         return f"every {self.tool} call"
 
 
@@ -187,6 +195,8 @@ class Policy:
     def _by_rules(self, call: ToolCall) -> tuple[Decision, str]:
         try:
             found = get_tool(call.name)
+            if isinstance(found, ExternalTool):  # before validating: a deny rule holds whatever the arguments
+                return _judge_by_name(call.name, self.rules)
             arguments = found.validate(call.arguments)
         except ToolError as exc:
             return "ask", f"the call cannot be checked: {exc}"
@@ -219,7 +229,7 @@ def parse_rules(text: str, *, source: str = RULES_FILE) -> list[Rule]:
         raise RulesError(f"{source}, line {exc.lineno}, column {exc.colno}: {exc.msg}.") from None
     if not isinstance(data, list):
         raise RulesError(f"{source} must hold a JSON list of rules, such as {_EXAMPLE}.")
-    arguments = {name: set(found.arguments_model.model_fields) for name, found in registry().items()}
+    arguments = {name: set(found.argument_names) for name, found in registry().items()}
     rules = []
     for number, entry in enumerate(data, start=1):
         problem = _problem(entry, arguments)
@@ -267,6 +277,9 @@ def _problem(entry: object, arguments: Mapping[str, set[str]]) -> str | None:
         return f"{wrong!r} must be a non-empty string"
     if entry.get("action") not in DECISIONS:
         return f"'action' must be allow, ask or deny, not {entry.get('action')!r}"
+    if SEPARATOR in entry["tool"]:  # an MCP tool: its server may not be running yet, and only names count
+        wrong = next((key for key in _CRITERIA if key in entry), None)
+        return f"{wrong} does not apply to MCP tools; name the server and tool only" if wrong else None
     tools = {name: names for name, names in arguments.items() if fnmatchcase(name, entry["tool"])}
     if not tools:
         return f"there is no tool {entry['tool']!r}; the tools are {', '.join(sorted(arguments))}"
@@ -281,6 +294,16 @@ def _problem(entry: object, arguments: Mapping[str, set[str]]) -> str | None:
 
 
 _WHICH_KEY = "command is for run_shell, path for the file tools, host for web_fetch"
+
+
+def _judge_by_name(name: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
+    """An MCP tool's verdict from the rules naming it; their arguments mean nothing to our patterns."""
+    named = [rule for rule in rules if fnmatchcase(name, rule.tool) and not any(rule.patterns().values())]
+    for action in reversed(DECISIONS):
+        rule = next((rule for rule in named if rule.action == action), None)
+        if rule is not None:
+            return action, f"the rule {rule} matches this call"
+    return "ask", f"{name} is a tool of an MCP server, and no rule allows it"
 
 
 def _applies(rule: Rule, arguments: Mapping[str, Any]) -> bool:

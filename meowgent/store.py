@@ -121,7 +121,11 @@ def _v3_scopes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE conversations ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit, _v3_scopes]
+def _v4_servers_off(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE conversations ADD COLUMN servers_off TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit, _v3_scopes, _v4_servers_off]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -253,6 +257,15 @@ class Store:
 
     def rename(self, conversation_id: str, title: str) -> None:
         self._update(conversation_id, "title", title)
+
+    def servers_off(self, conversation_id: str) -> list[str]:
+        """The MCP servers turned off in a conversation (empty for a missing one)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT servers_off FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        return json.loads(row[0]) if row else []
+
+    def set_servers_off(self, conversation_id: str, servers: list[str]) -> None:
+        self._update(conversation_id, "servers_off", _dump(servers))
 
     def mark_interrupted(self, conversation_id: str, interrupted: bool) -> None:
         """Flag a conversation whose answer was cut short by a restart (or clear the flag)."""

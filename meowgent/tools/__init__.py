@@ -4,20 +4,26 @@ A tool is a plain function whose first parameter is a `ToolContext` and whose ot
 parameters carry `Annotated[T, "description"]` hints. Its JSON schema comes from the
 signature through pydantic, its description from the docstring. Bad input never raises
 out of `run_tool`: it becomes an error text the model can act on.
+
+Tools from elsewhere (MCP servers) come with their own JSON schema and a runner: `ExternalTool`,
+added with `register_external`. Their arguments are checked against that schema (jsonschema)
+before the runner sees them, and they ask the person by default.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import logging
 import threading
 import time
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from meowgent.config import Settings
@@ -68,6 +74,74 @@ class Tool:
             raise ToolError(_describe_validation_error(self, exc)) from None
         return {name: getattr(model, name) for name in type(model).model_fields}
 
+    @property
+    def argument_names(self) -> frozenset[str]:
+        return frozenset(self.arguments_model.model_fields)
+
+
+@dataclass(frozen=True)
+class ExternalTool:
+    """A tool defined elsewhere (an MCP server's): a JSON schema for its arguments and a runner.
+
+    `group` is where it comes from (the server's name): a chat can turn a whole group off.
+    `problem` says why it cannot run now (its server stopped), or None. `hints` are what its
+    source says about it (read-only, destructive...): shown to the person, never trusted.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    function: Callable[..., str]
+    """Called as `function(context, **arguments)` with validated arguments, like our own tools."""
+    group: str
+    problem: Callable[[], str | None] = lambda: None
+    hints: tuple[str, ...] = ()
+    risky: bool = True
+
+    def schema(self) -> dict[str, Any]:
+        """The tool in Ollama's `tools` format, like ours (titles dropped: they repeat the names)."""
+        parameters = copy.deepcopy(self.parameters)
+        _drop_titles(parameters)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+        }
+
+    def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments if they fit the schema, or ToolError naming each problem."""
+        if not isinstance(arguments, Mapping):
+            raise ToolError(f"arguments for {self.name} must be a JSON object, got {type(arguments).__name__}.")
+        arguments = dict(arguments)
+        validator = jsonschema.validators.validator_for(self.parameters)(self.parameters)
+        problems = [_schema_problem(error) for error in sorted(validator.iter_errors(arguments), key=str)]
+        if problems:
+            allowed = ", ".join(sorted(self.argument_names)) or "none"
+            raise ToolError(f"invalid arguments for {self.name}: {'; '.join(problems)}. Arguments are: {allowed}.")
+        return arguments
+
+    @property
+    def argument_names(self) -> frozenset[str]:
+        return frozenset(self.parameters.get("properties") or {})
+
+
+AnyTool = Tool | ExternalTool
+
+
+def check_schema(schema: object) -> str | None:
+    """Why a JSON schema cannot check arguments, or None when it can."""
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        return "its arguments are not described as a JSON object"
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return f"its argument schema is invalid ({exc.message})"
+    return None
+
+
+def _schema_problem(error: jsonschema.ValidationError) -> str:
+    where = ".".join(str(part) for part in error.absolute_path)
+    return f"'{where}': {error.message}" if where else error.message
+
 
 @dataclass(frozen=True)
 class ToolOutcome:
@@ -78,7 +152,8 @@ class ToolOutcome:
     duration: float = 0.0
 
 
-_registry: dict[str, Tool] = {}
+_registry: dict[str, AnyTool] = {}
+_registry_lock = threading.Lock()  # external tools come and go from another thread
 
 
 def tool(*, risky: bool) -> Callable[[Callable[..., str]], Callable[..., str]]:
@@ -100,14 +175,54 @@ def tool(*, risky: bool) -> Callable[[Callable[..., str]], Callable[..., str]]:
     return register
 
 
-def registry() -> dict[str, Tool]:
+def registry() -> dict[str, AnyTool]:
     """All registered tools by name, built-ins included."""
     for module in _TOOL_MODULES:
         importlib.import_module(module)
-    return dict(_registry)
+    with _registry_lock:
+        return dict(_registry)
 
 
-def get_tool(name: str) -> Tool:
+def register_external(tools: Collection[ExternalTool], *, group: str) -> None:
+    """Make `group`'s tools these ones, replacing what it registered before."""
+    builtins = {name for name, found in registry().items() if not isinstance(found, ExternalTool)}
+    clash = next((found.name for found in tools if found.name in builtins or found.group != group), None)
+    if clash is not None:
+        raise ValueError(f"tool {clash!r} cannot be registered for {group!r}")
+    with _registry_lock:
+        stale = [name for name, found in _registry.items() if isinstance(found, ExternalTool) and found.group == group]
+        for name in stale:
+            del _registry[name]
+        _registry.update({found.name: found for found in tools})
+
+
+def unregister_group(group: str) -> None:
+    """Forget every external tool of `group`."""
+    register_external((), group=group)
+
+
+def offered_tools(*, off: Collection[str] = ()) -> dict[str, AnyTool]:
+    """The tools to offer the model: ours, and external ones that can run and whose group is not `off`."""
+    return {
+        name: found
+        for name, found in registry().items()
+        if not isinstance(found, ExternalTool) or (found.group not in off and found.problem() is None)
+    }
+
+
+def offered_tool(name: str, *, off: Collection[str] = ()) -> AnyTool:
+    """The tool called `name` if it may be called now; ToolError says why not."""
+    found = get_tool(name)
+    if isinstance(found, ExternalTool):
+        if found.group in off:
+            raise ToolError(f"the tools of {found.group} are turned off in this chat; do not call {name}.")
+        problem = found.problem()
+        if problem is not None:
+            raise ToolError(problem)
+    return found
+
+
+def get_tool(name: str) -> AnyTool:
     """The tool called `name`, or ToolError listing the tools that exist."""
     tools = registry()
     if not isinstance(name, str) or name not in tools:

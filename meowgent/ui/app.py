@@ -26,6 +26,8 @@ from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
 from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
+from meowgent.mcp.adapter import McpTools
+from meowgent.mcp.config import config_path
 from meowgent.private import private_temp_folder
 from meowgent.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.rules import RulesError, Scope
@@ -35,6 +37,7 @@ from meowgent.ui.export import write_export
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
+from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
@@ -72,6 +75,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     # Each chat is judged by its owner's rules (the service, made next, knows the owners).
     agent = Agent(client, settings, policy_of=lambda conversation: rulebook.policy(service.owner_of(conversation.id)))
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
+    mcp_tools = McpTools.from_settings(settings).start()  # servers start in the background, stop at exit
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
     with gr.Blocks(title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS)) as demo:
@@ -130,6 +134,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 rules_text = gr.Code(value=RULES_EXAMPLE, language="json", elem_id="rules")
                 save_rules = localized(gr.Button, {"value": "save_rules"}, size="sm", elem_id="save_rules")
                 rules_status = gr.Markdown(elem_id="rules_status")
+            mcp_file = str(config_path(settings.data_dir, settings.mcp_config))
+            mcp_panel = McpPanel(mcp_tools, config_file=mcp_file, localized=localized)
             with localized(gr.Accordion, {"label": "this_chat"}, open=False, elem_id="chat_tools"):
                 title = localized(gr.Textbox, {"label": "name"}, elem_id="title")
                 rename = localized(gr.Button, {"value": "rename"}, size="sm", elem_id="rename")
@@ -536,6 +542,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             [pull.click, pull_name.submit], on_pull, [owner_key, pull_name], [pull_status], concurrency_limit=None
         )
         pull_event.then(on_tick, [model], [status, model])
+        mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
 
 

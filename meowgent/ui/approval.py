@@ -9,8 +9,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
+from meowgent.mcp.config import SEPARATOR
 from meowgent.rules import risk_notes
-from meowgent.tools import ToolError
+from meowgent.tools import ExternalTool, ToolError, get_tool
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.i18n import ENGLISH, risks, t
 from meowgent.ui.render import browser_safe
@@ -43,9 +44,23 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
             url = str(arguments.get("url", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
             return CallDescription(t(language, "fetch", host=host), url)
-    return CallDescription(
-        t(language, "other_tool", tool=call.name), json.dumps(arguments, indent=2, ensure_ascii=False)
-    )
+    details = json.dumps(arguments, indent=2, ensure_ascii=False)
+    return CallDescription(_mcp_summary(call.name, language) or t(language, "other_tool", tool=call.name), details)
+
+
+def _mcp_summary(name: str, language: str) -> str | None:
+    """Which MCP server and tool, and what the server claims about it (shown, never trusted); None for ours."""
+    try:
+        found = get_tool(name)
+    except ToolError:
+        return None
+    if not isinstance(found, ExternalTool):
+        return None
+    summary = t(language, "mcp_call", server=found.group, tool=name.partition(SEPARATOR)[2])
+    if found.hints:
+        claims = t(language, "risk_separator").join(t(language, f"mcp_hint_{hint}") for hint in found.hints)
+        summary += "\n\n" + t(language, "mcp_hints", hints=claims)
+    return summary
 
 
 def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH) -> str:

@@ -165,12 +165,29 @@ class ChatService:
         """What the owner allowed for the rest of this chat."""
         return list(self.get(owner, chat_id).conversation.scopes)
 
+    def allow(self, owner: str, chat_id: str, scope: Scope) -> None:
+        """Allow `scope` for the rest of this chat without a waiting call (the sidebar's per-server switch)."""
+        chat = self.get(owner, chat_id)
+        if scope not in chat.conversation.scopes:
+            chat.conversation.scopes.append(scope)
+            self._recorder.save(chat_id, chat.conversation, title=chat.title)
+
     def revoke(self, owner: str, chat_id: str, scope: Scope) -> None:
         """Stop allowing `scope` in this chat: matching calls ask again."""
         chat = self.get(owner, chat_id)
         if scope in chat.conversation.scopes:
             chat.conversation.scopes.remove(scope)
             self._recorder.save(chat_id, chat.conversation, title=chat.title)
+
+    def servers_off(self, owner: str, chat_id: str) -> list[str]:
+        """The MCP servers whose tools this chat does not offer."""
+        return list(self.get(owner, chat_id).conversation.servers_off)
+
+    def set_servers_off(self, owner: str, chat_id: str, servers: list[str]) -> None:
+        """Turn these MCP servers off for this chat (and the others back on), from its next model reply."""
+        chat = self.get(owner, chat_id)
+        chat.conversation.servers_off = sorted(set(servers))
+        self._store.set_servers_off(chat_id, chat.conversation.servers_off)
 
     def retry(self, owner: str, chat_id: str) -> None:
         chat = self.get(owner, chat_id)
@@ -249,6 +266,7 @@ class ChatService:
             messages=stored.messages,
             pending=[call_from_record(record) for record in stored.pending],
             scopes=[Scope(**scope) for scope in stored.scopes],
+            servers_off=self._store.servers_off(chat_id),
         )
         chat = self._chats[chat_id] = Chat(conversation, row.owner, row.title)
         event_log = self._runs.log(chat_id)

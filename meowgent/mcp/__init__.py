@@ -1,0 +1,7 @@
+"""MCP servers as tools: their configuration, one background loop that talks to them, and their tools in our registry.
+
+- `config`: `mcp.json` (the de-facto `{"mcpServers": {...}}` format) -> `ServerConfig`s, or a plain error.
+- `client`: `McpManager` owns one asyncio loop in a thread and every server session on it; the run
+  thread calls a tool synchronously and Stop cancels it.
+- `adapter`: an MCP tool as an `ExternalTool` named `SERVER__TOOL`, and its results as plain text.
+"""

@@ -1,0 +1,248 @@
+"""MCP results as text, MCP tools as registry tools, and the whole gate with a real agent and the fixture server."""
+
+import base64
+import json
+import threading
+
+import mcp_types
+import pytest
+
+from meowgent.agent import Agent, Conversation, Decision
+from meowgent.config import Settings
+from meowgent.events import ApprovalNeeded, ToolCall, ToolCallInvalid, ToolResult
+from meowgent.llm import OllamaClient
+from meowgent.mcp.adapter import McpTools, external_tools, hints, result_text, tool_name
+from meowgent.mcp.client import ServerState
+from meowgent.rules import Policy, Rule
+from meowgent.tools import registry
+from meowgent.ui.mcp_panel import server_scope
+from tests.mcp.conftest import SETTLE_SECONDS
+from tests.mcp_fixture_server import stdio_entry
+from tests.scripted_ollama import reply, tool_call_text
+
+
+def text(value: str) -> mcp_types.TextContent:
+    return mcp_types.TextContent(type="text", text=value)
+
+
+def test_text_json_and_images_become_plain_text():
+    image = mcp_types.ImageContent(type="image", data=base64.b64encode(b"x" * 12_345).decode(), mime_type="image/png")
+    result = mcp_types.CallToolResult(content=[text("two things:"), image], structured_content={"rows": [1, 2]})
+    assert result_text(result) == 'two things:\n\n[image: image/png, 12 KB]\n\n{\n  "rows": [\n    1,\n    2\n  ]\n}'
+
+
+@pytest.mark.parametrize(
+    ("content", "structured", "expected"),
+    [
+        ([text("3")], {"result": 3}, "3"),  # the SDK sends both for a plain return value
+        ([text('{"a": 1}')], {"a": 1}, '{"a": 1}'),
+        ([], {"a": 1}, '{\n  "a": 1\n}'),
+        ([], None, "(the tool returned nothing)"),
+        (
+            [mcp_types.ResourceLink(type="resource_link", name="report", uri="file:///r.txt")],
+            None,
+            "[link to report: file:///r.txt]",
+        ),
+        (
+            [
+                mcp_types.EmbeddedResource(
+                    type="resource", resource=mcp_types.TextResourceContents(uri="file:///a.txt", text="hello")
+                )
+            ],
+            None,
+            "[file:///a.txt]\nhello",
+        ),
+    ],
+)
+def test_a_result_says_each_thing_once(content, structured, expected):
+    assert result_text(mcp_types.CallToolResult(content=content, structured_content=structured)) == expected
+
+
+def test_only_what_a_server_states_outright_becomes_a_hint():
+    assert hints(None) == ()
+    assert hints(mcp_types.ToolAnnotations(read_only_hint=True, destructive_hint=False)) == ("read_only",)
+    assert hints(mcp_types.ToolAnnotations(destructive_hint=True, open_world_hint=True)) == (
+        "destructive",
+        "open_world",
+    )
+
+
+def test_tool_names_are_plain_and_a_tool_that_cannot_be_checked_is_left_out():
+    assert tool_name("git", "log.show/all") == "git__log_show_all"
+    good = mcp_types.Tool(name="o_k", input_schema={"type": "object", "properties": {}})
+    bad = mcp_types.Tool(name="bad", input_schema={"type": "object", "properties": {"a": {"type": 7}}})
+    twin = mcp_types.Tool(name="o.k", input_schema={"type": "object"})
+    state = ServerState("srv", "running", tools=(good, bad, twin))
+    tools, left_out = external_tools(state, lambda *a, **k: None, lambda: None)
+    assert [tool.name for tool in tools] == ["srv__o_k"]
+    assert all(tool.risky and tool.group == "srv" for tool in tools)
+    assert left_out[0].startswith("bad: its argument schema is invalid")
+    assert left_out[1] == "o.k: another tool is already called srv__o_k"
+
+
+# ---- the gate, end to end: scripted model, real agent, the SDK fixture server over stdio ----
+
+
+@pytest.fixture
+def settings(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "mcp.json").write_text(json.dumps({"mcpServers": {"fx": stdio_entry()}}))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    return Settings(workspace=workspace, data_dir=data, mcp_timeout=30, max_tool_output=2000)
+
+
+@pytest.fixture
+def mcp(settings):
+    tools = McpTools.from_settings(settings).start()
+    assert tools.wait_settled(SETTLE_SECONDS)
+    yield tools
+    tools.close()
+    assert not any(name.startswith("fx__") for name in registry())
+
+
+def make_agent(server, settings, rules=()):
+    return Agent(OllamaClient(server.url, read_timeout=10), settings, policy=Policy(list(rules), settings.workspace))
+
+
+def run(agent, conversation, text, cancel=None):
+    return list(agent.run(conversation, text, cancel or threading.Event()))
+
+
+def results(events):
+    return [event for event in events if isinstance(event, ToolResult)]
+
+
+def test_mcp_tools_are_offered_with_their_schema_and_ask_even_when_read_only(ollama_server, settings, mcp):
+    ollama_server.script(reply(tool_call_text("fx__echo", {"text": "hi"})))
+    agent, conversation = make_agent(ollama_server, settings), Conversation("c", "qwen3")
+    events = run(agent, conversation, "echo hi")
+    system = ollama_server.chat_requests[0]["messages"][0]["content"]
+    line = next(line for line in system.splitlines() if '"fx__add"' in line)
+    assert '"description": "Add two whole numbers."' in line
+    assert '"properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}' in line
+    assert line.endswith("(asks the person first)")
+    assert isinstance(events[-2], ApprovalNeeded)  # its readOnlyHint is a hint, not a pass
+    assert events[-1].reason == "paused"
+
+
+def test_approve_runs_it_on_the_server_and_the_result_reaches_the_model(ollama_server, settings, mcp, tmp_path):
+    marker = tmp_path / "marker.txt"
+    ollama_server.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("Done."))
+    agent, conversation = make_agent(ollama_server, settings), Conversation("c", "qwen3")
+    (waiting,) = run(agent, conversation, "touch it")[-2].calls
+    assert not marker.exists()
+    events = list(agent.resume(conversation, {waiting.id: Decision(True)}, threading.Event()))
+    assert marker.read_text() == "ran"
+    assert results(events)[0].output == f"wrote {marker}"
+    assert ollama_server.chat_requests[-1]["messages"][-1]["content"] == f"wrote {marker}"
+
+
+def test_reject_never_reaches_the_server(ollama_server, settings, mcp, tmp_path):
+    marker = tmp_path / "marker.txt"
+    ollama_server.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("OK, I won't."))
+    agent, conversation = make_agent(ollama_server, settings), Conversation("c", "qwen3")
+    (waiting,) = run(agent, conversation, "touch it")[-2].calls
+    events = list(agent.resume(conversation, {waiting.id: Decision(False, "no")}, threading.Event()))
+    assert results(events)[0].status == "rejected"
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("pattern", ["fx__touch", "fx__*"])
+def test_a_deny_rule_for_a_tool_or_a_server_holds(ollama_server, settings, mcp, tmp_path, pattern):
+    marker = tmp_path / "marker.txt"
+    ollama_server.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("Understood."))
+    agent = make_agent(ollama_server, settings, [Rule(pattern, "deny")])
+    events = run(agent, Conversation("c", "qwen3"), "touch it")
+    assert not any(isinstance(event, ApprovalNeeded) for event in events)
+    (result,) = results(events)
+    assert result.status == "rejected"
+    assert "rules do not allow" in result.output
+    assert not marker.exists()
+
+
+def test_an_allow_rule_lets_one_tool_run_without_asking(ollama_server, settings, mcp):
+    ollama_server.script(reply(tool_call_text("fx__add", {"a": 40, "b": 2})), reply("42."))
+    agent = make_agent(ollama_server, settings, [Rule("fx__add", "allow")])
+    (result,) = results(run(agent, Conversation("c", "qwen3"), "add"))
+    assert result.output == "42"
+
+
+def test_arguments_that_do_not_fit_the_schema_never_reach_the_server(ollama_server, settings, mcp):
+    ollama_server.script(reply(tool_call_text("fx__add", {"a": "forty", "b": 2})), reply("Oops."))
+    events = run(make_agent(ollama_server, settings), Conversation("c", "qwen3"), "add")
+    (invalid,) = [event for event in events if isinstance(event, ToolCallInvalid)]
+    assert "'a': 'forty' is not of type 'integer'" in invalid.error
+
+
+def test_a_server_turned_off_in_a_chat_is_not_offered_there(ollama_server, settings, mcp):
+    ollama_server.script(reply(tool_call_text("fx__add", {"a": 1, "b": 2})), reply("Fine."))
+    conversation = Conversation("c", "qwen3", servers_off=["fx"])
+    events = run(make_agent(ollama_server, settings), conversation, "add")
+    assert "fx__" not in ollama_server.chat_requests[0]["messages"][0]["content"]
+    (invalid,) = [event for event in events if isinstance(event, ToolCallInvalid)]
+    assert "turned off in this chat" in invalid.error
+
+
+def test_an_error_result_and_a_long_one_reach_the_model_as_such(ollama_server, settings, mcp):
+    calls = tool_call_text("fx__fail", {"why": "row 7 is locked"}) + tool_call_text("fx__echo", {"text": "z" * 5000})
+    ollama_server.script(reply(calls), reply("I see."))
+    agent = make_agent(ollama_server, settings, [Rule("fx__*", "allow")])
+    failed, echoed = results(run(agent, Conversation("c", "qwen3"), "go"))
+    assert failed.status == "error"
+    assert failed.output.startswith("Error: fx__fail reported an error:")
+    assert failed.output.endswith("row 7 is locked")
+    assert echoed.status == "done"
+    assert len(echoed.output) < 2100
+    assert "characters cut" in echoed.output
+
+
+def test_stop_ends_a_running_call(ollama_server, settings, mcp):
+    ollama_server.script(reply(tool_call_text("fx__slow", {"seconds": 120})))
+    agent = make_agent(ollama_server, settings, [Rule("fx__slow", "allow")])
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    events = run(agent, Conversation("c", "qwen3"), "sleep", cancel)
+    (result,) = results(events)
+    assert "pressed Stop" in result.output
+    assert events[-1].reason == "stopped"
+    assert mcp.states()[0].status == "running"
+
+
+def test_a_crashed_server_gives_a_clear_error_and_its_tools_are_no_longer_offered(ollama_server, settings, mcp):
+    ollama_server.script(reply(tool_call_text("fx__crash", {})), reply("It crashed."), reply("Sure."))
+    agent = make_agent(ollama_server, settings, [Rule("fx__crash", "allow")])
+    (result,) = results(run(agent, Conversation("c", "qwen3"), "crash"))
+    assert result.status == "error"
+    assert "fx stopped during the call" in result.output
+    mcp.wait_settled(SETTLE_SECONDS)
+    assert mcp.states()[0].status == "stopped"
+    run(agent, Conversation("d", "qwen3"), "still there?")
+    assert "fx__" not in ollama_server.chat_requests[-1]["messages"][0]["content"]
+
+
+def test_a_bad_configuration_gives_no_servers_and_a_sentence(tmp_path):
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {"x": {}}}')
+    tools = McpTools.from_settings(Settings(data_dir=tmp_path))
+    assert tools.states() == []
+    assert 'give either "command"' in tools.error
+    missing = McpTools.from_settings(Settings(data_dir=tmp_path, mcp_config=tmp_path / "nope.json"))
+    assert "does not exist" in missing.error
+
+
+def test_a_chat_scope_for_a_server_allows_its_tools_there_and_a_deny_rule_still_wins(ollama_server, settings, mcp):
+    scope = server_scope("fx")
+    assert scope.matches(ToolCall("1", "fx__add", {}))
+    assert not scope.matches(ToolCall("2", "fxy__add", {}))
+    assert not scope.matches(ToolCall("3", "run_shell", {"command": "ls"}))
+    assert str(scope) == "every tool of the MCP server fx"
+    ollama_server.script(
+        reply(tool_call_text("fx__add", {"a": 1, "b": 1}) + tool_call_text("fx__echo", {"text": "no"})), reply("2.")
+    )
+    agent = make_agent(ollama_server, settings, [Rule("fx__echo", "deny")])
+    events = run(agent, Conversation("c", "qwen3", scopes=[scope]), "add")
+    assert not any(isinstance(event, ApprovalNeeded) for event in events)
+    added, echoed = results(events)
+    assert added.output == "2"
+    assert echoed.status == "rejected"

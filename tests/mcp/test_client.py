@@ -1,0 +1,111 @@
+"""McpManager against real servers: the SDK fixture over stdio and HTTP, and servers that misbehave."""
+
+import sys
+import threading
+
+import pytest
+
+from meowgent.mcp.client import McpCallError, McpManager
+from meowgent.mcp.config import ServerConfig
+from tests.mcp.conftest import SETTLE_SECONDS, fixture_config
+from tests.mcp_fixture_server import http_server
+
+
+def python(code: str, name: str = "odd") -> ServerConfig:
+    return ServerConfig(name, command=sys.executable, args=("-c", code))
+
+
+def test_a_stdio_server_starts_lists_its_tools_and_answers(manager_of):
+    manager = manager_of(fixture_config())
+    state = manager.state("fx")
+    assert state.status == "running"
+    assert {"echo", "add", "touch", "picture", "fail", "crash", "slow"} <= {tool.name for tool in state.tools}
+    result = manager.call("fx", "add", {"a": 2, "b": 3}, cancel=threading.Event())
+    assert result.structured_content == {"result": 5}
+    assert not result.is_error
+
+
+def test_a_streamable_http_server_works_the_same():
+    with http_server() as url:
+        manager = McpManager([ServerConfig("web", url=url)], timeout=30)
+        manager.start()
+        try:
+            assert manager.wait_settled(SETTLE_SECONDS)
+            assert manager.state("web").status == "running"
+            result = manager.call("web", "echo", {"text": "over http"}, cancel=threading.Event())
+            assert result.content[0].text == "over http"
+        finally:
+            manager.close()
+        assert manager.state("web").status == "stopped"
+
+
+def test_stop_cancels_a_running_call_and_the_server_keeps_working(manager_of):
+    manager = manager_of(fixture_config())
+    cancel = threading.Event()
+    started = threading.Timer(0.3, cancel.set)
+    started.start()
+    with pytest.raises(McpCallError, match="pressed Stop"):
+        manager.call("fx", "slow", {"seconds": 120}, cancel=cancel)
+    assert manager.state("fx").status == "running"
+    assert manager.call("fx", "echo", {"text": "still here"}, cancel=threading.Event()).content[0].text == "still here"
+
+
+def test_a_crash_stops_that_server_only_and_it_can_be_restarted(manager_of):
+    manager = manager_of(fixture_config(), fixture_config("other"))
+    with pytest.raises(McpCallError, match="fx stopped during the call"):
+        manager.call("fx", "crash", {}, cancel=threading.Event())
+    manager.wait_settled(SETTLE_SECONDS)
+    state = manager.state("fx")
+    assert state.status == "stopped"
+    assert "process ended during a call to crash" in state.detail
+    with pytest.raises(McpCallError, match=r"fx is stopped .*restart it from the sidebar"):
+        manager.call("fx", "echo", {"text": "x"}, cancel=threading.Event())
+    assert manager.call("other", "add", {"a": 1, "b": 1}, cancel=threading.Event()).structured_content == {"result": 2}
+    manager.restart("fx")
+    assert manager.wait_settled(SETTLE_SECONDS)
+    assert manager.call("fx", "add", {"a": 1, "b": 2}, cancel=threading.Event()).structured_content == {"result": 3}
+
+
+def test_an_error_result_is_a_result(manager_of):
+    manager = manager_of(fixture_config())
+    result = manager.call("fx", "fail", {"why": "no such row"}, cancel=threading.Event())
+    assert result.is_error
+    assert result.content[0].text.endswith("no such row")
+
+
+@pytest.mark.parametrize(
+    ("server", "says"),
+    [
+        (
+            ServerConfig("odd", command="no-such-program-for-meowgent"),
+            "the program 'no-such-program-for-meowgent' was not found",
+        ),
+        (python("import sys; print('hello'); sys.stdout.flush(); sys.stdin.read()"), "not MCP JSON"),
+        (
+            python("import sys; sys.stderr.write('bad token\\n'); sys.exit(2)"),
+            "the server process ended; it said: bad token",
+        ),
+        (ServerConfig("odd", url="http://127.0.0.1:9/mcp"), "cannot connect to http://127.0.0.1:9/mcp"),
+    ],
+)
+def test_a_server_that_fails_to_start_is_stopped_with_a_plain_reason(manager_of, server, says):
+    manager = manager_of(server, fixture_config())
+    state = manager.state("odd")
+    assert state.status == "stopped"
+    assert says in state.detail
+    assert manager.state("fx").status == "running"
+
+
+def test_a_server_that_hangs_is_stopped_after_the_timeout(manager_of):
+    manager = manager_of(python("import time; time.sleep(60)"), timeout=0.5)
+    assert manager.state("odd").status == "stopped"
+    assert manager.state("odd").detail == "it did not answer within 0.5 seconds"
+
+
+def test_a_call_that_hangs_stops_its_server_with_a_clear_error(manager_of):
+    manager = manager_of(fixture_config(), timeout=5)
+    with pytest.raises(McpCallError, match="fx did not answer within 5 seconds"):
+        manager.call("fx", "slow", {"seconds": 60}, cancel=threading.Event())
+    state = manager.state("fx")
+    assert state.status == "stopped"
+    assert state.detail == "a call to slow did not finish within 5 seconds"

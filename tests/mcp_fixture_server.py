@@ -1,0 +1,116 @@
+"""An MCP server for tests, written with the official SDK: `python -m tests.mcp_fixture_server [--http PORT]`.
+
+Tools: `echo` and `add` (read-only by their annotations), `touch` writes a marker file so a
+test can prove a call ran or never ran, `picture` returns an image, `fail` answers with an
+error result, `crash` ends the whole server process, `slow` sleeps.
+
+`stdio_entry()` is its `mcp.json` entry; `http_server()` runs it over streamable HTTP on a free
+loopback port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ImageContent, ToolAnnotations
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = [sys.executable, "-m", "tests.mcp_fixture_server"]
+
+server = MCPServer("fixture", log_level="WARNING")
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+@server.tool(annotations=READ_ONLY)
+def echo(text: str) -> str:
+    """Say the text back."""
+    return text
+
+
+@server.tool(annotations=READ_ONLY)
+def add(a: int, b: int) -> int:
+    """Add two whole numbers."""
+    return a + b
+
+
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
+def touch(path: str, text: str = "ran") -> str:
+    """Write a marker file (absolute path)."""
+    Path(path).write_text(text, encoding="utf-8")
+    return f"wrote {path}"
+
+
+@server.tool()
+def picture() -> ImageContent:
+    """A one-pixel picture."""
+    return ImageContent(type="image", data=TINY_PNG, mime_type="image/png")
+
+
+@server.tool()
+def fail(why: str) -> str:
+    """Fail with the reason given."""
+    raise ToolError(why)
+
+
+@server.tool()
+def crash() -> str:
+    """End the server process at once."""
+    os._exit(3)
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Sleep, then answer."""
+    await asyncio.sleep(seconds)
+    return "awake"
+
+
+def stdio_entry() -> dict[str, Any]:
+    """This server's entry in `mcpServers`, started as a child process."""
+    return {"command": COMMAND[0], "args": COMMAND[1:], "cwd": str(ROOT)}
+
+
+@contextmanager
+def http_server() -> Iterator[str]:
+    """This server over streamable HTTP on a free loopback port; yields its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([*COMMAND, "--http", str(port)], cwd=ROOT, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the HTTP MCP fixture did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int, help="serve streamable HTTP on this loopback port instead of stdio")
+    args = parser.parse_args()
+    if args.http:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run()

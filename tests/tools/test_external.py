@@ -1,0 +1,106 @@
+"""External tools (MCP's) in the registry: schema-checked arguments, groups, offered or not."""
+
+import threading
+
+import pytest
+
+from meowgent.config import Settings
+from meowgent.tools import (
+    ExternalTool,
+    ToolContext,
+    ToolError,
+    check_schema,
+    execute,
+    get_tool,
+    offered_tool,
+    offered_tools,
+    register_external,
+    registry,
+    unregister_group,
+)
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "tag": {"type": "string", "enum": ["x", "y"]}},
+    "required": ["a"],
+    "additionalProperties": False,
+}
+
+
+def add_one(context: ToolContext, **arguments) -> str:
+    return str(arguments["a"] + 1)
+
+
+def external(name: str = "calc__add_one", *, problem=lambda: None) -> ExternalTool:
+    return ExternalTool(name, "Add one.", SCHEMA, add_one, group="calc", problem=problem)
+
+
+@pytest.fixture
+def calc():
+    register_external([external()], group="calc")
+    yield
+    unregister_group("calc")
+
+
+def test_arguments_are_checked_against_the_schema_before_anything_runs():
+    tool = external()
+    assert tool.validate({"a": 1, "tag": "x"}) == {"a": 1, "tag": "x"}
+    with pytest.raises(ToolError) as error:
+        tool.validate({"a": "one", "tag": "z", "more": 1})
+    message = str(error.value)
+    assert "invalid arguments for calc__add_one" in message
+    assert "'a': 'one' is not of type 'integer'" in message
+    assert "'tag': 'z' is not one of ['x', 'y']" in message
+    assert "'more' was unexpected" in message
+    assert "Arguments are: a, tag." in message
+    with pytest.raises(ToolError, match="must be a JSON object"):
+        tool.validate(["a"])
+
+
+def test_a_registered_tool_runs_like_ours_and_its_schema_is_in_ollamas_format(calc):
+    assert get_tool("calc__add_one").schema() == {
+        "type": "function",
+        "function": {"name": "calc__add_one", "description": "Add one.", "parameters": SCHEMA},
+    }
+    context = ToolContext(Settings(), threading.Event())
+    assert execute("calc__add_one", {"a": 41}, context).text == "42"
+    refused = execute("calc__add_one", {"a": "x"}, context)
+    assert not refused.ok
+    assert refused.text.startswith("Error: invalid arguments")
+
+
+def test_a_group_replaces_its_tools_and_never_one_of_ours(calc):
+    register_external([external("calc__other")], group="calc")
+    assert "calc__other" in registry()
+    assert "calc__add_one" not in registry()
+    with pytest.raises(ValueError, match="read_file"):
+        register_external([external("read_file")], group="calc")
+    unregister_group("calc")
+    assert "calc__other" not in registry()
+
+
+def test_tools_turned_off_or_whose_server_stopped_are_not_offered(calc):
+    assert "calc__add_one" in offered_tools()
+    assert "calc__add_one" not in offered_tools(off=["calc"])
+    assert "read_file" in offered_tools(off=["calc"])
+    with pytest.raises(ToolError, match="turned off in this chat"):
+        offered_tool("calc__add_one", off=["calc"])
+    register_external([external(problem=lambda: "the MCP server calc is stopped (crashed)")], group="calc")
+    assert "calc__add_one" not in offered_tools()
+    with pytest.raises(ToolError, match="stopped"):
+        offered_tool("calc__add_one")
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"type": "object", "properties": {}}, None),
+        ({"properties": {"a": {"type": "string"}}}, None),
+        ({"type": "string"}, "not described as a JSON object"),
+        ({"type": "object", "properties": {"a": {"type": "nonsense"}}}, "schema is invalid"),
+        ("{}", "not described as a JSON object"),
+    ],
+)
+def test_a_schema_that_cannot_check_arguments_is_named(schema, problem):
+    found = check_schema(schema)
+    assert found == problem if problem is None else problem in found

@@ -1,0 +1,142 @@
+"""MCP tools in the real page: the SDK fixture server over stdio ("fx") and streamable HTTP ("web").
+
+Every call goes through the same card as ours; the scripted model writes the MCP calls, and the
+requests it receives show what reached it.
+"""
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from meowgent.config import Settings
+from meowgent.mcp.adapter import close_all
+from meowgent.ui.app import serve
+from tests.mcp_fixture_server import http_server, stdio_entry
+from tests.scripted_ollama import ScriptedOllama, reply, tool_call_text
+from tests.ui import test_browser
+from tests.ui.conftest import RunningApp, free_port
+from tests.ui.test_browser import open_app, send
+
+# The same Chromium fixtures as the main browser tests.
+browser, context, page = test_browser.browser, test_browser.context, test_browser.page
+
+pytestmark = pytest.mark.browser
+START_MS = 60_000  # starting two Python servers on a busy machine
+
+
+@pytest.fixture
+def mcp_app(tmp_path: Path) -> Iterator[RunningApp]:
+    """The app with the fixture server over stdio and over HTTP, and a rule that denies one tool."""
+    workspace, data = tmp_path / "workspace", tmp_path / "data"
+    workspace.mkdir()
+    data.mkdir()
+    with ScriptedOllama() as ollama, http_server() as url:
+        servers = {"fx": stdio_entry(), "web": {"url": url}}
+        (data / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        rules = [{"tool": "web__touch", "action": "deny"}, {"tool": "fx__crash", "action": "allow"}]
+        (data / "rules.json").write_text(json.dumps(rules))
+        settings = Settings(
+            workspace=workspace, ollama_host=ollama.url, port=free_port(), data_dir=data, read_timeout=5, mcp_timeout=30
+        )
+        demo, app_url, _ = serve(settings)
+        try:
+            yield RunningApp(app_url, ollama, workspace, settings, demo)
+        finally:
+            demo.close()
+            close_all()
+
+
+def open_with_servers(page: Page, url: str) -> None:
+    """Open the page and wait until the sidebar shows both servers running."""
+    open_app(page, url)
+    page.locator("#mcp").first.get_by_text("MCP servers").click()
+    servers = page.locator("#mcp_servers")
+    expect(servers).to_contain_text("fx: 🟢 running", timeout=START_MS)
+    expect(servers).to_contain_text("web: 🟢 running", timeout=START_MS)
+    expect(servers).to_contain_text("fx__touch")
+
+
+def test_approve_runs_the_call_on_the_stdio_server_and_the_result_reaches_the_model(mcp_app, page, tmp_path):
+    marker = tmp_path / "approved.txt"
+    mcp_app.ollama.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("The marker is written."))
+    open_with_servers(page, mcp_app.url)
+    send(page, "write the marker")
+    card = page.locator("#approval").first
+    expect(card).to_contain_text("Use the tool touch of the MCP server fx")
+    expect(card).to_contain_text("The server says this tool may delete or overwrite things")
+    expect(page.locator("#card_details textarea")).to_have_value(re.compile(re.escape(str(marker))))
+    assert not marker.exists()
+    page.locator("#approve").click()
+    expect(page.locator("#chat")).to_contain_text("The marker is written.")
+    assert marker.read_text() == "ran"
+    assert mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"] == f"wrote {marker}"
+
+
+def test_reject_never_reaches_the_server(mcp_app, page, tmp_path):
+    marker = tmp_path / "rejected.txt"
+    mcp_app.ollama.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("Left it alone."))
+    open_with_servers(page, mcp_app.url)
+    send(page, "write the marker")
+    expect(page.locator("#approve")).to_be_visible()
+    page.locator("#reject").click()
+    expect(page.locator("#chat")).to_contain_text("Left it alone.")
+    assert not marker.exists()
+    assert "rejected this call to fx__touch" in mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"]
+
+
+def test_the_http_server_works_end_to_end_and_a_deny_rule_for_one_tool_holds(mcp_app, page, tmp_path):
+    marker = tmp_path / "denied.txt"
+    mcp_app.ollama.script(
+        reply(tool_call_text("web__touch", {"path": str(marker)})),
+        reply(tool_call_text("web__echo", {"text": "over HTTP"})),
+        reply("Echoed."),
+    )
+    open_with_servers(page, mcp_app.url)
+    send(page, "touch, then echo")
+    card = page.locator("#approval").first
+    expect(card).to_contain_text("Use the tool echo of the MCP server web")  # the denied call never asked
+    assert not marker.exists()
+    page.locator("#approve").click()
+    expect(page.locator("#chat")).to_contain_text("Echoed.")
+    denied, echoed = (m["content"] for m in mcp_app.ollama.chat_requests[-1]["messages"] if m["role"] == "tool")
+    assert "rules do not allow this call to web__touch" in denied
+    assert echoed == "over HTTP"
+    assert not marker.exists()
+
+
+def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(mcp_app, page):
+    mcp_app.ollama.script(
+        reply(tool_call_text("fx__crash", {})),
+        reply("The fx server went away."),
+        reply(tool_call_text("web__add", {"a": 2, "b": 2})),
+        reply("Still here: 4."),
+    )
+    open_with_servers(page, mcp_app.url)
+    send(page, "crash it")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("The fx server went away.")
+    assert "fx stopped during the call" in mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"]
+    expect(page.locator("#mcp_servers")).to_contain_text("fx: 🔴 stopped: the server process ended")
+    send(page, "and the other one?")
+    page.locator("#approve").click()
+    expect(chat).to_contain_text("Still here: 4.")
+    assert "fx__" not in mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
+    assert "Traceback" not in page.content()
+
+
+def test_per_chat_switches_turn_a_server_off_or_let_it_run_without_asking(mcp_app, page):
+    mcp_app.ollama.script(reply(tool_call_text("web__echo", {"text": "unasked"})), reply("No fx here."))
+    open_with_servers(page, mcp_app.url)
+    page.locator("#mcp_off").get_by_label("fx").check()
+    page.locator("#mcp_allow").get_by_label("web").check()
+    send(page, "what tools?")
+    expect(page.locator("#chat")).to_contain_text("No fx here.")
+    expect(page.locator("#approve")).to_be_hidden()
+    system = mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
+    assert "fx__" not in system
+    assert "web__echo" in system
+    assert mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"] == "unasked"
