@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from meowgent.callformats import format_hint
 from meowgent.config import Settings
 from meowgent.context import ContextTooSmall, FitResult, TokenEstimator, budget_for, describe_fit, fit_messages
 from meowgent.events import (
@@ -35,7 +36,8 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
-from meowgent.llm import ChatChunk, ModelError, ModelInfo, OllamaClient
+from meowgent.livecalls import HeldCalls
+from meowgent.llm import ChatChunk, ErrorLine, ModelError, ModelInfo, ModelProfile, NativeToolCall, OllamaClient
 from meowgent.prompt import system_prompt
 from meowgent.rules import Policy, Scope, Verdict
 from meowgent.stream import ToolCallSplitter
@@ -87,6 +89,8 @@ Outcome = Literal["complete", "paused", "stopped", "error"]
 class _Reply:
     ended: Outcome = "complete"
     final: ChatChunk | None = None
+    rejected: str | None = None
+    """Ollama's words when its parser refused the model's tool call (the reply then ended with "error")."""
 
 
 class Agent:
@@ -159,15 +163,15 @@ class Agent:
 
     def _turns(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
         try:
-            info = self._client.show(conversation.model)
+            profile = self._client.profile(conversation.model)
         except ModelError as exc:
             yield ErrorEvent(exc.message, exc.kind)
             yield Done("error")
             return
-        noticed = False
+        noticed = asked_again = False
         for _ in range(self._settings.max_turns):
             try:
-                request, fit = self._request(conversation, info)
+                request, fit = self._request(conversation, profile)
             except ContextTooSmall as exc:
                 yield ErrorEvent(exc.message, exc.kind)
                 yield Done("error")
@@ -180,6 +184,12 @@ class Agent:
             counts = _token_counts(reply.final)
             if reply.final is not None and reply.final.prompt_tokens:
                 self._estimator(conversation.model).calibrate(fit.raw_tokens, reply.final.prompt_tokens)
+            if reply.rejected is not None:
+                if not asked_again:  # one retry, told what went wrong; the same failure again ends the answer
+                    asked_again = True
+                    yield from _ask_again(conversation, reply.rejected, profile)
+                    continue
+                yield ErrorEvent(_rejected_twice(reply.rejected), "call_rejected")
             if reply.ended != "complete":
                 yield Done(reply.ended, *counts)
                 return
@@ -202,6 +212,7 @@ class Agent:
     ) -> Iterator[AgentEvent]:
         reply = _Reply()
         splitter = ToolCallSplitter()
+        held = HeldCalls(prompt_seconds=self._settings.read_timeout)
         content: list[str] = []
         thinking: list[str] = []
         native: list[dict[str, Any]] = []
@@ -214,13 +225,16 @@ class Agent:
                 if cancel.is_set():
                     reply.ended = "stopped"
                     break
+                live = held.read(chunk)  # panels of calls Ollama holds back; empty for nearly every chunk
                 if chunk.thinking:
                     thinking_since = thinking_since or time.monotonic()
                     thinking.append(chunk.thinking)
                     yield ThinkingDelta(chunk.thinking)
-                elif thinking_since is not None and (chunk.content or chunk.tool_calls or chunk.done):
+                elif thinking_since is not None and (chunk.content or chunk.tool_calls or chunk.done or live):
                     yield ThinkingDone(time.monotonic() - thinking_since)
                     thinking_since = None
+                if live:
+                    yield from live
                 if chunk.content:
                     content.append(chunk.content)
                     for piece in splitter.feed(chunk.content):
@@ -233,12 +247,20 @@ class Agent:
                             yield from self._on_piece(conversation, piece, open_call, calls)
                 for call in chunk.tool_calls:
                     native.append({"function": {"name": call.name, "arguments": call.arguments}})
-                    yield from self._on_native_call(conversation, call.name, call.arguments, calls)
+                    call_id, shown = held.claim()
+                    yield from self._on_native_call(conversation, call, calls, call_id=call_id, shown=shown)
                 if chunk.done:
                     reply.final = chunk
             else:
                 if cancel.is_set():
                     reply.ended = "stopped"
+        except ErrorLine as exc:
+            reply.ended = "error"
+            # Ollama's parser refused the call we saw being written (or, unseen, may have been): the caller asks again.
+            if held.pending or request.get("silent_calls"):
+                reply.rejected = exc.detail
+            else:
+                yield ErrorEvent(exc.message, exc.kind)
         except ModelError as exc:
             reply.ended = "error"
             yield ErrorEvent(exc.message, exc.kind)
@@ -246,10 +268,13 @@ class Agent:
             stream.close()  # closes the HTTP response, so Ollama stops generating
         for piece in splitter.close():
             yield from self._on_piece(conversation, piece, open_call, calls, interrupted=reply.ended != "complete")
+        if reply.ended != "stopped":  # after Stop, Done marks the panels as interrupted
+            yield from held.abandon(_abandoned(reply))
 
         message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
         if reply.ended != "complete":
-            message["content"] += f"\n\n[This answer was cut off: {_CUT_REASON[reply.ended]}.]"
+            cut = _CUT_REASON["rejected" if reply.rejected is not None else reply.ended]
+            message["content"] += f"\n\n[This answer was cut off: {cut}.]"
         if thinking:
             message["thinking"] = "".join(thinking)
         if native:
@@ -258,14 +283,22 @@ class Agent:
         conversation.pending = calls if reply.ended == "complete" else []
         return reply
 
-    def _request(self, conversation: Conversation, info: ModelInfo) -> tuple[dict[str, Any], FitResult]:
-        """The request for the model's next reply, with the transcript cut to fit its context (see context.py)."""
-        system = system_prompt(self.tools(conversation).values(), workspace=self._settings.workspace)
+    def _request(self, conversation: Conversation, profile: ModelProfile) -> tuple[dict[str, Any], FitResult]:
+        """The request for the model's next reply, with the transcript cut to fit its context (see context.py).
+
+        A model whose calls Ollama parses gets the tools natively (see docs/architecture.md, "Model families").
+        """
+        info = profile.info
+        offered = self.tools(conversation).values()
+        system = system_prompt(offered, workspace=self._settings.workspace, native=profile.native_tools)
+        tools = [tool.schema() for tool in offered] if profile.native_tools else None
         context = min(info.context_length or self._settings.num_ctx, self._settings.num_ctx)
+        estimator = self._estimator(conversation.model)
+        schemas = estimator.estimate([{"role": "system", "content": json.dumps(tools)}]) if tools else 0
         fit = fit_messages(
             [{"role": "system", "content": system}, *conversation.messages],
-            budget=budget_for(context),
-            estimator=self._estimator(conversation.model),
+            budget=budget_for(context) - schemas,
+            estimator=estimator,
         )
         return {
             "model": conversation.model,
@@ -273,6 +306,9 @@ class Agent:
             # Sending think to a model without the capability is an HTTP 400.
             "think": conversation.think if "thinking" in info.capabilities else None,
             "options": {"num_ctx": context},
+            "tools": tools,
+            "logprobs": profile.logprobs,
+            "silent_calls": profile.silent_calls,
         }, fit
 
     def _estimator(self, model: str) -> TokenEstimator:
@@ -312,12 +348,20 @@ class Agent:
         yield from self._accept(conversation, call, calls)
 
     def _on_native_call(
-        self, conversation: Conversation, name: str, arguments: Any, calls: list[ToolCall | InvalidCall]
+        self,
+        conversation: Conversation,
+        native: NativeToolCall,
+        calls: list[ToolCall | InvalidCall],
+        *,
+        call_id: str,
+        shown: bool,
     ) -> Iterator[AgentEvent]:
-        call_id = new_call_id()
-        yield ToolCallStarted(call_id)
+        """Ollama's parsed call, which is the one that runs; `shown` when a live panel `call_id` already shows it."""
+        name, arguments = native.name, native.arguments
         raw = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-        yield ToolCallProgress(call_id, raw)
+        if not shown:
+            yield ToolCallStarted(call_id)
+            yield ToolCallProgress(call_id, raw)
         try:
             call = ToolCall(call_id, name, normalize_arguments(arguments, name=name))
         except CallParseError as exc:
@@ -393,7 +437,40 @@ class Agent:
         conversation.pending.clear()
 
 
-_CUT_REASON = {"stopped": "the person pressed Stop", "error": "the model server failed"}
+_CUT_REASON = {
+    "stopped": "the person pressed Stop",
+    "error": "the model server failed",
+    "rejected": "Ollama could not read the tool call",
+}
+
+
+def _abandoned(reply: _Reply) -> str:
+    """What a live panel that never became a call says, and so what the model wrote was not run."""
+    if reply.rejected is not None:
+        return f"Ollama could not read this tool call ({reply.rejected}), so it did not run."
+    if reply.ended == "error":
+        return "The answer broke off before this tool call was finished, so it did not run."
+    return "Ollama did not turn this text into a tool call, so nothing ran."
+
+
+def _ask_again(conversation: Conversation, detail: str, profile: ModelProfile) -> Iterator[AgentEvent]:
+    """Tell the person, in a plain sentence, and the model, with what to fix, that its call could not be read."""
+    yield Notice("Ollama couldn't read the tool call the model wrote, so Meowgent asked the model to write it again.")
+    hint = format_hint(profile.info.parser)
+    how = f" Write each tool call exactly in this format:\n{hint}" if hint else " Use your own tool-call format."
+    conversation.messages.append(
+        {
+            "role": "user",
+            "content": f"[Meowgent] Ollama could not read your last tool call ({detail}), so it did not run.{how}",
+        }
+    )
+
+
+def _rejected_twice(detail: str) -> str:
+    return (
+        f"Ollama couldn't read the model's tool call, again after asking it to write the call once more ({detail}). "
+        "The conversation is kept: send a message to try again, or choose another model."
+    )
 
 
 def _execute(call: ToolCall, edited: dict[str, Any] | None, context: ToolContext) -> ToolResult:

@@ -43,7 +43,8 @@ class Settings:
     connect_timeout: float = 5.0
     """Seconds to wait for the Ollama server to accept a connection."""
     read_timeout: float = 120.0
-    """Seconds of silence from a streaming model before we call it stalled."""
+    """Seconds of silence from a streaming model before we call it stalled. A model whose tool calls Ollama holds
+    back without logprobs (Ollama before 0.12.11) may stay silent five times as long."""
     max_tool_output: int = 30_000
     """Characters of one tool result the model sees; longer output keeps head and tail."""
     fetch_max_bytes: int = 5_000_000
@@ -159,6 +160,12 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="seconds before a shell command is killed (MEOWGENT_SHELL_TIMEOUT; default %(default)s)",
     )
     parser.add_argument(
+        "--read-timeout",
+        type=float,
+        default=float(env_or("READ_TIMEOUT", defaults.read_timeout)),
+        help="seconds of silence before an answer counts as stalled (MEOWGENT_READ_TIMEOUT; default %(default)s)",
+    )
+    parser.add_argument(
         "--allow-private-fetch",
         action="store_true",
         default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE,
@@ -191,6 +198,7 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         data_dir=Path(args.data_dir),
         allow_private_fetch=args.allow_private_fetch,
         shell_timeout=args.shell_timeout,
+        read_timeout=args.read_timeout,
         num_ctx=args.num_ctx,
         mcp_config=Path(args.mcp_config).expanduser() if args.mcp_config else None,
     )

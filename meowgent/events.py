@@ -91,6 +91,14 @@ class ToolCallProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCallWriting:
+    """Ollama holds back the call being written and cannot show its text; the reply has been silent `seconds`."""
+
+    call_id: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallReady:
     """The call is complete and parsed. `risky` says whether it waits for the person."""
 
@@ -169,6 +177,7 @@ AgentEvent = (
     | ThinkingDone
     | ToolCallStarted
     | ToolCallProgress
+    | ToolCallWriting
     | ToolCallReady
     | ToolCallInvalid
     | ApprovalNeeded

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import collections
 import functools
+import re
 import ssl
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +23,15 @@ SUGGESTED_MODEL = "qwen3"
 """The model named in advice when no other name fits."""
 
 _DETAIL_LIMIT = 300
+
+LOGPROBS_SINCE = (0, 12, 11)
+"""The first Ollama release that answers `logprobs` on /api/chat, which is how a held-back call's text reaches us."""
+
+HELD_CALL_PATIENCE = 5
+"""How many read timeouts of silence a reply may hold when Ollama may be holding back a call it cannot show."""
+
+SILENCE_TICK = 1.0
+"""Seconds between the `silent_for` chunks of such a reply, so the page can count the seconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +60,11 @@ class ChatChunk(NamedTuple):
     """`prompt_eval_count`, on the final chunk only."""
     output_tokens: int | None = None
     """`eval_count`, on the final chunk only."""
+    token: str = ""
+    """With `logprobs`, the model's own text of a line whose content and thinking are empty: text Ollama's
+    parser holds back (a tool call being written, or a tag it consumed)."""
+    silent_for: float = 0.0
+    """Not a line from Ollama: the reply has been silent this long while a call may be held back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +81,34 @@ class ModelInfo:
     size_bytes: int | None
     """Known once `list_models()` has seen the model."""
     family: str | None
+    parser: str | None = None
+    """The `PARSER` line of the model's Modelfile (in `show()` only): Ollama parses this model's output itself."""
+    renderer: str | None = None
+    """The `RENDERER` line: Ollama builds this model's prompt in code rather than from `template`."""
+    template: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProfile:
+    """How to ask one model for tools on this Ollama server (see docs/architecture.md, "Model families")."""
+
+    info: ModelInfo
+    ollama_version: str | None
+
+    @property
+    def native_tools(self) -> bool:
+        """Ollama's builtin parser reads this model's calls on every chat: send `tools=` and run its `tool_calls`."""
+        return self.info.parser is not None and "tools" in self.info.capabilities
+
+    @property
+    def logprobs(self) -> bool:
+        """Ask for `logprobs`, the only way to see the text of a call Ollama holds back."""
+        return self.native_tools and supports_logprobs(self.ollama_version)
+
+    @property
+    def silent_calls(self) -> bool:
+        """Ollama holds calls back and cannot show them: silence may be a call being written."""
+        return self.native_tools and not self.logprobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +202,10 @@ class StreamBroken(ModelError):
         self.detail = detail
 
 
+class ErrorLine(StreamBroken):
+    """Ollama ended a reply with an `{"error": ...}` line, e.g. its parser could not read the model's tool call."""
+
+
 class StreamStalled(ModelError):
     """Ollama sent nothing for longer than the read timeout."""
 
@@ -190,6 +238,13 @@ class OllamaClient:
             self._client = ollama.Client(
                 host=host, timeout=httpx.Timeout(read_timeout, connect=connect_timeout), verify=tls
             )
+            # Replies read by `_watched` have their silences judged there; this read timeout only frees a reader
+            # left hanging on a server that went quiet.
+            self._stream_client = ollama.Client(
+                host=host,
+                timeout=httpx.Timeout(read_timeout * HELD_CALL_PATIENCE, connect=connect_timeout),
+                verify=tls,
+            )
             # Verifying a multi-gigabyte download can take minutes without a line of progress.
             self._pull_client = ollama.Client(
                 host=host, timeout=httpx.Timeout(None, connect=connect_timeout), verify=tls
@@ -209,6 +264,7 @@ class OllamaClient:
     def close(self) -> None:
         """Close the connection pools."""
         self._client.close()
+        self._stream_client.close()
         self._pull_client.close()
 
     def stream_chat(
@@ -220,29 +276,44 @@ class OllamaClient:
         options: dict[str, Any] | None = None,
         tools: list[dict[str, Any]] | None = None,
         cancel: threading.Event | None = None,
+        logprobs: bool = False,
+        silent_calls: bool = False,
     ) -> Iterator[ChatChunk]:
         """Stream one reply. Closing the generator closes the response, so Ollama stops generating.
 
         Raises ModelError subclasses only, except that malformed `messages` or `tools` (a caller's bug) raise
         ValueError. `think` is sent only when not None. Setting `cancel` ends the stream within a tenth of a
-        second, even while the server sends nothing.
+        second, even while the server sends nothing. `logprobs` asks for each token's text (see
+        `ChatChunk.token`).
+
+        Silence longer than the read timeout raises StreamStalled. With `silent_calls` (Ollama may hold back a
+        call it cannot show, even one the model starts its reply with), silence is allowed HELD_CALL_PATIENCE read
+        timeouts, and is reported every SILENCE_TICK seconds as a chunk with `silent_for` set.
         """
-        chunks = self._stream_chat(model=model, messages=messages, think=think, options=options, tools=tools)
-        return chunks if cancel is None else _interruptible(chunks, cancel)
+        request = {"model": model, "messages": messages, "think": think, "options": options, "tools": tools}
+        if cancel is None and not silent_calls:  # read in this thread: the client's read timeout is the stall rule
+            return self._stream_chat(self._client, **request, logprobs=logprobs)
+        chunks = self._stream_chat(self._stream_client, **request, logprobs=logprobs)
+        held = self._read_timeout * HELD_CALL_PATIENCE if silent_calls else None
+        return _watched(chunks, cancel or threading.Event(), stall_after=self._read_timeout, held_stall_after=held)
 
     def _stream_chat(
         self,
+        client: ollama.Client,
         *,
         model: str,
         messages: list[dict[str, Any]],
         think: bool | None,
         options: dict[str, Any] | None,
         tools: list[dict[str, Any]] | None,
+        logprobs: bool,
     ) -> Iterator[ChatChunk]:
         if not model:
             raise ModelNotFound("")
         extra: dict[str, Any] = {} if think is None else {"think": think}
-        stream = self._client.chat(model=model, messages=messages, tools=tools, options=options, stream=True, **extra)
+        if logprobs:
+            extra["logprobs"] = True
+        stream = client.chat(model=model, messages=messages, tools=tools, options=options, stream=True, **extra)
         done = False
         try:
             with self._failures(model=model, what="answer"):
@@ -295,10 +366,22 @@ class OllamaClient:
             quantization=details.quantization_level if details else None,
             size_bytes=self._size_of(model),
             family=details.family if details else None,
+            parser=_modelfile_line(shown.modelfile or "", "PARSER"),
+            renderer=_modelfile_line(shown.modelfile or "", "RENDERER"),
+            template=shown.template or "",
         )
         with self._lock:
             self._shown[model] = info
         return info
+
+    def profile(self, model: str) -> ModelProfile:
+        """The model and the Ollama version, which together decide how to ask for tools."""
+        info = self.show(model)
+        try:
+            version: str | None = self.version()
+        except ModelError:  # an answering server that hides its version: assume it is old
+            version = None
+        return ModelProfile(info, version)
 
     def version(self) -> str:
         """The Ollama server's version, from /api/version."""
@@ -381,7 +464,7 @@ class OllamaClient:
             return UnsupportedFeature(model or "", feature)
         if status == -1 and what:
             # An {"error": ...} line after the reply had started.
-            return StreamBroken(text, what=what)
+            return ErrorLine(text, what=what)
         doing = {"answer": "answer", "download": "download the model"}.get(what or "", "do that")
         return ModelError(f"Ollama couldn't {doing}: {_sentence(text)}")
 
@@ -406,13 +489,20 @@ class _End:
         self.error = error
 
 
-def _interruptible(chunks: Iterator[ChatChunk], cancel: threading.Event) -> Iterator[ChatChunk]:
-    """Read `chunks` in a helper thread, so that `cancel` ends the iteration even while a read blocks.
+def _watched(
+    chunks: Iterator[ChatChunk],
+    cancel: threading.Event,
+    *,
+    stall_after: float,
+    held_stall_after: float | None,
+) -> Iterator[ChatChunk]:
+    """Read `chunks` in a helper thread, so that `cancel` and the stall rule act even while a read blocks.
 
     A blocked socket read cannot be interrupted from another thread. The helper finishes that
-    read (or hits the read timeout), sees it is no longer wanted and closes the response.
+    read (or hits the client's read timeout), sees it is no longer wanted and closes the response.
     Chunks are handed over in batches (a deque and an event set only when needed), so the
-    hand-over costs almost nothing per token.
+    hand-over costs almost nothing per token. `held_stall_after`, when given, replaces
+    `stall_after`, and silences are then reported (see stream_chat).
     """
     handoff: collections.deque[ChatChunk | _End] = collections.deque()
     arrived = threading.Event()
@@ -435,24 +525,37 @@ def _interruptible(chunks: Iterator[ChatChunk], cancel: threading.Event) -> Iter
             chunks.close()
 
     threading.Thread(target=pump, name="ollama-stream", daemon=True).start()
+    last_line = time.monotonic()
+    ticks = 0
     try:
         while True:
-            if not arrived.wait(_CANCEL_POLL) and cancel.is_set():
-                return
+            if not arrived.wait(_CANCEL_POLL):
+                if cancel.is_set():
+                    return
+                silent = time.monotonic() - last_line
+                limit = stall_after if held_stall_after is None else held_stall_after
+                if silent > limit:
+                    raise StreamStalled(limit)
+                if held_stall_after is not None and silent >= (ticks + 1) * SILENCE_TICK:
+                    ticks = int(silent / SILENCE_TICK)
+                    yield ChatChunk(silent_for=silent)
+                continue
             arrived.clear()
+            last_line, ticks = time.monotonic(), 0
             while handoff:
                 item = handoff.popleft()
                 if isinstance(item, _End):
                     if item.error is not None:
                         raise item.error
                     return
-                if _plain(item) and handoff and _plain(handoff[0]):
-                    # A reader that fell behind takes the plain lines already waiting as one chunk, so what
-                    # follows (splitter, events, page) is paid per batch. One that keeps up gets them one by one.
-                    parts = [item.content]
-                    while handoff and _plain(handoff[0]):
-                        parts.append(handoff.popleft().content)
-                    item = ChatChunk(content="".join(parts))
+                kind = _joinable(item)
+                if kind and handoff and _joinable(handoff[0]) == kind:
+                    # A reader that fell behind takes the lines of one kind already waiting as one chunk, so what
+                    # follows (readers, events, page) is paid per batch. One that keeps up gets them one by one.
+                    parts = [getattr(item, kind)]
+                    while handoff and _joinable(handoff[0]) == kind:
+                        parts.append(getattr(handoff.popleft(), kind))
+                    item = ChatChunk(**{kind: "".join(parts)})
                 yield item
             if cancel.is_set():
                 return
@@ -460,9 +563,11 @@ def _interruptible(chunks: Iterator[ChatChunk], cancel: threading.Event) -> Iter
         unwanted.set()
 
 
-def _plain(item: ChatChunk | _End) -> bool:
-    """Content only: safe to join with its neighbours."""
-    return type(item) is ChatChunk and not (item.thinking or item.tool_calls or item.done)
+def _joinable(item: ChatChunk | _End) -> str | None:
+    """What a line carries, if only content or only token text: it can then be joined with lines like it."""
+    if type(item) is not ChatChunk or item.thinking or item.tool_calls or item.done:
+        return None
+    return "token" if item.token else "content"  # a line with token text has no content (see _chat_chunk)
 
 
 @functools.cache
@@ -474,20 +579,35 @@ def _tls_context() -> ssl.SSLContext:
 def _chat_chunk(part: ollama.ChatResponse) -> ChatChunk:
     message = part.message
     done = bool(part.done)
-    if not done and not message.tool_calls:  # nearly every line: one token of text or thinking
-        return ChatChunk(content=message.content or "", thinking=message.thinking or "")
+    content, thinking = message.content or "", message.thinking or ""
+    token = "" if content or thinking or not part.logprobs else "".join(p.token for p in part.logprobs)
+    if not done and not message.tool_calls:  # nearly every line: one token of text, thinking or a held call
+        return ChatChunk(content=content, thinking=thinking, token=token)
     calls = tuple(
         NativeToolCall(call.function.name, dict(call.function.arguments)) for call in message.tool_calls or ()
     )
     return ChatChunk(
-        content=message.content or "",
-        thinking=message.thinking or "",
+        content=content,
+        thinking=thinking,
         tool_calls=calls,
         done=done,
         done_reason=part.done_reason if done else None,
         prompt_tokens=part.prompt_eval_count if done else None,
         output_tokens=part.eval_count if done else None,
+        token=token,
     )
+
+
+def _modelfile_line(modelfile: str, keyword: str) -> str | None:
+    """The value of a `KEYWORD value` line of a Modelfile (keywords are case-insensitive), if there is one."""
+    found = re.search(rf"^{keyword}[ \t]+(\S+)[ \t]*$", modelfile, re.IGNORECASE | re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def supports_logprobs(version: str | None) -> bool:
+    """Whether an Ollama of this version (e.g. "0.12.11", "0.13.0-rc1") sends `logprobs` on /api/chat."""
+    numbers = re.match(r"v?(\d+)\.(\d+)\.(\d+)", version or "")
+    return numbers is not None and tuple(int(n) for n in numbers.groups()) >= LOGPROBS_SINCE
 
 
 def _context_length(model_info: Mapping[str, Any]) -> int | None:

@@ -11,13 +11,33 @@ from meowgent.toolcall import CALL_FORMAT
 from meowgent.tools import Tool
 
 
-def system_prompt(tools: Iterable[Tool], *, workspace: Path, operating_system: str | None = None) -> str:
-    """The instructions sent first in every request."""
+def system_prompt(
+    tools: Iterable[Tool], *, workspace: Path, operating_system: str | None = None, native: bool = False
+) -> str:
+    """The instructions sent first in every request.
+
+    `native`: the tools go to Ollama as `tools=`, and the model calls them in the format it was trained on, so the
+    prompt names only what asks the person first and describes no competing call format.
+    """
+    tools = list(tools)
     system = operating_system or f"{platform.system()} {platform.release()}".strip()
-    tool_lines = "\n".join(
-        f"- {json.dumps(t.schema()['function'], ensure_ascii=False)}" + ("  (asks the person first)" if t.risky else "")
-        for t in tools
-    )
+    if native:
+        risky = ", ".join(t.name for t in tools if t.risky)
+        how = f"""Use the tools you are given to act; call them in your usual tool-call format.
+- These tools ask the person first: {risky}."""
+    else:
+        tool_lines = "\n".join(
+            f"- {json.dumps(t.schema()['function'], ensure_ascii=False)}"
+            + ("  (asks the person first)" if t.risky else "")
+            for t in tools
+        )
+        how = f"""Tools (JSON schema of each):
+{tool_lines}
+
+To use a tool, write exactly one block per call, in this format:
+{CALL_FORMAT}
+- Arguments are a JSON object; escape newlines in strings as \\n.
+- Tools marked "asks the person first" run only if the person approves."""
     return f"""You are Meowgent, a careful assistant that can use tools on the person's computer.
 
 Environment:
@@ -25,14 +45,8 @@ Environment:
 - Workspace folder: {workspace}
   File tools and shell commands work inside this folder; use paths relative to it.
 
-Tools (JSON schema of each):
-{tool_lines}
-
-To use a tool, write exactly one block per call, in this format:
-{CALL_FORMAT}
-- Arguments are a JSON object; escape newlines in strings as \\n.
+{how}
 - You may write a short sentence before a call. After your calls, stop and wait: the results
   come back in the next message.
-- Tools marked "asks the person first" run only if the person approves. If they reject a call,
-  respect it and try another way or ask them.
+- If the person rejects a call, respect it and try another way or ask them.
 - When you have the answer, reply in plain words without a tool call. Reply in the person's language."""

@@ -27,6 +27,7 @@ from meowgent.events import (
     ToolCallProgress,
     ToolCallReady,
     ToolCallStarted,
+    ToolCallWriting,
     ToolResult,
     UserMessage,
 )
@@ -44,6 +45,7 @@ EVENT_TYPES: dict[str, type] = {
         ThinkingDone,
         ToolCallStarted,
         ToolCallProgress,
+        ToolCallWriting,
         ToolCallReady,
         ToolCallInvalid,
         ApprovalNeeded,

@@ -150,14 +150,18 @@ class RunRegistry:
     def subscribe(
         self, conversation_id: str, cursor: Cursor = Cursor(), *, poll: float = 0.5
     ) -> Iterator[list[AgentEvent]]:
-        """Batches of events from `cursor` until the running answer (if any) has ended."""
+        """Batches of events from `cursor` until the running answer (if any) has ended.
+
+        While the answer runs, `poll` seconds without news give an empty batch, so that a follower can draw what
+        it held back and count the seconds of a silence.
+        """
         event_log = self.log(conversation_id)
         while True:
             running = event_log.running
             events, cursor = event_log.read(cursor, wait=poll)
-            if events:
+            if events or running:
                 yield events
-            elif not running:
+            else:
                 return
 
     def forget(self, conversation_id: str) -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from meowgent.config import parse_settings
+from meowgent.config import Settings, parse_settings
 
 
 def test_the_login_comes_from_a_flag_a_variable_or_a_file(tmp_path):
@@ -42,3 +42,9 @@ def test_public_names_come_from_flags_or_a_list():
         "a.example",
         "b.example",
     )
+
+
+def test_the_read_timeout_comes_from_the_flag_or_the_variable():
+    assert parse_settings([], {}).read_timeout == Settings().read_timeout
+    assert parse_settings([], {"MEOWGENT_READ_TIMEOUT": "300"}).read_timeout == 300.0
+    assert parse_settings(["--read-timeout", "7.5"], {"MEOWGENT_READ_TIMEOUT": "300"}).read_timeout == 7.5

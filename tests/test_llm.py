@@ -13,18 +13,24 @@ import pytest
 
 from meowgent.llm import (
     ChatChunk,
+    ErrorLine,
     ModelError,
+    ModelInfo,
     ModelNotFound,
+    ModelProfile,
     NativeToolCall,
     OllamaClient,
     ServerUnreachable,
     StreamBroken,
     StreamStalled,
     UnsupportedFeature,
+    supports_logprobs,
 )
 from tests.scripted_ollama import (
+    DEFAULT_MODELS,
+    PARSER_MODELS,
     Drop,
-    ErrorLine,
+    Generated,
     NativeToolCalls,
     ScriptedOllama,
     Stall,
@@ -32,8 +38,12 @@ from tests.scripted_ollama import (
     Text,
     Thinking,
     Turn,
+    generated,
     reply,
+    tokens_of,
+    tool_call_text,
 )
+from tests.scripted_ollama import ErrorLine as ErrorLineStep
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -180,7 +190,8 @@ def test_think_false_is_fine_for_a_model_without_thinking(client):
 
 
 def test_error_line_mid_stream_comes_after_the_text_before_it(ollama_server, client):
-    ollama_server.script(Turn(Text("Half an ans"), ErrorLine("llama runner process has terminated: signal: killed")))
+    killed = "llama runner process has terminated: signal: killed"
+    ollama_server.script(Turn(Text("Half an ans"), ErrorLineStep(killed)))
 
     content, error = chat_until_error(client)
 
@@ -191,7 +202,7 @@ def test_error_line_mid_stream_comes_after_the_text_before_it(ollama_server, cli
 
 
 def test_error_before_any_output_is_ollamas_own_error(ollama_server, client):
-    ollama_server.script(ErrorLine("model requires more system memory (9.1 GiB) than is available (4.0 GiB)"))
+    ollama_server.script(ErrorLineStep("model requires more system memory (9.1 GiB) than is available (4.0 GiB)"))
 
     _, error = chat_until_error(client)
 
@@ -416,3 +427,83 @@ def test_something_else_on_the_port_is_not_ollama(tmp_path: Path):
 
     assert not health.ok
     assert "doesn't look like Ollama" in health.message
+
+
+# ---- model families: profile, logprobs, silences ----
+
+
+@pytest.fixture
+def family_server() -> Iterator[ScriptedOllama]:
+    with ScriptedOllama({**DEFAULT_MODELS, **PARSER_MODELS}) as server:
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("model", "parser", "renderer", "native"),
+    [
+        ("qwen3", None, None, False),
+        ("llama-plain", None, None, False),
+        ("qwen3:4b", "qwen3-thinking", None, True),
+        ("qwen3.5", "qwen3.5", "qwen3.5", True),
+        ("qwen3-coder", "qwen3-coder", "qwen3-coder", True),
+        ("gpt-oss", "harmony", "harmony", True),
+    ],
+)
+def test_the_profile_reads_parser_and_renderer_from_the_modelfile(family_server, model, parser, renderer, native):
+    profile = OllamaClient(family_server.url).profile(model)
+    assert (profile.info.parser, profile.info.renderer) == (parser, renderer)
+    assert profile.info.template
+    assert profile.ollama_version == family_server.version
+    assert profile.native_tools is native
+    assert profile.logprobs is native  # this Ollama is new enough
+    assert profile.silent_calls is False
+
+
+@pytest.mark.parametrize(
+    ("version", "supported"),
+    [("0.12.11", True), ("0.13.0-rc1", True), ("v1.0.0", True), ("0.12.10", False), ("0.9.6", False), ("dev", False)],
+)
+def test_logprobs_need_ollama_0_12_11(version, supported):
+    assert supports_logprobs(version) is supported
+    info = ModelInfo("m", frozenset({"tools"}), None, None, None, None, None, parser="qwen3")
+    assert ModelProfile(info, version).silent_calls is not supported
+
+
+def test_held_back_call_tokens_arrive_as_token_text_with_logprobs(family_server):
+    family_server.script(generated("Sure.\n" + tool_call_text("read_file", {"path": "a"}), token_size=3))
+    client = OllamaClient(family_server.url)
+    chunks = chat(client, model="qwen3:4b-instruct", logprobs=True)
+    assert family_server.chat_requests[0]["logprobs"] is True
+    assert "".join(c.content for c in chunks) == "Sure."
+    held = "".join(c.token for c in chunks)
+    assert "<tool_call>" in held
+    assert '"path": "a"' in held
+    assert all(not (c.token and (c.content or c.thinking)) for c in chunks)
+    assert [call for c in chunks for call in c.tool_calls] == [NativeToolCall("read_file", {"path": "a"})]
+
+
+def test_a_silent_call_is_reported_every_second_and_not_cut_off_by_the_read_timeout():
+    with ScriptedOllama({**DEFAULT_MODELS, **PARSER_MODELS}, version="0.12.10") as server:
+        text = "Sure.\n" + tool_call_text("read_file", {"path": "a"})
+        server.script(Turn(Generated(tokens_of("Sure.\n")), Generated(tokens_of(text[6:]), delay=0.3)))
+        client = OllamaClient(server.url, read_timeout=2.0)  # about 4 s of silence: twice this, and under five
+        chunks = chat(client, model="qwen3:4b-instruct", silent_calls=True)
+        silences = [c.silent_for for c in chunks if c.silent_for]
+        assert len(silences) >= 2
+        assert silences == sorted(silences)
+        assert [call for c in chunks for call in c.tool_calls] == [NativeToolCall("read_file", {"path": "a"})]
+
+
+def test_without_silent_calls_the_same_silence_is_a_stall():
+    with ScriptedOllama({**DEFAULT_MODELS, **PARSER_MODELS}, version="0.12.10") as server:
+        server.script(Turn(Generated(tokens_of("Sure.\n")), Generated(tokens_of(tool_call_text("x", {})), delay=0.3)))
+        client = OllamaClient(server.url, read_timeout=1.0)
+        with pytest.raises(StreamStalled):
+            chat(client, model="qwen3:4b-instruct", cancel=threading.Event())
+
+
+def test_a_call_the_parser_cannot_read_is_an_error_line(family_server):
+    family_server.script(generated("Ok.\n</think>\n\n" + tool_call_text("read_file", {"path": "a"})))
+    _, error = chat_until_error(OllamaClient(family_server.url), model="qwen3.5", tools=[])
+    assert isinstance(error, ErrorLine)
+    assert "EOF" in error.message

@@ -23,6 +23,7 @@ from meowgent.events import (
     ToolCallProgress,
     ToolCallReady,
     ToolCallStarted,
+    ToolCallWriting,
     ToolResult,
     UserMessage,
 )
@@ -54,6 +55,7 @@ EVENT_STRATEGIES = {
     ThinkingDone: st.builds(ThinkingDone, finite),
     ToolCallStarted: st.builds(ToolCallStarted, st.text()),
     ToolCallProgress: st.builds(ToolCallProgress, st.text(), st.text()),
+    ToolCallWriting: st.builds(ToolCallWriting, st.text(), st.floats(0, 1e6)),
     ToolCallReady: st.builds(ToolCallReady, tool_calls, st.booleans()),
     ToolCallInvalid: st.builds(ToolCallInvalid, st.text(), st.text(), st.text()),
     ApprovalNeeded: st.builds(ApprovalNeeded, st.lists(tool_calls, max_size=3).map(tuple)),

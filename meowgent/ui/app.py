@@ -41,6 +41,7 @@ from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import ChatError, ChatService
+from meowgent.ui.throttle import FrameThrottle
 
 DATABASE = "meowgent.db"
 OWNER_KEY_ENCODING = "meowgent-owner-key"
@@ -237,14 +238,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError as exc:
                 warn(exc, request)
                 batches = iter(())
-            last = 0.0
+            throttle = FrameThrottle(FRAME_SECONDS)
             for batch in batches:
                 changed = False
                 for event in batch:
                     changed |= view.apply(event)
-                now = time.monotonic()
-                if changed or now - last >= FRAME_SECONDS:
-                    last = now
+                if throttle.due(news=bool(batch), status=changed, now=time.monotonic()):
                     yield frame(view, owner, chat, request)
             yield frame(view, owner, chat, request)
 

@@ -98,6 +98,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "thinking": "Thinking",
         "preparing": "🔧 Preparing a tool call",
         "log_writing": "writing…",
+        "writing_call": "The model is writing a tool call… {seconds} s",
         "log_waiting": "waiting for your approval",
         "log_error": "failed",
         "log_rejected": "rejected",
@@ -222,6 +223,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "thinking": "思考過程",
         "preparing": "🔧 正在準備工具呼叫",
         "log_writing": "撰寫中…",
+        "writing_call": "模型正在撰寫工具呼叫… {seconds} 秒",
         "log_waiting": "等待你核准",
         "log_error": "失敗",
         "log_rejected": "已拒絕",
@@ -288,8 +290,12 @@ _ERRORS = {
     "interrupted": "Meowgent 在寫這個回答時停止了，所以回答被截斷。傳一則訊息就能繼續。",
     "internal": "Meowgent 內部發生錯誤。",
     "nothing_to_retry": "還沒有可以重新回答的訊息。",
+    "call_rejected": (
+        "Ollama 讀不懂模型寫的工具呼叫，請模型重寫後還是一樣，所以這個回答先停在這裡。"
+        "對話都保留著，可以再試一次或換一個模型。"
+    ),
 }
-_KEEP_DETAIL = {"unsupported", "broken", "server"}  # Ollama's own words help here
+_KEEP_DETAIL = {"unsupported", "broken", "server", "call_rejected"}  # Ollama's own words help here
 
 
 def t(language: str, key: str, **values: object) -> str:

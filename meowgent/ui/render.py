@@ -27,6 +27,7 @@ from meowgent.events import (
     ToolCallProgress,
     ToolCallReady,
     ToolCallStarted,
+    ToolCallWriting,
     ToolResult,
     UserMessage,
 )
@@ -67,6 +68,8 @@ class _Call:
     result: str = ""
     duration: float | None = None
     edited: bool = False
+    silent: float = 0.0
+    """Seconds the model has been writing this call while Ollama holds its text back."""
 
 
 @dataclass
@@ -120,6 +123,8 @@ class ChatView:
                 panel.raw.append(text)
                 panel.size += len(text)
                 return False
+            case ToolCallWriting(call_id, seconds):
+                self._calls[call_id].silent = seconds
             case ToolCallReady(call, _):
                 self._calls[call.id].call = call
                 self._calls[call.id].state = "ready"
@@ -251,6 +256,8 @@ def call_title(name: str | None, arguments: dict[str, Any], language: str = ENGL
 
 
 def _streaming_body(panel: _Call, language: str) -> str:
+    if not panel.size and panel.silent:
+        return t(language, "writing_call", seconds=int(panel.silent))
     if panel.size <= STREAM_TAIL_CHARS:
         return fence("".join(panel.raw), "json")
     return (

@@ -109,7 +109,7 @@ class ChatService:
         return chat
 
     def follow(self, owner: str, chat_id: str, *, poll: float = 0.5) -> Iterator[list[AgentEvent]]:
-        """The chat's events from the start, then live until its answer ends."""
+        """The chat's events from the start, then live until its answer ends (empty batches while it is silent)."""
         self.get(owner, chat_id)
         return self._runs.subscribe(chat_id, poll=poll)
 

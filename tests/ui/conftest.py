@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
 import pytest
@@ -46,18 +47,30 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def running_app(tmp_path: Path) -> Iterator[RunningApp]:
+def app_options() -> dict[str, Any]:
+    """Overrides for `running_app`: the server's `models` and `version`, and any Settings field. A test module
+    that needs other models (or an older Ollama) defines its own `app_options` fixture."""
+    return {}
+
+
+@pytest.fixture
+def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[RunningApp]:
     """A fresh app with its own workspace and scripted model server; script turns on `.ollama`."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    with ScriptedOllama() as ollama:
+    options = dict(app_options)
+    server = {key: options.pop(key) for key in ("models", "version") if key in options}
+    with ScriptedOllama(server.pop("models", None), **server) as ollama:
         settings = Settings(
-            workspace=workspace,
-            ollama_host=ollama.url,
-            port=free_port(),
-            data_dir=tmp_path / "data",
-            shell_timeout=30,
-            read_timeout=5,
+            **{
+                "workspace": workspace,
+                "ollama_host": ollama.url,
+                "port": free_port(),
+                "data_dir": tmp_path / "data",
+                "shell_timeout": 30,
+                "read_timeout": 5,
+                **options,
+            }
         )
         demo, url, _ = serve(settings)
         app = RunningApp(url, ollama, workspace, settings, demo)

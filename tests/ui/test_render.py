@@ -22,6 +22,7 @@ from meowgent.events import (
     ToolCallProgress,
     ToolCallReady,
     ToolCallStarted,
+    ToolCallWriting,
     ToolResult,
     UserMessage,
 )
@@ -136,6 +137,17 @@ def test_the_title_is_readable_from_partial_json_before_the_call_is_finished():
     )
     (block,) = fences_in(message.content)
     assert block.info == "json"
+
+
+def test_a_call_ollama_holds_back_counts_the_seconds_until_it_is_ready():
+    view = view_of(ToolCallStarted("c1"), ToolCallWriting("c1", 2.4))
+    assert view.apply(ToolCallWriting("c1", 3.5))  # an update a second, drawn at once
+    message = panel(view, "c1")
+    assert message.content == "The model is writing a tool call… 3 s"
+    assert message.metadata["status"] == "pending"
+    view.apply(ToolCallReady(ToolCall("c1", WRITE.name, WRITE.arguments), True))
+    assert "writing a tool call" not in panel(view, "c1").content
+    assert "notes.md" in panel(view, "c1").content
 
 
 def test_a_half_written_key_argument_shows_what_is_there_so_far():
