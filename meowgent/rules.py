@@ -21,7 +21,11 @@ globs (`fnmatch`, where `*` also crosses `/`), and a rule with none of them cove
 
 Deny beats ask, and ask beats allow. Without a matching rule, read-only tools are allowed and the
 others ask. A shell command is allowed only if every one of its commands is, substitutions included,
-and only if it could be read completely.
+and only if its meaning is pinned down by its text (see `shellsplit`: `${x@P}`, `$((x))`, `eval`,
+`bash -c`, `$'...'` and the like never count as allowed). The commands that `eval`, `sh -c`, `trap`,
+`xargs` and `find -exec` run are judged like the others. A line that may run commands nowhere in its
+text (`$X x`, `eval "$x"`, `... | sh`, `source f`, a line that cannot be read) is denied when any deny rule
+exists, because that rule could match what it runs.
 
 Deny and ask rules are tried against every reading of a call, so they cannot be dodged: a command
 also as its plain command (quotes removed, `FOO=1` and redirections dropped, `/bin/rm` as `rm`, and
@@ -52,7 +56,7 @@ from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
-from meowgent.shellsplit import SimpleCommand, Word, parse_segment, split_command
+from meowgent.shellsplit import SimpleCommand, Word, invocations, parse_segment, program_name, split_command
 from meowgent.tools import ExternalTool, ToolError, get_tool, registry
 from meowgent.tools.workspace import Workspace
 
@@ -64,9 +68,12 @@ __all__ = [
     "Rule",
     "RulesError",
     "Scope",
+    "ScopeOffer",
     "Verdict",
     "parse_rules",
     "risk_notes",
+    "scope_offer",
+    "typed_scope",
 ]
 
 Decision = Literal["allow", "ask", "deny"]
@@ -123,46 +130,139 @@ class Verdict:
 class Scope:
     """Something the person allowed for the rest of one chat; it turns "ask" into "allow", never "deny".
 
-    A run_shell scope takes exactly one of `command` (this exact command line) or `prefix` (commands
-    starting with these words: every command of the line must start with them, so prefix `git status`
-    does not cover `git status && rm -rf x`). A scope for another tool covers all its calls; one for
-    `SERVER__*` covers every tool of that MCP server.
+    Each tool is scoped by what it acts on, so the words on the button are all it allows:
+    - run_shell takes exactly one of `command` (this exact command line) or `prefix` (commands starting
+      with these words: every command of the line must start with them and the line must be pinned down,
+      so prefix `git status` covers neither `git status && rm -rf x` nor `git status ${x@P}`);
+    - write_file and edit_file take `path`, a pattern over workspace paths as in rules (`*` also crosses
+      `/`, `dir/**` covers the folder and all under it), matched against the path with links followed;
+    - web_fetch takes `host`, a host name (or a pattern such as `*.python.org`), lowercased;
+    - any other tool (an MCP tool, say) takes none of them and covers all its calls; one for
+      `SERVER__*` covers every tool of that MCP server.
     """
 
     tool: str
     command: str | None = None
     prefix: str | None = None
+    path: str | None = None
+    host: str | None = None
 
     def __post_init__(self) -> None:
-        given = (self.command is not None) + (self.prefix is not None)
-        if given != (self.tool == "run_shell"):
-            raise ValueError("a run_shell scope takes exactly one of command or prefix; other tools take neither")
+        wanted = _SCOPED_BY.get(self.tool, ())
+        given = tuple(key for key in ("command", "prefix", "path", "host") if getattr(self, key) is not None)
+        if len(given) != bool(wanted) or not set(given) <= set(wanted):
+            takes = " or ".join(wanted) if wanted else "nothing besides the tool"
+            raise ValueError(f"a {self.tool} scope takes exactly one {takes}, not {', '.join(given) or 'none'}")
         if self.prefix is not None and not _prefix_words(self.prefix):
             raise ValueError(f"the prefix {self.prefix!r} is not the start of one simple command")
+        if self.path is not None and (not self.path or self.path.startswith("/") or ".." in self.path.split("/")):
+            raise ValueError(f"{self.path!r} is not a path inside the workspace, such as 'docs/**'")
 
-    def matches(self, call: ToolCall) -> bool:
-        """Whether this scope covers the call."""
+    @classmethod
+    def from_stored(cls, data: Mapping[str, Any]) -> Scope | None:
+        """A scope saved with a chat; None for one that no longer means anything (such as "every write")."""
+        try:
+            return cls(**data)
+        except (TypeError, ValueError):
+            return None
+
+    def matches(self, call: ToolCall, workspace: Workspace | None = None) -> bool:
+        """Whether this scope covers the call; a path scope needs the workspace to follow links, else covers nothing."""
         if call.name != self.tool and not (self.tool.endswith(SEPARATOR + "*") and fnmatchcase(call.name, self.tool)):
             return False
-        if self.tool != "run_shell":
+        if not _SCOPED_BY.get(self.tool):
             return True
-        command = call.arguments.get("command")
-        if not isinstance(command, str):
+        key = "path" if self.path is not None else "host" if self.host is not None else "command"
+        argument = call.arguments.get(_CRITERIA[key])
+        if not isinstance(argument, str):
             return False
         if self.command is not None:
-            return command.strip() == self.command.strip()
-        split = split_command(command)
-        wanted = _prefix_words(self.prefix or "")
-        return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
+            return argument.strip() == self.command.strip()
+        if self.prefix is not None:
+            return _all_start_with(argument, _prefix_words(self.prefix))
+        if self.path is not None:
+            return workspace is not None and _within_scope(argument, self.path, workspace)
+        host = _host(argument)
+        return host is not None and fnmatchcase(host.lower(), (self.host or "").lower())
+
+    def words(self) -> tuple[str, dict[str, str]]:
+        """What it allows, as a message key and its values (`allows_*` in the UI's texts), for the person."""
+        for key in ("command", "prefix", "path", "host"):
+            value = getattr(self, key)
+            if value is not None:
+                return f"allows_{self.tool}_{key}" if key == "path" else f"allows_{key}", {key: value}
+        if self.tool.endswith(SEPARATOR + "*"):
+            return "allows_server", {"server": self.tool.removesuffix(SEPARATOR + "*")}
+        return "allows_tool", {"tool": self.tool}
 
     def __str__(self) -> str:
         if self.command is not None:
             return f"the command {json.dumps(self.command)}"
         if self.prefix is not None:
             return f"commands starting with {json.dumps(self.prefix)}"
+        if self.path is not None:
+            return f"{'editing' if self.tool == 'edit_file' else 'writing'} {json.dumps(self.path)}"
+        if self.host is not None:
+            return f"reading pages from {json.dumps(self.host)}"
         if self.tool.endswith(SEPARATOR + "*"):
             return f"every tool of the MCP server {self.tool.removesuffix(SEPARATOR + '*')}"
         return f"every {self.tool} call"
+
+
+# What each tool's chat scope is about; tools not named here are scoped as a whole.
+_SCOPED_BY: dict[str, tuple[str, ...]] = {
+    "run_shell": ("command", "prefix"),
+    "write_file": ("path",),
+    "edit_file": ("path",),
+    "web_fetch": ("host",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeOffer:
+    """What "Allow for this chat" offers for one call: `scope` as it stands, and what the person may type instead.
+
+    `typed` is "prefix" (the start of a command), "path" (a folder or a glob) or None when nothing typed
+    applies to this tool, so the UI shows the box only where it does something.
+    """
+
+    scope: Scope
+    typed: Literal["prefix", "path"] | None
+
+
+def scope_offer(call: ToolCall, workspace: Path) -> ScopeOffer | None:
+    """The chat scope that fits the call (this command, this file, this host); None if its arguments cannot tell."""
+    kinds = _SCOPED_BY.get(call.name, ())
+    try:
+        if "command" in kinds:
+            return ScopeOffer(Scope(call.name, command=str(call.arguments["command"])), "prefix")
+        if "path" in kinds:
+            folder = Workspace(workspace)
+            path = folder.relative(folder.resolve(str(call.arguments["path"])))
+            return ScopeOffer(Scope(call.name, path=_glob_escape(path)), "path")
+        if "host" in kinds:
+            host = _host(str(call.arguments["url"]))
+            return ScopeOffer(Scope(call.name, host=host.lower()), None) if host else None
+        return ScopeOffer(Scope(call.name), None)
+    except (KeyError, ToolError, ValueError):
+        return None
+
+
+def typed_scope(call: ToolCall, text: str, workspace: Path) -> Scope:
+    """The scope for what the person typed in the box the offer shows; ValueError says why it cannot be one.
+
+    For a file tool, a folder (`docs` or `docs/`) stands for everything under it.
+    """
+    text = text.strip()
+    offer = scope_offer(call, workspace)
+    if offer is None or offer.typed is None or not text:
+        raise ValueError("there is nothing to type for this call; use the button as it is")
+    if offer.typed == "prefix":
+        return Scope(call.name, prefix=text)
+    pattern = text.removeprefix("./").rstrip("/") or "."
+    if pattern == "." or (not _WILDCARD.search(pattern) and (Path(workspace) / pattern).is_dir()):
+        pattern = "**" if pattern == "." else f"{pattern}/**"
+    return Scope(call.name, path=pattern)
 
 
 class Policy:
@@ -187,7 +287,7 @@ class Policy:
         """Allow, ask or deny `call`; a scope the person chose in this chat can turn "ask" into "allow"."""
         decision, reason = self._by_rules(call)
         if decision == "ask":
-            scope = next((scope for scope in scopes if scope.matches(call)), None)
+            scope = next((scope for scope in scopes if scope.matches(call, self.workspace)), None)
             if scope is not None:
                 decision, reason = "allow", f"you allowed {scope} for this chat"
         return Verdict(decision, reason, risk_notes(call, self.workspace.root))
@@ -381,6 +481,20 @@ def _within(path: str, folder: str) -> bool:
     return folder == "." or path == folder or path.startswith(folder + "/")
 
 
+def _within_scope(path: str, pattern: str, workspace: Workspace) -> bool:
+    """Whether `path`, with links followed, is a workspace path the scope's pattern names."""
+    try:
+        resolved = workspace.relative(workspace.resolve(path))
+    except ToolError:
+        return False
+    return _path_matches(resolved, pattern)
+
+
+def _glob_escape(path: str) -> str:
+    """A path as a pattern that names only it: `[` `*` `?` in a file name match themselves."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
 def _host(url: str) -> str | None:
     try:
         host = urlsplit(url).hostname
@@ -401,6 +515,11 @@ def _judge_command(command: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
     denied = next((verdict for verdict in judged if verdict[0] == "deny"), None)
     if denied:
         return denied
+    # What the line runs unseen could be anything, so any deny rule could match it.
+    unseen = next((rule for rule in rules if rule.action == "deny"), None) if split.hidden else None
+    if unseen is not None:
+        unknown = f"it may run commands only known when it runs ({split.problem})"
+        return "deny", f"{unknown}, and the rule {unseen} could match them"
     if not split.complete:
         return "ask", f"the command could not be read safely: {split.problem}"
     asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
@@ -449,38 +568,11 @@ def _views(segment: str) -> tuple[str, ...]:
         words = parse_segment(segment).words
     except ValueError:
         return (segment,)
-    return (segment, *(" ".join(_plain(invocation)) for invocation in _invocations(words)))
-
-
-# Commands that run the command after their options: `sudo rm x` runs `rm x`.
-_WRAPPERS = frozenset(
-    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time"}  # run it as given
-    | {"nice", "ionice", "setsid", "stdbuf", "timeout", "xargs"}  # run it with a limit or a setting
-)
-# What a wrapper may take before the command: options, `NAME=value` (env), a duration (timeout).
-_WRAPPER_ARGUMENT = re.compile(r"-.*|[A-Za-z_][A-Za-z0-9_]*=.*|\d+(\.\d+)?[smhd]?", re.DOTALL)
-
-
-def _invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
-    """The command with its arguments, then again the command each wrapper runs."""
-    while words:
-        yield words
-        if _program(words[0]) not in _WRAPPERS:
-            return
-        words = words[1:]
-        while words and _WRAPPER_ARGUMENT.fullmatch(words[0].literal or words[0].text):
-            words = words[1:]
-
-
-def _program(word: Word) -> str | None:
-    """The base name of the program a command word runs, None if only running it would tell."""
-    if word.literal is None:
-        return None
-    return word.literal.rpartition("/")[2] or None
+    return (segment, *(" ".join(_plain(invocation)) for invocation in invocations(words)))
 
 
 def _plain(words: Sequence[Word]) -> list[str]:
-    return [_program(words[0]) or words[0].text, *(w.text if w.literal is None else w.literal for w in words[1:])]
+    return [program_name(words[0]) or words[0].text, *(w.text if w.literal is None else w.literal for w in words[1:])]
 
 
 def _prefix_words(prefix: str) -> list[str]:
@@ -490,6 +582,12 @@ def _prefix_words(prefix: str) -> list[str]:
     except ValueError:
         return []
     return [] if parsed.redirects else _texts(parsed)
+
+
+def _all_start_with(command: str, wanted: list[str]) -> bool:
+    """Whether every command of a pinned-down line starts with the words `wanted`."""
+    split = split_command(command)
+    return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
 
 
 def _starts_with(segment: str, wanted: list[str]) -> bool:
@@ -530,7 +628,7 @@ def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
             parsed = parse_segment(segment)
         except ValueError:
             continue
-        for invocation in _invocations(parsed.words):
+        for invocation in invocations(parsed.words):
             program, *arguments = _plain(invocation)
             yield from _program_risks(program, arguments)
         for redirect in parsed.redirects:

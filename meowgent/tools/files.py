@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
@@ -15,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field
 
@@ -26,6 +27,8 @@ MAX_READ_CHARS = 100_000
 """Characters one read_file call returns at most (the tool-output limit in Settings may be lower)."""
 MAX_LINE_CHARS = 2_000
 """A longer line is cut in read_file, so one minified line cannot fill the whole page."""
+_LINE_KEEP = MAX_LINE_CHARS * 4 + 8  # bytes read of a line: enough for MAX_LINE_CHARS characters and a BOM
+_READ_CHUNK = 65_536  # the rest of a long line is skipped in pieces this size, so memory stays flat
 BINARY_SNIFF_BYTES = 8192
 MAX_DIFF_CHARS = 4_000
 MAX_MATCHES = 200
@@ -49,37 +52,46 @@ def read_file(
     path: Annotated[str, "file to read, relative to the workspace"],
     offset: Annotated[int, "lines to skip: 0 starts at line 1, 400 at line 401", Field(ge=0)] = 0,
     limit: Annotated[int, "most lines to show", Field(ge=1)] = 400,
+    byte_offset: Annotated[
+        int | None, "read from this byte of the file instead of by lines, for a line too long to show", Field(ge=0)
+    ] = None,
 ) -> str:
     """Read a text file from the workspace. Returns a header with the file's path and total line count, then the lines,
     each prefixed with its 1-based line number and '│' (the prefix is not part of the file). A long file comes in
-    pages: the last line says which offset reads the next page. Binary files are refused; invalid UTF-8 shows as
-    '�'.
+    pages: the last line says which offset reads the next page. A line over 2,000 characters is cut, and the cut
+    says which byte_offset reads on from there. Binary files are refused; invalid UTF-8 shows as '�'.
     """
     workspace = Workspace(ctx.settings.workspace)
     target = _existing_file(workspace, path, tool_name="read_file")
     name = workspace.relative(target)
     budget = max(min(MAX_READ_CHARS, ctx.settings.max_tool_output) - 300, 1)  # room for header and footer
+    try:
+        with workspace.open_file(target) as descriptor, os.fdopen(descriptor, "rb", closefd=False) as file:
+            if _is_binary(file.read(BINARY_SNIFF_BYTES)):
+                raise ToolError(_binary_message(name, os.fstat(descriptor).st_size, "read_file"))
+            file.seek(0)
+            if byte_offset is not None:
+                return _byte_window(file, name, byte_offset, budget)
+            return _line_window(file, name, offset, limit, budget)
+    except OSError as exc:
+        raise _os_error("read", name, exc) from None
+
+
+def _line_window(file: BinaryIO, name: str, offset: int, limit: int, budget: int) -> str:
+    """Lines offset+1 onwards, as many as `limit` and `budget` allow; the whole file is counted, never held."""
     shown: list[str] = []
     used = 0
     page_full = False
     total = 0
-    try:
-        with target.open("rb") as file:
-            if _is_binary(file.read(BINARY_SNIFF_BYTES)):
-                raise ToolError(_binary_message(name, target, "read_file"))
-            file.seek(0)
-            # Binary iteration splits on b"\n" only, so line numbers agree with search_files and ripgrep.
-            for total, raw in enumerate(file, 1):  # after the loop, `total` is the line count
-                if total <= offset or page_full:
-                    continue
-                line = f"{total:>6}│{_display_line(raw, first=total == 1)}"
-                if len(shown) == limit or (shown and used + len(line) + 1 > budget):
-                    page_full = True
-                    continue
-                shown.append(line)
-                used += len(line) + 1
-    except OSError as exc:
-        raise _os_error("read", name, exc) from None
+    for total, (start, head, length) in enumerate(_lines(file), 1):  # after the loop, `total` is the line count
+        if total <= offset or page_full:
+            continue
+        line = f"{total:>6}│{_display_line(head, length, start, first=total == 1)}"
+        if len(shown) == limit or (shown and used + len(line) + 1 > budget):
+            page_full = True
+            continue
+        shown.append(line)
+        used += len(line) + 1
     if total == 0:
         return f"{name} is empty (0 lines)."
     if offset >= total:
@@ -92,6 +104,54 @@ def read_file(
     if last < total:
         parts.append(f"[{total - last:,} more lines; call read_file with offset={last} to continue]")
     return "\n".join(parts)
+
+
+def _byte_window(file: BinaryIO, name: str, byte_offset: int, budget: int) -> str:
+    """At most `budget` bytes from `byte_offset`, trimmed to whole UTF-8 characters."""
+    size = os.fstat(file.fileno()).st_size
+    if byte_offset >= size:
+        raise ToolError(
+            f"byte_offset {byte_offset} is past the end of {name}, which has {_count(size, 'byte')}; "
+            f"use a byte_offset from 0 to {size - 1}."
+        )
+    file.seek(byte_offset)
+    data = file.read(budget)
+    skip = 0
+    while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:  # the middle of a character: start after it
+        skip += 1
+    end = len(data) - _cut_character(data)
+    start, stop = byte_offset + skip, byte_offset + end
+    text = _printable(data[skip:end].decode("utf-8", "surrogateescape"))
+    parts = [f"{name}: {_count(size, 'byte')}; showing bytes {start:,}-{stop:,} (lines are not numbered here).", text]
+    if stop < size:
+        parts.append(f"[{size - stop:,} more bytes; call read_file with byte_offset={stop} to continue]")
+    return "\n".join(parts)
+
+
+def _cut_character(data: bytes) -> int:
+    """How many bytes at the end of `data` are an unfinished UTF-8 character."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # the lead byte of the last character
+            needed = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
+            return back if back < needed else 0
+    return 0
+
+
+def _lines(file: BinaryIO) -> Iterator[tuple[int, bytes, int]]:
+    """Each line as (where it starts, its first bytes, its length in bytes), in memory bounded by a line's head.
+
+    Lines end at b"\n" only, so line numbers agree with search_files and ripgrep.
+    """
+    start = 0
+    while head := file.readline(_LINE_KEEP):
+        length = len(head)
+        while not head.endswith(b"\n") and (rest := file.readline(_READ_CHUNK)):
+            length += len(rest)
+            if rest.endswith(b"\n"):
+                break
+        yield start, head, length
+        start += length
 
 
 @tool(risky=True)
@@ -112,7 +172,7 @@ def write_file(
         example = "notes.md" if name == "." else f"{name}/notes.md"
         raise ToolError(f"{name} is a folder; give the path of a file, such as '{example}'.")
     data = _encode(content, "content")
-    created = _write_atomic(target, data, name)
+    created = _write_atomic(workspace, target, data)
     lines = _count(content.count("\n") + (1 if content and not content.endswith("\n") else 0), "line")
     return f"{'Created' if created else 'Replaced'} {name}: {_count(len(data), 'byte')}, {lines}."
 
@@ -139,11 +199,12 @@ def edit_file(
     target = _existing_file(workspace, path, tool_name="edit_file")
     name = workspace.relative(target)
     try:
-        data = target.read_bytes()
+        with workspace.open_file(target) as descriptor, os.fdopen(descriptor, "rb", closefd=False) as file:
+            data = file.read()
     except OSError as exc:
         raise _os_error("read", name, exc) from None
     if _is_binary(data[:BINARY_SNIFF_BYTES]):
-        raise ToolError(_binary_message(name, target, "edit_file"))
+        raise ToolError(_binary_message(name, len(data), "edit_file"))
     # surrogateescape keeps bytes that are not UTF-8 exactly as they were in the parts we do not touch.
     text = data.decode("utf-8", "surrogateescape")
     if old not in text and "\r\n" in text and "\r" not in old:
@@ -160,7 +221,7 @@ def edit_file(
     _encode(new, "new")  # refuse lone surrogates here; surrogateescape below is only for the file's own bytes
     start = starts[0]
     updated = text[:start] + new + text[start + len(old) :]
-    _write_atomic(target, updated.encode("utf-8", "surrogateescape"), name)
+    _write_atomic(workspace, target, updated.encode("utf-8", "surrogateescape"))
     diff = difflib.unified_diff(text.splitlines(), updated.splitlines(), f"a/{name}", f"b/{name}", lineterm="")
     return f"Edited {name} at line {_line_of(text, start)}.\n" + cap_text(_printable("\n".join(diff)), MAX_DIFF_CHARS)
 
@@ -269,7 +330,7 @@ def _search(
     if glob is not None:
         _glob_matcher(glob, "glob")
     if target.is_file():
-        _check_searchable(target, name)
+        _check_searchable(workspace, target, name)
     elif not target.exists():
         raise ToolError(
             f"{name} does not exist{_did_you_mean(workspace, target)}; use list_files to see what is there."
@@ -280,12 +341,45 @@ def _search(
     ripgrep = _ripgrep() if backend in (None, "rg") else None
     if backend == "rg" and ripgrep is None:
         raise RuntimeError("backend='rg' needs the rg executable")
-    matches = _search_ripgrep(ripgrep, target, pattern, glob, deadline) if ripgrep else None
-    if matches is None:  # no ripgrep, or a regex feature it lacks (look-around, backreferences)
-        matches = _search_python(target, pattern, glob, deadline)
     base = target.parent if target.is_file() else target
+    matches = _search_ripgrep(ripgrep, target, pattern, glob, deadline) if ripgrep else None
+    if matches is not None:
+        matches = _confirmed(matches, base, workspace)
+    else:  # no ripgrep, or a regex feature it lacks (look-around, backreferences)
+        matches = _search_python(workspace.root, target, pattern, glob, deadline)
     prefix = "" if base == workspace.root else f"{workspace.relative(base)}/"
     return _format_matches([(prefix + p, n, t) for p, n, t in matches], pattern, _where(name), max_chars)
+
+
+def _confirmed(matches: list[Match], base: Path, workspace: Workspace) -> list[Match]:
+    """The matches whose line the file really holds, read again as the other file tools read.
+
+    ripgrep opens files by name, so what it read through a hard link, or through a folder swapped for
+    a link meanwhile, is not what the file inside the workspace says, and is dropped here.
+    """
+    files: dict[str, list[str] | None] = {}
+    kept = []
+    for path, number, text in matches:
+        if path not in files:
+            files[path] = _lines_inside(workspace, base / path)
+        lines = files[path]
+        if lines is not None and number <= len(lines) and lines[number - 1] == text:
+            kept.append((path, number, text))
+    return kept
+
+
+def _lines_inside(workspace: Workspace, path: Path) -> list[str] | None:
+    """The lines of a searchable file inside the workspace, as the search backends give them; None if unusable."""
+    try:
+        with workspace.open_file(path) as descriptor:
+            if os.fstat(descriptor).st_size > MAX_SEARCH_FILE_BYTES:
+                return None
+            with os.fdopen(descriptor, "rb", closefd=False) as file:
+                data = file.read()
+    except (OSError, ToolError):
+        return None
+    lines = data.decode("utf-8-sig", "replace").split("\n")  # ripgrep drops a UTF-8 BOM too
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _format_matches(matches: list[Match], pattern: str, where: str, max_chars: int) -> str:
@@ -410,7 +504,7 @@ def _virtualenvs(command: list[str], cwd: Path, deadline: _Deadline) -> tuple[st
     return tuple(f"{folder}/" for folder in sorted(folders) if folder)
 
 
-def _search_python(target: Path, pattern: str, glob: str | None, deadline: _Deadline) -> list[Match]:
+def _search_python(root: Path, target: Path, pattern: str, glob: str | None, deadline: _Deadline) -> list[Match]:
     """Matches found with Python's `re`, in a child process so a regex that backtracks for ever can be killed.
 
     A plain subprocess rather than multiprocessing: spawn would re-run the app's main module in every child.
@@ -418,7 +512,7 @@ def _search_python(target: Path, pattern: str, glob: str | None, deadline: _Dead
     # The child runs in the folder that holds the meowgent package, so `-c` can import it and no workspace
     # file can shadow a module.
     process = subprocess.Popen(
-        [sys.executable, "-c", _WORKER, json.dumps([str(target), pattern, glob])],
+        [sys.executable, "-c", _WORKER, json.dumps([str(root), str(target), pattern, glob])],
         cwd=_PACKAGE_PARENT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -451,11 +545,11 @@ _PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 
 def _python_worker() -> None:
     """Entry point of the child process: arguments as JSON in argv, matches as JSON (ASCII) on stdout."""
-    target, pattern, glob = json.loads(sys.argv[1])
-    json.dump(_python_matches(Path(target), re.compile(pattern), glob), sys.stdout)
+    root, target, pattern, glob = json.loads(sys.argv[1])
+    json.dump(_python_matches(Workspace(root), Path(target), re.compile(pattern), glob), sys.stdout)
 
 
-def _python_matches(target: Path, regex: re.Pattern[str], glob: str | None) -> list[Match]:
+def _python_matches(workspace: Workspace, target: Path, regex: re.Pattern[str], glob: str | None) -> list[Match]:
     """The same matches ripgrep gives for the same tree, in the same order (depth first, names sorted)."""
     matches: list[Match] = []
     if target.is_file():
@@ -468,19 +562,12 @@ def _python_matches(target: Path, regex: re.Pattern[str], glob: str | None) -> l
             if entry.is_file(follow_symlinks=False) and (wanted is None or wanted(relpath))
         )
     for relpath, filename in files:
-        try:
-            if os.stat(filename).st_size > MAX_SEARCH_FILE_BYTES:
-                continue
-            data = Path(filename).read_bytes()
-        except OSError:
+        lines = _lines_inside(workspace, Path(filename))  # no hard link or swapped folder leads outside
+        if lines is None or any("\0" in line for line in lines):
             continue
-        if b"\0" in data:
-            continue
-        lines = data.decode("utf-8-sig", "replace").split("\n")  # ripgrep drops a UTF-8 BOM too
         if lines[-1] == "":
             lines.pop()
         for number, line in enumerate(lines, 1):
-            line = line.removesuffix("\r")
             if regex.search(line):
                 matches.append((relpath, number, line))
                 if len(matches) > MAX_MATCHES:
@@ -617,15 +704,17 @@ def _did_you_mean(workspace: Workspace, missing: Path) -> str:
     return f" (did you mean {', '.join(repr(name) for name in close)}?)" if close else ""
 
 
-def _check_searchable(target: Path, name: str) -> None:
+def _check_searchable(workspace: Workspace, target: Path, name: str) -> None:
     try:
-        size = target.stat().st_size
-        if size > MAX_SEARCH_FILE_BYTES:
-            raise ToolError(
-                f"{name} is {size:,} bytes, over the 2 MB search_files limit; read it in pages with read_file."
-            )
-        if _is_binary(target.read_bytes()):
-            raise ToolError(_binary_message(name, target, "search_files"))
+        with workspace.open_file(target) as descriptor:
+            size = os.fstat(descriptor).st_size
+            if size > MAX_SEARCH_FILE_BYTES:
+                raise ToolError(
+                    f"{name} is {size:,} bytes, over the 2 MB search_files limit; read it in pages with read_file."
+                )
+            with os.fdopen(descriptor, "rb", closefd=False) as file:
+                if _is_binary(file.read()):
+                    raise ToolError(_binary_message(name, size, "search_files"))
     except OSError as exc:
         raise _os_error("read", name, exc) from None
 
@@ -634,17 +723,21 @@ def _is_binary(head: bytes) -> bool:
     return b"\0" in head
 
 
-def _binary_message(name: str, target: Path, tool_name: str) -> str:
-    return f"{name} is a binary file ({target.stat().st_size:,} bytes); {tool_name} only handles text."
+def _binary_message(name: str, size: int, tool_name: str) -> str:
+    return f"{name} is a binary file ({size:,} bytes); {tool_name} only handles text."
 
 
-def _display_line(raw: bytes, *, first: bool) -> str:
-    text = _decode_line(raw)
-    if first:
-        text = text.removeprefix("\ufeff")
-    if len(text) > MAX_LINE_CHARS:
-        text = f"{text[:MAX_LINE_CHARS]} … [line cut: {len(text) - MAX_LINE_CHARS:,} more characters]"
-    return text
+def _display_line(head: bytes, length: int, start: int, *, first: bool) -> str:
+    """A line as shown: whole, or its first MAX_LINE_CHARS characters and where to read on."""
+    text = head.removesuffix(b"\n").removesuffix(b"\r").decode("utf-8", "surrogateescape")
+    bom = 3 if first and text.startswith("\ufeff") else 0
+    text = text[1:] if bom else text
+    if len(text) <= MAX_LINE_CHARS and length == len(head):
+        return _printable(text)
+    shown = text[:MAX_LINE_CHARS]
+    resume = start + bom + len(shown.encode("utf-8", "surrogateescape"))
+    rest = start + length - len(head) + len(head.rstrip(b"\r\n")) - resume
+    return f"{_printable(shown)} … [line cut: {rest:,} more bytes; call read_file with byte_offset={resume} to read on]"
 
 
 def _decode_line(raw: bytes) -> str:
@@ -694,33 +787,37 @@ def _not_found_message(name: str, text: str, old: str) -> str:
     return f"{message}; read the file again with read_file and copy the text exactly."
 
 
-def _write_atomic(target: Path, data: bytes, name: str) -> bool:
+def _write_atomic(workspace: Workspace, target: Path, data: bytes) -> bool:
     """Write through a temporary file in the same folder and a rename, so no reader ever sees half a file.
 
-    Returns True if the file was created. A replaced file keeps its permission bits.
+    Everything happens relative to the folder's descriptor, reached without following links, so a folder
+    swapped for a link meanwhile cannot send the write outside. A name that is a hard link is replaced by a
+    new file: the other names keep the old content. Returns True if the file was created. A replaced file
+    keeps its permission bits.
     """
-    temp = target.with_name(f".meowgent-{secrets.token_hex(6)}.tmp")
+    temp = f".meowgent-{secrets.token_hex(6)}.tmp"
     try:
-        try:
-            mode: int | None = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            mode = None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # os.open applies the umask to 0o666, so a new file gets the same mode any editor would give it.
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(descriptor, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            if mode is not None:
-                os.chmod(temp, mode)
-            os.replace(temp, target)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        with workspace.open_folder(target.parent, create=True) as folder:
+            try:
+                mode: int | None = stat.S_IMODE(os.stat(target.name, dir_fd=folder, follow_symlinks=False).st_mode)
+            except FileNotFoundError:
+                mode = None
+            # os.open applies the umask to 0o666, so a new file gets the same mode any editor would give it.
+            descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=folder)
+            try:
+                with os.fdopen(descriptor, "wb") as file:
+                    file.write(data)
+                    file.flush()
+                    os.fsync(file.fileno())
+                if mode is not None:
+                    os.chmod(temp, mode, dir_fd=folder)
+                os.replace(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+                raise
     except OSError as exc:
-        raise _os_error("write", name, exc) from None
+        raise _os_error("write", workspace.relative(target), exc) from None
     return mode is None
 
 

@@ -6,6 +6,7 @@ import contextlib
 import enum
 import math
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -28,6 +29,9 @@ _LINGER = 1.0  # how long a background process may hold the output pipes once th
 _CHUNK = 65536
 _COMMAND_ECHO = 300  # characters of the command repeated in the result; the model already knows it
 _SECTION_FRAMING = 150  # characters of section headings and cut notes, besides the status lines
+_MARK = "MEOWGENT_RUN"
+"""Set to a token per command in its environment: processes that leave its process group (setsid, a double fork)
+still inherit it, so they can be found in /proc and ended. A process that clears its environment escapes this."""
 
 
 class _Ending(enum.Enum):
@@ -107,23 +111,30 @@ class _Finished:
     duration: float
     stdout: _Capture
     stderr: _Capture
+    escaped: tuple[str, ...] = ()
+    """Names of processes that had left the command's process group and were ended with it."""
 
 
 def _run(command: str, *, cwd: Path, timeout: float, cancel: threading.Event, keep: int) -> _Finished:
     started = time.monotonic()
-    job = _Job(_start(command, cwd), keep)
+    token = secrets.token_hex(8)
+    job = _Job(_start(command, cwd, token), keep)
+    escaped: list[str] = []
     try:
         ending = job.watch(deadline=started + timeout, cancel=cancel)
-        if ending is None and _group_alive(job.group):
+        escaped += _end_marked(token, job.group)  # first, as an escaped process may hold the output pipes
+        if ending is None and (escaped or _group_alive(job.group)):
             ending = _Ending.BACKGROUND
         if ending is not None:
             job.stop()
     finally:
+        escaped += _end_marked(token, job.group)  # also what the group started while it was being stopped
         job.close()
-    return _Finished(job.process.returncode, ending, time.monotonic() - started, job.stdout, job.stderr)
+    duration = time.monotonic() - started
+    return _Finished(job.process.returncode, ending, duration, job.stdout, job.stderr, tuple(sorted(set(escaped))))
 
 
-def _start(command: str, cwd: Path) -> subprocess.Popen[bytes]:
+def _start(command: str, cwd: Path, token: str) -> subprocess.Popen[bytes]:
     try:
         return subprocess.Popen(
             command,
@@ -135,7 +146,7 @@ def _start(command: str, cwd: Path) -> subprocess.Popen[bytes]:
             stderr=subprocess.PIPE,
             # Its own session: the whole group can be signalled, and there is no terminal to prompt on.
             start_new_session=True,
-            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"},
+            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", _MARK: token},
         )
     except OSError as exc:
         raise ToolError(f"could not start the command in {cwd}: {exc.strerror or exc}.") from None
@@ -228,6 +239,40 @@ def _group_alive(group: int) -> bool:
     return any(_running_in(group, stat) for stat in proc.glob("[0-9]*/stat"))
 
 
+def _end_marked(token: str, group: int) -> list[str]:
+    """End every process outside `group` that still carries this command's mark (SIGTERM, then SIGKILL); their names.
+
+    The group's own processes are left to the group's ending, which says so in its own words.
+    """
+    mark = f"{_MARK}={token}".encode()
+    ended: dict[int, str] = {}
+    deadline = time.monotonic() + _GRACE
+    signum = signal.SIGTERM
+    while found := _marked(mark, group):
+        if time.monotonic() >= deadline:
+            if signum == signal.SIGKILL:
+                break  # unkillable (another user's, or stuck in the kernel): reported, not waited for
+            signum, deadline = signal.SIGKILL, time.monotonic() + _GRACE
+        for pid in found.keys() - ended.keys() if signum == signal.SIGTERM else found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signum)
+        ended.update(found)
+        time.sleep(_POLL / 2)
+    return list(ended.values())
+
+
+def _marked(mark: bytes, group: int) -> dict[int, str]:
+    """The processes outside `group` whose environment holds `mark`, by id, with their names; without /proc, none."""
+    found = {}
+    for folder in Path("/proc").glob("[0-9]*"):
+        try:
+            if mark in (folder / "environ").read_bytes().split(b"\0") and not _running_in(group, folder / "stat"):
+                found[int(folder.name)] = (folder / "comm").read_text().strip()
+        except (OSError, ValueError):  # gone, a zombie, or another user's
+            continue
+    return found
+
+
 def _running_in(group: int, stat: Path) -> bool:
     try:
         text = stat.read_text()
@@ -246,6 +291,9 @@ def _report(command: str, finished: _Finished, *, timeout: float, size: int) -> 
     ]
     if finished.ending is not None:
         lines.append(finished.ending.value.format(timeout=timeout))
+    if finished.escaped:
+        names = ", ".join(finished.escaped)
+        lines.append(f"Processes that had left its process group (setsid, nohup or a double fork) were ended: {names}.")
     budget = max(size - len("\n".join(lines)) - _SECTION_FRAMING, 100)
     stdout_room, stderr_room = _share(finished.stdout.total, finished.stderr.total, budget)
     for name, capture, room in (("stdout", finished.stdout, stdout_room), ("stderr", finished.stderr, stderr_room)):

@@ -1,9 +1,18 @@
-"""Workspace: the one folder the file tools may touch; every path goes through `resolve`."""
+"""Workspace: the one folder the file tools may touch; every path goes through `resolve`, every file through `open`.
+
+`resolve` checks a path by name. Between that check and an open, a folder on the way could become a
+symbolic link to somewhere outside, so the file tools never open by name: `open_file` and
+`open_folder` walk from the root one folder at a time with O_NOFOLLOW, each step relative to the
+descriptor of the one before. Whatever they return is inside the root, whatever happens meanwhile.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from meowgent.tools import ToolError
@@ -43,6 +52,62 @@ class Workspace:
             )
         return resolved
 
+    @contextlib.contextmanager
+    def open_folder(self, path: Path, *, create: bool = False) -> Iterator[int]:
+        """A descriptor of the folder `path` (resolved inside the root), reached without following any link.
+
+        `create` makes the missing folders on the way. ToolError if the tree changed since `path` was resolved.
+        """
+        descriptor = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in path.relative_to(self.root).parts:
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, dir_fd=descriptor)
+                try:
+                    inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=descriptor)
+                except OSError as exc:
+                    if exc.errno == errno.ENOTDIR and not _is_link(part, descriptor):
+                        raise  # a file where a folder should be: the caller says it could not
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                        raise self._changed(path) from None
+                    raise
+                os.close(descriptor)
+                descriptor = inner
+            yield descriptor
+        finally:
+            os.close(descriptor)
+
+    @contextlib.contextmanager
+    def open_file(self, path: Path) -> Iterator[int]:
+        """A read-only descriptor of the regular file `path` (resolved inside the root), reached without links.
+
+        Refuses a file with more than one hard link: its other names may be outside the workspace.
+        """
+        with self.open_folder(path.parent) as folder:
+            try:  # O_NONBLOCK: a FIFO put there meanwhile must not hang the open
+                descriptor = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOENT):
+                    raise self._changed(path) from None
+                raise
+        try:
+            found = os.fstat(descriptor)
+            if not stat.S_ISREG(found.st_mode):
+                raise ToolError(f"{self.relative(path)} is not a regular file; the file tools only handle files.")
+            if found.st_nlink > 1:
+                raise ToolError(_hard_link_message(self.relative(path), found.st_nlink))
+            os.set_blocking(descriptor, True)
+            yield descriptor
+        finally:
+            os.close(descriptor)
+
+    def _changed(self, path: Path) -> ToolError:
+        return ToolError(
+            f"{self.relative(path)} changed while it was being opened (a folder or file on the way was "
+            "removed, replaced or became a symbolic link); check it with list_files and try again."
+        )
+
     def relative(self, path: Path) -> str:
         """`path` (already resolved inside the root) as the model should write it: posix style, '.' for the root."""
         return path.relative_to(self.root).as_posix()
@@ -55,3 +120,18 @@ class Workspace:
 
     def _loop_message(self, path: str) -> str:
         return f"{path!r} leads into a symlink loop (links that point back to each other); use a different path."
+
+
+def _is_link(name: str, folder: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _hard_link_message(name: str, links: int) -> str:
+    """Why a file with several hard links is refused, for the model."""
+    return (
+        f"{name} has {links} hard links (names for the same file), and the others may be outside the workspace, "
+        "so the file tools do not open it. Ask the person to replace it with a copy of its own if it should be used."
+    )

@@ -30,7 +30,7 @@ from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
 from meowgent.private import private_temp_folder
 from meowgent.rulebook import RULES_EXAMPLE, Rulebook
-from meowgent.rules import RulesError, Scope
+from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.export import write_export
@@ -40,6 +40,7 @@ from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
 from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.render import ChatView
+from meowgent.ui.scopes import scope_controls, scope_label
 from meowgent.ui.sessions import ChatError, ChatService
 from meowgent.ui.throttle import FrameThrottle
 
@@ -169,11 +170,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 approve_all = localized(
                     gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
                 )
-                approve_chat = localized(gr.Button, {"value": "approve_chat"}, elem_id="approve_chat")
+                # Worded for the waiting call (meowgent.ui.scopes), so it says what it allows.
+                approve_chat = gr.Button(t(ENGLISH, "approve_chat"), elem_id="approve_chat")
                 reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
-            scope_prefix = localized(
-                gr.Textbox, {"label": "scope_prefix"}, placeholder="git status", lines=1, elem_id="scope_prefix"
-            )
+            scope_prefix = gr.Textbox(lines=1, visible=False, elem_id="scope_prefix")  # shown where typing applies
             reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
         with gr.Row(equal_height=True):
             msg = localized(
@@ -225,7 +225,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 json.dumps(waiting[0].arguments, indent=2, ensure_ascii=False) if waiting else "",
                 gr.update(visible=len(waiting) > 1),
                 [call.id for call in waiting],
-                gr.update(choices=scope_choices(owner, chat), value=[]),
+                gr.update(choices=scope_choices(owner, chat, language), value=[]),
                 gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat), language),
                 gr.update(visible=running),
             )
@@ -315,17 +315,34 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
             yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
 
-        def on_approve_chat(key: str, chat: str, shown_ids: list[str], prefix: str, request: gr.Request):
+        def shown_head(owner: str, chat: str, shown_ids: list[str]) -> ToolCall | None:
+            """The call the card shows first, if it still waits (ChatError if the chat is not the owner's)."""
+            return next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
+
+        def on_card_change(key: str, chat: str, shown_ids: list[str], language: str, request: gr.Request):
+            """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
+            try:
+                head = shown_head(owner_of(key, request), chat, shown_ids)
+            except ChatError:
+                head = None
+            allow = scope_controls(head, settings.workspace, language)
+            return (
+                gr.update(value=allow.button or "", visible=allow.button is not None),
+                gr.update(label=allow.box, visible=allow.box is not None, value=""),
+            )
+
+        def on_approve_chat(key: str, chat: str, shown_ids: list[str], typed: str, request: gr.Request):
             owner = owner_of(key, request)
             try:
-                head = next((call for call in service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
-                if head is None:
+                head = shown_head(owner, chat, shown_ids)
+                offer = scope_offer(head, settings.workspace) if head is not None else None
+                if offer is None:
                     raise ChatError("chat_not_waiting")
-                scope = scope_for(head, prefix.strip())
+                scope = typed_scope(head, typed, settings.workspace) if typed.strip() else offer.scope
             except ChatError as exc:
                 warn(exc, request)
                 return
-            except ValueError as exc:  # a prefix that is not the start of a command
+            except ValueError as exc:  # typed words that are not the start of a command, or a path outside
                 gr.Warning(str(exc))
                 return
             yield from on_decide(key, chat, {head.id: Decision(True, scope=scope)}, request)
@@ -340,20 +357,23 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 window = None
             return min(window or settings.num_ctx, settings.num_ctx)
 
-        def scope_choices(owner: str, chat: str) -> list[tuple[str, str]]:
+        def scope_choices(owner: str, chat: str, language: str) -> list[tuple[str, str]]:
             try:
-                return [(str(scope), json.dumps(asdict(scope))) for scope in service.scopes(owner, chat)]
+                scopes = service.scopes(owner, chat)
             except ChatError:
                 return []
+            return [(scope_label(scope, language), json.dumps(asdict(scope))) for scope in scopes]
 
         def on_revoke(key: str, chat: str, picked: list[str], request: gr.Request):
             owner = owner_of(key, request)
             try:
                 for value in picked:
-                    service.revoke(owner, chat, Scope(**json.loads(value)))
+                    scope = Scope.from_stored(json.loads(value))
+                    if scope is not None:
+                        service.revoke(owner, chat, scope)
             except ChatError as exc:
                 warn(exc, request)
-            return gr.update(choices=scope_choices(owner, chat), value=[])
+            return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
 
         def known_owner(key: str, request: gr.Request) -> str:
             """The owner of a request that changes something lasting; ChatError for a caller with none."""
@@ -513,6 +533,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None),
         ]
         stop.click(on_stop, [owner_key, chat_id], None, queue=False)
+        gr.on(
+            [card_calls.change, language_picker.input],
+            on_card_change,
+            [owner_key, chat_id, card_calls, language_picker],  # the picker: on a switch, the new language
+            [approve_chat, scope_prefix],
+            concurrency_limit=None,
+        )
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
         switch = {"concurrency_limit": None, "cancels": answers}
         language_picker.input(
@@ -543,15 +570,6 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         pull_event.then(on_tick, [model], [status, model])
         mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
-
-
-def scope_for(call: ToolCall, prefix: str) -> Scope:
-    """What "Allow for this chat" allows: this exact command (or a prefix the person typed), or the tool."""
-    if call.name != "run_shell":
-        return Scope(call.name)
-    if prefix:
-        return Scope("run_shell", prefix=prefix)
-    return Scope("run_shell", command=str(call.arguments.get("command", "")))
 
 
 def audit_table(entries: list[dict[str, Any]], language: str = ENGLISH) -> str:

@@ -333,3 +333,44 @@ def error_text(language: str, message: str, kind: str) -> str:
     if kind in _KEEP_DETAIL:
         text += f"（{message}）"
     return text
+
+
+# ---- "Allow for this chat": what each tool's chat scope allows (meowgent.ui.scopes) ----
+_TEXT[ENGLISH].update(
+    {
+        "approve_chat_command": "✅ Allow this exact command for this chat",
+        "approve_chat_write_file": "✅ Allow writing {path} for this chat",
+        "approve_chat_edit_file": "✅ Allow editing {path} for this chat",
+        "approve_chat_web_fetch": "✅ Allow reading pages from {host} for this chat",
+        "approve_chat_tool": "✅ Allow every {tool} call for this chat",
+        "scope_typed_prefix": "To allow every command that starts with some words instead, type them here "
+        "(optional), such as git status:",
+        "scope_typed_path": "To allow a whole folder or a pattern instead, type it here (optional), "
+        "such as docs or *.md:",
+        "allows_command": "this exact command: {command}",
+        "allows_prefix": "commands starting with “{prefix}”",
+        "allows_write_file_path": "writing {path}",
+        "allows_edit_file_path": "editing {path}",
+        "allows_host": "reading pages from {host}",
+        "allows_tool": "every {tool} call",
+        "allows_server": "every tool of the MCP server {server}",
+    }
+)
+_TEXT[CHINESE].update(
+    {
+        "approve_chat_command": "✅ 此對話中允許這個完全相同的指令",
+        "approve_chat_write_file": "✅ 此對話中允許寫入 {path}",
+        "approve_chat_edit_file": "✅ 此對話中允許修改 {path}",
+        "approve_chat_web_fetch": "✅ 此對話中允許讀取 {host} 的網頁",
+        "approve_chat_tool": "✅ 此對話中允許所有 {tool} 呼叫",
+        "scope_typed_prefix": "若要改為允許以某些字開頭的所有指令，請在這裡輸入（選填），例如 git status：",
+        "scope_typed_path": "若要改為允許整個資料夾或一個樣式，請在這裡輸入（選填），例如 docs 或 *.md：",
+        "allows_command": "完全相同的指令：{command}",
+        "allows_prefix": "以「{prefix}」開頭的指令",
+        "allows_write_file_path": "寫入 {path}",
+        "allows_edit_file_path": "修改 {path}",
+        "allows_host": "讀取 {host} 的網頁",
+        "allows_tool": "所有 {tool} 呼叫",
+        "allows_server": "MCP 伺服器 {server} 的所有工具",
+    }
+)

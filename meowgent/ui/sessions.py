@@ -265,7 +265,7 @@ class ChatService:
             think=row.think,
             messages=stored.messages,
             pending=[call_from_record(record) for record in stored.pending],
-            scopes=[Scope(**scope) for scope in stored.scopes],
+            scopes=[scope for saved in stored.scopes if (scope := Scope.from_stored(saved)) is not None],
             servers_off=self._store.servers_off(chat_id),
         )
         chat = self._chats[chat_id] = Chat(conversation, row.owner, row.title)

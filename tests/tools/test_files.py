@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import stat
 import threading
 import time
@@ -84,8 +86,11 @@ def test_read_stops_a_page_at_the_output_limit(tmp_path: Path) -> None:
 def test_read_cuts_very_long_lines(tmp_path: Path) -> None:
     (tmp_path / "min.js").write_text("a" * 5_000 + "\nshort\n")
     text = call(tmp_path, "read_file", path="min.js")
-    assert "a" * 2_000 + " … [line cut: 3,000 more characters]" in text
+    assert "a" * 2_000 + " … [line cut: 3,000 more bytes; call read_file with byte_offset=2000 to read on]" in text
     assert "     2│short" in text
+    assert call(tmp_path, "read_file", path="min.js", byte_offset=4_990) == (
+        "min.js: 5,007 bytes; showing bytes 4,990-5,007 (lines are not numbered here).\naaaaaaaaaa\nshort\n"
+    )
 
 
 def test_read_cjk_crlf_and_bom(tmp_path: Path) -> None:
@@ -473,3 +478,103 @@ def test_search_files_tool_uses_the_same_format(project: Path) -> None:
     assert call(project, "search_files", pattern="[", path="docs").startswith(
         "Error: '[' is not a valid regular expression: unterminated character set"
     )
+
+
+# ---- issue 13: hard links, swapped folders, runaway reads ----
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    """A workspace holding a hard link to a file outside it."""
+    (tmp_path / "outside.txt").write_text("API_KEY=outside\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "mine.txt").write_text("API_KEY=mine\n")
+    os.link(tmp_path / "outside.txt", workspace / "linked.txt")
+    return workspace
+
+
+def test_a_file_with_another_hard_link_is_not_read_or_edited(linked: Path) -> None:
+    read = call(linked, "read_file", path="linked.txt")
+    assert read.startswith("Error: linked.txt has 2 hard links")
+    assert "API_KEY" not in read
+    assert call(linked, "edit_file", path="linked.txt", old="outside", new="x").startswith("Error: linked.txt has 2")
+    assert (linked.parent / "outside.txt").read_text() == "API_KEY=outside\n"
+
+
+def test_writing_over_a_hard_link_leaves_the_other_name_alone(linked: Path) -> None:
+    assert call(linked, "write_file", path="linked.txt", content="new\n").startswith("Replaced linked.txt")
+    assert (linked.parent / "outside.txt").read_text() == "API_KEY=outside\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_search_skips_hard_links(linked: Path, backend: str) -> None:
+    found = search(linked, "API_KEY", backend)
+    assert "mine.txt:1: API_KEY=mine" in found
+    assert "API_KEY=outside" not in found
+    assert "hard links" in search(linked, "API_KEY", backend, path="linked.txt")
+
+
+def _swap_forever(folder: Path, away: Path, link_to: Path, stop: threading.Event) -> None:
+    """Swap `folder` for a symbolic link to `link_to` and back, as fast as possible, until told to stop."""
+    while not stop.is_set():
+        folder.rename(away)
+        with contextlib.suppress(FileExistsError):  # a write made the missing folder again meanwhile
+            folder.symlink_to(link_to)
+            folder.unlink()
+        while away.exists():  # put the real one back, over whatever a write made meanwhile
+            try:
+                away.rename(folder)
+            except OSError:
+                shutil.rmtree(folder, ignore_errors=True)
+        time.sleep(0)  # let the reader in at every point of the cycle, also on a busy machine
+
+
+def test_a_folder_swapped_for_a_link_between_check_and_open_never_leads_outside(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "note.txt").write_text("SECRET outside\n")
+    workspace = tmp_path / "ws"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "docs" / "note.txt").write_text("inside\n")
+    stop = threading.Event()
+    swapper = threading.Thread(target=_swap_forever, args=(workspace / "docs", workspace / ".docs-away", outside, stop))
+    swapper.start()
+    try:
+        results = [call(workspace, "read_file", path="docs/note.txt") for _ in range(2_000)]
+        writes = [call(workspace, "write_file", path="docs/new.txt", content="x") for _ in range(200)]
+        searches = [call(workspace, "search_files", pattern="S.CRET|inside") for _ in range(100)]
+    finally:
+        stop.set()
+        swapper.join()
+    assert not any("SECRET" in result for result in results + searches)
+    assert not (outside / "new.txt").exists(), writes
+    assert "inside" in call(workspace, "read_file", path="docs/note.txt")  # the same read works once it holds still
+
+
+def test_a_huge_single_line_is_read_in_a_window_with_flat_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as file:  # 300 MB, sparse: text first, then one endless line of zero bytes
+        file.write(b"a" * 10_000)
+        file.truncate(300 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        text = call(tmp_path, "read_file", path="huge.txt")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * 1024 * 1024, f"{peak:,} bytes"
+    assert text.startswith("huge.txt: 1 line; showing lines 1-1.\n     1│" + "a" * 2_000 + " … [line cut: ")
+    assert "byte_offset=2000 to read on]" in text
+    window = call(tmp_path, "read_file", path="huge.txt", byte_offset=9_990)
+    assert window.startswith("huge.txt: 314,572,800 bytes; showing bytes 9,990-")
+    assert window.endswith("to continue]")
+
+
+def test_a_byte_window_starts_and_ends_on_whole_characters(tmp_path: Path) -> None:
+    (tmp_path / "cjk.txt").write_text("你好世界" * 10)  # 3 bytes each
+    text = call(tmp_path, "read_file", path="cjk.txt", byte_offset=1)
+    assert text.splitlines()[1].startswith("好世界你好")  # the cut first character is skipped
+    assert "showing bytes 3-120" in text

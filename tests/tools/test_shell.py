@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import shutil
 import signal
 import threading
@@ -143,16 +144,71 @@ def test_background_processes_end_with_the_command(tmp_path: Path, groups: list[
     assert living(groups[0]) == []
 
 
+def sessions_named(name: str) -> list[int]:
+    """Ids of processes running `name` with our test mark in their command line."""
+    return [
+        int(folder.name)
+        for folder in Path("/proc").glob("[0-9]*")
+        if _cmdline(folder) == name and _state(folder) != "Z"
+    ]
+
+
+def _cmdline(folder: Path) -> str:
+    with contextlib.suppress(OSError):
+        return (folder / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    return ""
+
+
+def _state(folder: Path) -> str:
+    with contextlib.suppress(OSError):
+        text = (folder / "stat").read_text()
+        return text[text.rindex(")") + 2]
+    return "Z"
+
+
+ESCAPES = [
+    pytest.param("setsid sleep {n} &", id="setsid-holding-the-pipes"),
+    pytest.param("setsid sleep {n} >/dev/null 2>&1 &", id="setsid-detached"),
+    pytest.param("nohup setsid sleep {n} >/dev/null 2>&1 &", id="nohup-setsid"),
+    # The middle shell exits at once, leaving its sleep to init in a session of its own.
+    pytest.param("( setsid sh -c 'sleep {n} &' & ) >/dev/null 2>&1", id="double-fork"),
+]
+
+
 @needs_proc
 @pytest.mark.skipif(not shutil.which("setsid"), reason="needs setsid to leave the process group")
-def test_a_process_that_left_the_group_cannot_hold_the_result(tmp_path: Path, groups: list[int]) -> None:
-    # setsid execs without forking here (a background job is no group leader), so $! is the escaped sleep.
-    result, took = timed(tmp_path, "setsid sleep 1000 & echo PGID $!", shell_timeout=60)
-    groups.append(group_of(result))
-    assert took < 6
-    assert "exit status: 0 (" in result
-    assert "it left processes running in the background" in result
-    assert living(groups[0]) == ["sleep 1000 "]  # out of our reach, which is why the pipes are let go
+@pytest.mark.parametrize("escape", ESCAPES)
+def test_a_process_that_left_the_group_is_ended_and_named(tmp_path: Path, escape: str) -> None:
+    seconds = 1000 + secrets.randbelow(10**6)  # a number no other test's sleep uses
+    # The pause lets the escape finish (setsid has left the group) before the command ends.
+    result, took = timed(tmp_path, escape.format(n=seconds) + "\nsleep 0.3\necho started", shell_timeout=60)
+    try:
+        assert took < 6
+        assert "exit status: 0 (" in result
+        # The name is the one seen when it was found: `setsid` if it had not exec'd `sleep` yet.
+        assert "Processes that had left its process group (setsid, nohup or a double fork) were ended: " in result
+        assert sessions_named(f"sleep {seconds}") == []
+    finally:
+        for pid in sessions_named(f"sleep {seconds}"):
+            os.kill(pid, signal.SIGKILL)
+
+
+@needs_proc
+@pytest.mark.skipif(not shutil.which("setsid"), reason="needs setsid to leave the process group")
+def test_stop_also_ends_processes_that_left_the_group(tmp_path: Path) -> None:
+    seconds = 1000 + secrets.randbelow(10**6)
+    cancel = threading.Event()
+    timer = threading.Timer(0.5, cancel.set)
+    timer.start()
+    try:
+        result = shell(tmp_path, f"setsid sleep {seconds} >/dev/null 2>&1 & sleep 100", cancel=cancel)
+        assert "stopped by the person" in result
+        assert "were ended: sleep" in result
+        assert sessions_named(f"sleep {seconds}") == []
+    finally:
+        timer.cancel()
+        for pid in sessions_named(f"sleep {seconds}"):
+            os.kill(pid, signal.SIGKILL)
 
 
 @needs_proc

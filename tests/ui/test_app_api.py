@@ -130,6 +130,21 @@ def test_approve_all_decides_every_call_the_card_showed(running_app, client):
     assert card == ""
 
 
+def test_allowing_a_write_for_this_chat_allows_that_file_and_not_another(running_app, client):
+    """Issue 12: allowing the write of a.md let a later write of b.md run without asking."""
+    write_a = Text(tool_call_text("write_file", {"path": "a.md", "content": "A"}))
+    write_b = Text(tool_call_text("write_file", {"path": "b.md", "content": "B"}))
+    running_app.ollama.script(write_a, reply("Wrote a."), write_a, reply("Again."), write_b, reply("Asked."))
+    key, _, _ = open_page(client)
+    client.predict(key, "write a", api_name="/on_send")
+    client.predict(key, "", api_name="/on_approve_chat")
+    _chat, card, _details = screen(client.predict(key, "a again", api_name="/on_send"))
+    assert card == ""  # the same file: allowed for this chat
+    _chat, card, _details = screen(client.predict(key, "now b", api_name="/on_send"))
+    assert "b.md" in card  # another file: the card asks
+    assert not (running_app.workspace / "b.md").exists()
+
+
 def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
     command = "echo hi >> said.txt"
     call = Text(tool_call_text("run_shell", {"command": command}))
@@ -142,7 +157,7 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
     assert card == ""  # allowed for this chat: no card
     assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
 
-    scope = json.dumps({"tool": "run_shell", "command": command, "prefix": None})
+    scope = json.dumps({"tool": "run_shell", "command": command, "prefix": None, "path": None, "host": None})
     client.predict(key, [scope], api_name="/on_revoke")
     _chat, card, _details = screen(client.predict(key, "once more", api_name="/on_send"))
     assert "Run this command" in card  # asks again

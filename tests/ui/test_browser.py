@@ -154,6 +154,22 @@ def test_approve_runs_the_command_and_its_output_reaches_the_model(running_app, 
     assert "meow-42" in tool_message["content"]
 
 
+def test_allow_for_this_chat_says_what_it_allows_for_each_tool(running_app, page):
+    """Issue 12: the button names the file, the host or the exact command; the box shows where typing applies."""
+    running_app.ollama.script(
+        Text(tool_call_text("write_file", {"path": "notes.md", "content": "hi"})),
+        Text(tool_call_text("web_fetch", {"url": "https://example.org/page"})),
+    )
+    open_app(page, running_app.url)
+    send(page, "write it")
+    expect(page.locator("#approve_chat")).to_have_text("✅ Allow writing notes.md for this chat")
+    expect(page.locator("#scope_prefix")).to_contain_text("a whole folder or a pattern")
+    page.locator("#approve_chat").click()
+    expect(page.locator("#approve_chat")).to_have_text("✅ Allow reading pages from example.org for this chat")
+    expect(page.locator("#scope_prefix")).to_be_hidden()  # nothing to type for a fetch
+    assert (running_app.workspace / "notes.md").read_text() == "hi"
+
+
 def test_reject_does_not_run_and_the_reason_reaches_the_model(running_app, page):
     running_app.ollama.script(
         Turn(Text("I'll make the file.\n"), Text(tool_call_text("run_shell", {"command": "touch made.txt"}))),

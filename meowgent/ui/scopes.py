@@ -1,0 +1,46 @@
+"""What "Allow for this chat" allows, in the person's language: the button, the box that widens it, the list.
+
+Pure functions over `meowgent.rules` scopes; the words come from `meowgent.ui.i18n`, so the button
+says exactly what choosing it allows (this command, this file, this host), for the call that waits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from meowgent.events import ToolCall
+from meowgent.rules import Scope, scope_offer
+from meowgent.ui.i18n import t
+
+_LONGEST = 60  # characters of a path or host on the button; the card above shows it whole
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeControls:
+    """The "Allow for this chat" button's words, and the label of the box to widen it (None: no box)."""
+
+    button: str | None
+    box: str | None
+
+
+def scope_controls(call: ToolCall | None, workspace: Path, language: str) -> ScopeControls:
+    """How to word the chat scope of the waiting call; no button when the call cannot be allowed for the chat."""
+    offer = scope_offer(call, workspace) if call is not None else None
+    if offer is None:
+        return ScopeControls(None, None)
+    scope = offer.scope
+    kind = "command" if scope.command is not None else scope.tool if scope.path or scope.host else "tool"
+    button = t(language, f"approve_chat_{kind}", path=_short(scope.path), host=_short(scope.host), tool=scope.tool)
+    return ScopeControls(button, t(language, f"scope_typed_{offer.typed}") if offer.typed else None)
+
+
+def scope_label(scope: Scope, language: str) -> str:
+    """One allowed scope in the chat's list, such as "writing notes.md"."""
+    key, values = scope.words()
+    return t(language, key, **values)
+
+
+def _short(text: str | None) -> str:
+    text = text or ""
+    return text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"
