@@ -38,6 +38,7 @@ from typing import Any
 
 from bench.report import machine, table
 from meowgent.config import Settings
+from meowgent.ui.safehtml import shown_text
 from tests.scripted_ollama import ScriptedOllama, Text, Turn, tool_call_text
 
 CHUNK = 4
@@ -186,7 +187,7 @@ def chat_text(chat: list[dict[str, Any]]) -> str:
         parts.append((message.get("metadata") or {}).get("title") or "")
         content = message["content"]
         parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(str(content))
-    return "\n".join(parts)
+    return shown_text("\n".join(parts))
 
 
 def screen(values: tuple[Any, ...]) -> tuple[list[dict[str, Any]], str, str]:

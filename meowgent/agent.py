@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,6 +36,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.limits import Limits, ReplyGuard
 from meowgent.livecalls import HeldCalls
 from meowgent.llm import ChatChunk, ErrorLine, ModelError, ModelInfo, ModelProfile, NativeToolCall, OllamaClient
 from meowgent.prompt import system_prompt
@@ -74,6 +75,7 @@ class Conversation:
     model: str
     think: bool = True
     messages: list[dict[str, Any]] = field(default_factory=list)
+    """Appended to (a retry drops the tail), never changed in place: the recorder saves only new messages."""
     pending: list[ToolCall | InvalidCall] = field(default_factory=list)
     """Calls of the last reply still to run, in the model's order; the head may wait for approval."""
     scopes: list[Scope] = field(default_factory=list)
@@ -180,7 +182,8 @@ class Agent:
             if note and not noticed:  # once per answer, not before every model reply
                 noticed = True
                 yield Notice(note)
-            reply = yield from self._stream_reply(conversation, request, cancel)
+            guard = ReplyGuard(Limits.of(self._settings))
+            reply = yield from guard.watch(self._stream_reply(conversation, request, cancel, guard))
             counts = _token_counts(reply.final)
             if reply.final is not None and reply.final.prompt_tokens:
                 self._estimator(conversation.model).calibrate(fit.raw_tokens, reply.final.prompt_tokens)
@@ -208,8 +211,8 @@ class Agent:
         yield Done("max_turns")
 
     def _stream_reply(
-        self, conversation: Conversation, request: dict[str, Any], cancel: threading.Event
-    ) -> Iterator[AgentEvent]:
+        self, conversation: Conversation, request: dict[str, Any], cancel: threading.Event, guard: ReplyGuard
+    ) -> Generator[AgentEvent, None, _Reply]:
         reply = _Reply()
         splitter = ToolCallSplitter()
         held = HeldCalls(prompt_seconds=self._settings.read_timeout)
@@ -246,11 +249,16 @@ class Agent:
                         else:
                             yield from self._on_piece(conversation, piece, open_call, calls)
                 for call in chunk.tool_calls:
-                    native.append({"function": {"name": call.name, "arguments": call.arguments}})
+                    if guard.cut:
+                        break
                     call_id, shown = held.claim()
                     yield from self._on_native_call(conversation, call, calls, call_id=call_id, shown=shown)
+                    arguments = {} if guard.cut else call.arguments  # a refused call's arguments are not kept
+                    native.append({"function": {"name": call.name, "arguments": arguments}})
                 if chunk.done:
                     reply.final = chunk
+                if guard.cut:  # a limit was passed (see limits.py); closing the stream below stops Ollama
+                    break
             else:
                 if cancel.is_set():
                     reply.ended = "stopped"
@@ -266,13 +274,15 @@ class Agent:
             yield ErrorEvent(exc.message, exc.kind)
         finally:
             stream.close()  # closes the HTTP response, so Ollama stops generating
+        if guard.cut:
+            reply.ended = guard.cut.ended
         for piece in splitter.close():
             yield from self._on_piece(conversation, piece, open_call, calls, interrupted=reply.ended != "complete")
         if reply.ended != "stopped":  # after Stop, Done marks the panels as interrupted
-            yield from held.abandon(_abandoned(reply))
+            yield from held.abandon(guard.cut.person if guard.cut else _abandoned(reply))
 
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
-        if reply.ended != "complete":
+        message: dict[str, Any] = {"role": "assistant", "content": guard.clip("".join(content))}
+        if reply.ended != "complete" and not guard.cut:
             cut = _CUT_REASON["rejected" if reply.rejected is not None else reply.ended]
             message["content"] += f"\n\n[This answer was cut off: {cut}.]"
         if thinking:
@@ -280,6 +290,10 @@ class Agent:
         if native:
             message["tool_calls"] = native
         conversation.messages.append(message)
+        calls = [call for call in calls if guard.may_run(call.id)]
+        if guard.refused:
+            call_id, error = guard.refused
+            calls.append(InvalidCall(call_id, "", error))
         conversation.pending = calls if reply.ended == "complete" else []
         return reply
 

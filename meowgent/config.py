@@ -53,6 +53,14 @@ class Settings:
     """The MCP servers' configuration file; None means `mcp.json` in the data folder."""
     mcp_timeout: float = 120.0
     """Seconds an MCP server may take to start or to answer one call before it is marked stopped."""
+    # Caps on one model reply (meowgent/limits.py): a model that streams forever or floods calls is stopped with a
+    # plain note, and the model is told how to go on.
+    max_reply_chars: int = 4_000_000
+    """Characters one model reply may stream (thinking, text and tool calls); past it the reply is stopped."""
+    max_call_chars: int = 2_000_000
+    """Characters of one tool call's JSON; a larger call is stopped before it runs and the model told to send parts."""
+    max_calls_per_reply: int = 20
+    """Tool calls one model reply may make; the reply is stopped at the next one, which the model is told to resend."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())

@@ -61,6 +61,9 @@ _RISE, _FALL = 0.5, 0.1
 _HEAD_TOKENS, _TAIL_TOKENS = 300, 100
 """What a shortened tool result keeps of its start and end, in estimated tokens."""
 
+_RESULT_CUT = "[… {cut:,} characters cut to fit the model's context; call the tool again to see them]"
+_OWN_CUT = "[… {cut:,} characters of your own output cut to fit the model's context]"
+
 _WRAPPED = re.compile(r'(<tool_response name="[^"\n]*">\n)(.*)(\n</tool_response>)', re.DOTALL)
 """A tool result as `agent.wire_messages` hands it to a model without the `tools` capability."""
 
@@ -184,11 +187,30 @@ class ContextTooSmall(Exception):
     def __init__(self, needed: int, budget: int) -> None:
         self.needed = needed
         self.budget = budget
-        self.message = (
+        self.message = self._explain(needed, budget)
+        super().__init__(self.message)
+
+    @staticmethod
+    def _explain(needed: int, budget: int) -> str:
+        return (
             f"Your message and the tool list need about {needed:,} tokens, but only {budget:,} fit in the model's "
             "context with room left for the answer. Shorten the message or raise --num-ctx."
         )
-        super().__init__(self.message)
+
+
+class AnswerTooLong(ContextTooSmall):
+    """The current answer's own calls and results do not fit even shortened: dropping any would make the model
+    forget what it just did and repeat it, so the answer stops and the person decides."""
+
+    kind = "answer_too_long"
+
+    @staticmethod
+    def _explain(needed: int, budget: int) -> str:
+        return (
+            f"This answer's tool calls and results need about {needed:,} tokens even shortened, but only {budget:,} "
+            "fit in the model's context. Send a message to go on from here (earlier steps can then be left out), or "
+            "raise --num-ctx."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +220,7 @@ class FitResult:
     messages: list[dict[str, Any]]
     """A new list; messages left as they were are the caller's own dicts, shortened ones are copies."""
     trimmed_results: int
-    """Tool results in `messages` that were shortened."""
+    """Messages in `messages` that were shortened: tool results, and the model's own long output in this answer."""
     dropped_messages: int
     estimated_tokens: int
     """Calibrated estimate of `messages`."""
@@ -212,12 +234,14 @@ def fit_messages(messages: list[dict[str, Any]], *, budget: int, estimator: Toke
     Nothing changes when it already fits. Otherwise, in this order, each step only until it fits:
     1. shorten tool results older than the latest user message to their head and tail, oldest first;
     2. leave out whole turns (a user message and everything up to the next one), oldest first;
-    3. shorten the tool results after the latest user message, oldest first;
-    4. leave out the model's calls after the latest user message, oldest first, each with all its results.
-    The system prompt and the latest user message are always kept verbatim, and a tool call is never kept
-    without its results nor a result without its call. The input is never changed.
+    3. shorten what came after the latest user message (the current answer), oldest first: tool results, and the
+       model's own long text, thinking and call arguments, each to its head and tail.
+    The system prompt and the latest user message are always kept verbatim, and the current answer is never left
+    out: a model that no longer sees its own calls makes them again. A tool call is never kept without its results
+    nor a result without its call. The input is never changed.
 
-    Raises ContextTooSmall when the system prompt and the latest user message alone exceed `budget`.
+    Raises ContextTooSmall when the system prompt and the latest user message alone exceed `budget`, and its
+    subclass AnswerTooLong when the current answer does not fit even shortened.
     """
     factor = estimator.factor  # one value throughout, even if another thread calibrates meanwhile
     costs = _costs(messages)
@@ -235,13 +259,13 @@ def fit_messages(messages: list[dict[str, Any]], *, budget: int, estimator: Toke
         return _scaled(total, factor) <= budget
 
     # Each index is shortened or left out at most once, so messages[i] is what kept[i] still holds.
-    def trim(span: range) -> None:
+    def trim(span: range, *, own: bool) -> None:
         nonlocal total
         for i in span:
             if fits():
                 return
-            shortened = _shortened(messages[i]) if _is_result(messages[i]) else None
-            cost = _cost(shortened, thinking=False) if shortened else costs[i]
+            shortened = _shortened(messages[i], own=own)
+            cost = _cost(shortened, thinking=i > latest) if shortened else costs[i]
             if cost < costs[i]:
                 kept[i], total, costs[i] = shortened, total - costs[i] + cost, cost
 
@@ -254,10 +278,11 @@ def fit_messages(messages: list[dict[str, Any]], *, budget: int, estimator: Toke
                 kept[i], total = None, total - costs[i]
 
     old, current = range(1, latest), range(latest + 1, len(messages))
-    trim(old)
+    trim(old, own=False)
     drop(_split(old, lambda i: _is_person(messages[i])))  # whole turns
-    trim(current)
-    drop(_split(current, lambda i: not _is_result(messages[i])))  # each call with its results
+    trim(current, own=True)
+    if not fits():
+        raise AnswerTooLong(_scaled(total, factor), budget)
 
     fitted = [m for m in kept if m is not None]
     trimmed = sum(1 for m, original in zip(kept, messages, strict=True) if m is not None and m is not original)
@@ -270,11 +295,41 @@ def _split(span: range, starts: Callable[[int], bool]) -> list[range]:
     return [range(first, end) for first, end in pairwise([*firsts, span.stop])]
 
 
-def _shortened(message: dict[str, Any]) -> dict[str, Any] | None:
-    """A copy of a tool result cut to its head and tail with a note in between; None if that saves nothing."""
-    content = message.get("content") or ""
-    wrapped = _WRAPPED.fullmatch(content) if message.get("role") == "user" else None
-    before, text, after = wrapped.groups() if wrapped else ("", content, "")
+def _shortened(message: dict[str, Any], *, own: bool) -> dict[str, Any] | None:
+    """A copy of a tool result (or, if `own`, of the model's own message) with long text cut to its head and tail;
+    None if that saves nothing."""
+    if _is_result(message):
+        content = message.get("content") or ""
+        wrapped = _WRAPPED.fullmatch(content) if message.get("role") == "user" else None
+        before, text, after = wrapped.groups() if wrapped else ("", content, "")
+        cut = _head_and_tail(text, _RESULT_CUT)
+        return None if cut is None else {**message, "content": f"{before}{cut}{after}"}
+    if not own or message.get("role") != "assistant":
+        return None
+    copy = dict(message)
+    for key in ("content", "thinking"):
+        if (cut := _head_and_tail(message.get(key) or "", _OWN_CUT)) is not None:
+            copy[key] = cut
+    if message.get("tool_calls"):
+        copy["tool_calls"] = [_shortened_call(call) for call in message["tool_calls"]]
+    return None if copy == message else copy
+
+
+def _shortened_call(call: dict[str, Any]) -> dict[str, Any]:
+    """A native tool call with each long string argument (a file's content, say) cut to its head and tail."""
+    arguments = (call.get("function") or {}).get("arguments")
+    if not isinstance(arguments, dict):
+        return call
+    shortened = {
+        name: cut if isinstance(value, str) and (cut := _head_and_tail(value, _OWN_CUT)) is not None else value
+        for name, value in arguments.items()
+    }
+    return {**call, "function": {**call["function"], "arguments": shortened}}
+
+
+def _head_and_tail(text: str, note: str) -> str | None:
+    """`text` cut to its head and tail with `note` (formatted with `cut`, the characters left out) in between;
+    None if that saves nothing."""
     if not text:
         return None
     per_char = estimate_tokens(text) / len(text)
@@ -288,9 +343,8 @@ def _shortened(message: dict[str, Any]) -> dict[str, Any] | None:
     if 0 <= (start := tail.find("\n")) < tail_chars // 2:
         tail = tail[start + 1 :]
     cut = len(text) - len(head) - len(tail)
-    note = f"[… {cut:,} characters cut to fit the model's context; call the tool again to see them]"
     head = head.rstrip("\n")
-    return {**message, "content": f"{before}{head}\n{note}\n{tail}{after}"}
+    return f"{head}\n{note.format(cut=cut)}\n{tail}"
 
 
 def describe_fit(result: FitResult, num_ctx: int) -> str | None:

@@ -46,6 +46,18 @@ class ConversationRow:
     interrupted: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Unchanged:
+    """What a save may skip because the caller knows it is stored already: the save then writes only the rest."""
+
+    messages: int
+    """The first this many messages of the transcript are stored as they are."""
+    calls_done: int
+    """This many calls left the head of the stored queue of calls."""
+    calls_kept: int
+    """The stored calls after those are the first this many of the new queue."""
+
+
 @dataclass(frozen=True)
 class StoredConversation:
     """A conversation as saved: `pending` holds call records, `events` event records, both in order."""
@@ -125,7 +137,36 @@ def _v4_servers_off(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE conversations ADD COLUMN servers_off TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1_core, _v2_audit, _v3_scopes, _v4_servers_off]
+def _v5_pending_rows(conn: sqlite3.Connection) -> None:
+    """The queued calls get a row each, so that running one deletes a row instead of rewriting the whole queue."""
+    conn.execute(
+        """CREATE TABLE pending_calls (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, seq)
+        ) WITHOUT ROWID"""
+    )
+    queues = conn.execute("SELECT id, pending FROM conversations").fetchall()
+    conn.executemany(
+        "INSERT INTO pending_calls (conversation_id, seq, body) VALUES (?, ?, ?)",
+        [(cid, seq, _dump(call)) for cid, queue in queues for seq, call in enumerate(json.loads(queue))],
+    )
+    conn.execute("ALTER TABLE conversations DROP COLUMN pending")
+
+
+def _v6_audit_reason(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _v1_core,
+    _v2_audit,
+    _v3_scopes,
+    _v4_servers_off,
+    _v5_pending_rows,
+    _v6_audit_reason,
+]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -203,14 +244,14 @@ class Store:
         """Everything saved about one conversation, read as one consistent snapshot."""
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_CONVERSATION_COLUMNS}, pending, scopes FROM conversations WHERE id = ?", (conversation_id,)
+                f"SELECT {_CONVERSATION_COLUMNS}, scopes FROM conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
             if row is None:
                 return None
             messages = _bodies(conn, "messages", conversation_id)
+            pending = _bodies(conn, "pending_calls", conversation_id)
             events = _bodies(conn, "events", conversation_id)
-        pending, scopes = json.loads(row[-2]), json.loads(row[-1])
-        return StoredConversation(_conversation_row(row[:-2]), messages, pending, events, scopes)
+        return StoredConversation(_conversation_row(row[:-1]), messages, pending, events, json.loads(row[-1]))
 
     def save_conversation(
         self,
@@ -223,37 +264,31 @@ class Store:
         pending: list[dict[str, Any]],
         scopes: list[dict[str, Any]] | None = None,
         now: float | None = None,
+        unchanged: Unchanged | None = None,
     ) -> None:
-        """Replace the transcript and the pending calls, and mark the conversation updated.
+        """Store the transcript and the queued calls as they are now, and mark the conversation updated.
 
-        Only the changed tail is written: stored messages are compared with the new ones by
-        their JSON text, rows from the first difference on are deleted and the rest inserted.
-        An answer that appends messages therefore costs a read of the transcript and a write
-        of the new messages; a retry that drops the tail is a delete.
+        Only what changed is written, so that an answer's many saves cost what it adds, not its length each time.
+        With `unchanged` the caller says what is stored already, and nothing else is read or serialized: new
+        messages are appended (a retry that dropped the tail deletes it first), calls that ran are deleted from
+        the head of the queue, new ones appended. Without it the stored transcript is compared by its JSON text
+        and rewritten from the first difference on, and the queue is replaced.
         """
         now = time.time() if now is None else now
-        bodies = [_dump(message) for message in messages]
         with self._write() as conn:
             changed = conn.execute(
-                "UPDATE conversations SET title = ?, model = ?, think = ?, pending = ?, scopes = ?, updated = ?"
-                " WHERE id = ?",
-                (title, model, think, _dump(pending), _dump(scopes or []), now, conversation_id),
+                "UPDATE conversations SET title = ?, model = ?, think = ?, scopes = ?, updated = ? WHERE id = ?",
+                (title, model, think, _dump(scopes or []), now, conversation_id),
             )
             if changed.rowcount == 0:
                 raise _missing(conversation_id)
-            stored = [
-                body
-                for (body,) in conn.execute(
-                    "SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
-                )
-            ]
-            common = min(len(stored), len(bodies))
-            keep = next((i for i in range(common) if stored[i] != bodies[i]), common)
+            keep = unchanged.messages if unchanged else _same_messages(conn, conversation_id, messages)
             conn.execute("DELETE FROM messages WHERE conversation_id = ? AND seq >= ?", (conversation_id, keep))
             conn.executemany(
                 "INSERT INTO messages (conversation_id, seq, body) VALUES (?, ?, ?)",
-                [(conversation_id, seq, body) for seq, body in enumerate(bodies[keep:], keep)],
+                [(conversation_id, seq, _dump(message)) for seq, message in enumerate(messages[keep:], keep)],
             )
+            _save_queue(conn, conversation_id, pending, unchanged)
 
     def rename(self, conversation_id: str, title: str) -> None:
         self._update(conversation_id, "title", title)
@@ -365,8 +400,9 @@ class Store:
         scope: str,
         decided_by: str,
         outcome: str,
+        reason: str = "",
     ) -> None:
-        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and how it went."""
+        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and why, the end."""
         with self._write() as conn:
             _require(conn, conversation_id)
             (seq,) = conn.execute(
@@ -374,7 +410,7 @@ class Store:
             ).fetchone()
             conn.execute(
                 "INSERT INTO audit (conversation_id, seq, time, tool, proposed, run, decision, scope, decided_by,"
-                " outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " outcome, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     seq,
@@ -386,13 +422,14 @@ class Store:
                     scope,
                     decided_by,
                     outcome,
+                    reason,
                 ),
             )
 
     def audit(self, conversation_id: str) -> list[dict[str, Any]]:
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome FROM audit"
+                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome, reason FROM audit"
                 " WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             ).fetchall()
@@ -407,8 +444,9 @@ class Store:
                 "scope": scope,
                 "decided_by": decided_by,
                 "outcome": outcome,
+                "reason": reason,
             }
-            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome in rows
+            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome, reason in rows
         ]
 
     # ---- internals ----
@@ -461,6 +499,38 @@ class Store:
             changed = conn.execute(f"UPDATE conversations SET {column} = ? WHERE id = ?", (value, conversation_id))
             if changed.rowcount == 0:
                 raise _missing(conversation_id)
+
+
+def _same_messages(conn: sqlite3.Connection, conversation_id: str, messages: list[dict[str, Any]]) -> int:
+    """How many messages at the start of the stored transcript equal the start of `messages`."""
+    rows = conn.execute("SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,))
+    stored = [body for (body,) in rows]
+    pairs = enumerate(zip(stored, messages, strict=False))
+    return next((seq for seq, (body, message) in pairs if body != _dump(message)), min(len(stored), len(messages)))
+
+
+def _save_queue(
+    conn: sqlite3.Connection, conversation_id: str, pending: list[dict[str, Any]], unchanged: Unchanged | None
+) -> None:
+    """Bring the stored queue of calls to `pending`: all of it anew, or only its changes if they are known."""
+    if unchanged is None:
+        conn.execute("DELETE FROM pending_calls WHERE conversation_id = ?", (conversation_id,))
+    elif unchanged.calls_done:
+        conn.execute(
+            "DELETE FROM pending_calls WHERE conversation_id = ? AND seq IN"
+            " (SELECT seq FROM pending_calls WHERE conversation_id = ? ORDER BY seq LIMIT ?)",
+            (conversation_id, conversation_id, unchanged.calls_done),
+        )
+    added = pending[unchanged.calls_kept if unchanged else 0 :]
+    if not added:
+        return
+    (start,) = conn.execute(
+        "SELECT COALESCE(MAX(seq) + 1, 0) FROM pending_calls WHERE conversation_id = ?", (conversation_id,)
+    ).fetchone()
+    conn.executemany(
+        "INSERT INTO pending_calls (conversation_id, seq, body) VALUES (?, ?, ?)",
+        [(conversation_id, seq, _dump(call)) for seq, call in enumerate(added, start)],
+    )
 
 
 def _conversation_row(row: tuple[Any, ...]) -> ConversationRow:

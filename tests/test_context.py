@@ -14,6 +14,7 @@ from meowgent.context import (
     MAX_FACTOR,
     MESSAGE_OVERHEAD,
     MIN_FACTOR,
+    AnswerTooLong,
     ContextTooSmall,
     FitResult,
     TokenEstimator,
@@ -260,14 +261,46 @@ def test_results_after_the_latest_user_message_are_cut_only_when_nothing_older_i
     assert all(NOTE in m["content"] for m in fitted.messages[3:])
 
 
-def test_as_a_last_resort_the_current_turns_calls_go_with_all_their_results():
+def test_the_current_answer_is_never_left_out_only_shortened():
     big = listing(300)
     messages = [system(), user("do it"), call("a", "b"), result(big), result(big), call("c"), result(big)]
-    budget = estimate_messages([messages[0], messages[1], messages[5]]) + 600
+    budget = estimate_messages(messages) // 8  # all three results must be shortened
     fitted = fit(messages, budget)
-    assert fitted.messages[:3] == [messages[0], messages[1], messages[5]]
-    assert NOTE in fitted.messages[3]["content"]
-    assert fitted.dropped_messages == 3
+    assert [m["role"] for m in fitted.messages] == [m["role"] for m in messages]
+    assert fitted.dropped_messages == 0
+    assert [NOTE in m["content"] for m in fitted.messages[2:]] == [False, True, True, False, True]
+    assert fitted.messages[2] is messages[2]
+    assert fitted.estimated_tokens <= budget
+
+
+def test_the_models_own_long_output_in_the_current_answer_is_shortened_too():
+    content = listing(2000, "written")
+    native = {"role": "assistant", "content": "", "thinking": listing(500, "thought")}
+    native["tool_calls"] = [{"function": {"name": "write_file", "arguments": {"path": "big.md", "content": content}}}]
+    text = {"role": "assistant", "content": "<tool_call>" + json.dumps({"name": "write_file", "content": content})}
+    messages = [system(), user("write it twice"), native, result("Created big.md"), text, result("Replaced big.md")]
+    fitted = fit(messages, 4000)
+    shortened_native, _, shortened_text, _ = fitted.messages[2:]
+    arguments = shortened_native["tool_calls"][0]["function"]["arguments"]
+    assert arguments["path"] == "big.md"
+    assert arguments["content"].startswith("written 00000")
+    assert arguments["content"].endswith("written 01999: some text that a file could hold\n")
+    assert "characters of your own output cut to fit the model's context" in arguments["content"]
+    assert "your own output" in shortened_native["thinking"]
+    assert shortened_text["content"].startswith('<tool_call>{"name": "write_file"')
+    assert fitted.messages[3] is messages[3]
+    assert fitted.trimmed_results == 2  # the two messages of the model; its short results are kept as they were
+
+
+def test_an_answer_too_long_even_shortened_stops_with_a_plain_error():
+    messages = [system(), user("read everything")]
+    for i in range(40):
+        messages += [call(f"f{i}.md", content=f"Reading file {i}."), result(listing(200))]
+    with pytest.raises(AnswerTooLong) as raised:
+        fit(messages, 4000)
+    assert raised.value.kind == "answer_too_long"
+    assert raised.value.needed > 4000
+    assert "Send a message to go on from here" in raised.value.message
 
 
 def test_too_small_for_the_system_prompt_and_the_message_says_so():
@@ -280,7 +313,8 @@ def test_too_small_for_the_system_prompt_and_the_message_says_so():
         f"Your message and the tool list need about {needed:,} tokens, but only {needed - 1:,} fit in the model's "
         "context with room left for the answer. Shorten the message or raise --num-ctx."
     )
-    assert fit(messages, needed).messages == messages[:2]
+    with pytest.raises(AnswerTooLong):  # the message fits, but then the answer's call and result do not
+        fit(messages, needed)
 
 
 def test_wrapped_results_of_a_model_without_tools_are_shortened_inside_their_tags():
@@ -350,6 +384,9 @@ def _call_of(messages, i):
     return next(j for j in range(i - 1, -1, -1) if not _is_result(messages[j]))
 
 
+OWN_NOTE = "characters of your own output cut to fit the model's context]"
+
+
 @settings(max_examples=300, deadline=None)
 @given(conversations(), st.floats(-0.2, 1.1), st.floats(MIN_FACTOR, MAX_FACTOR))
 def test_fitting_keeps_every_promise(messages, share, factor):
@@ -362,9 +399,20 @@ def test_fitting_keeps_every_promise(messages, share, factor):
     if floor > budget:  # and only then: the system prompt and the person's message alone are too long
         with pytest.raises(ContextTooSmall) as raised:
             fit_messages(messages, budget=budget, estimator=estimator)
+        assert type(raised.value) is ContextTooSmall
         assert raised.value.needed == floor
         return
-    fitted = fit_messages(messages, budget=budget, estimator=estimator)
+    current = range(latest + 1 if latest else 1, len(messages))
+    try:
+        fitted, too_long = fit_messages(messages, budget=budget, estimator=estimator), None
+    except AnswerTooLong as raised:
+        fitted, too_long = None, raised
+    if too_long is not None:
+        # Only when the current answer, as it is, does not fit: dropping older turns would have been enough.
+        assert estimator.estimate([messages[0], *messages[latest:]] if latest else messages) > budget
+        assert budget < too_long.needed <= estimator.estimate(messages)
+        assert messages == before
+        return
     assert messages == before, "the input is never changed"
     out = fitted.messages
     assert fitted.estimated_tokens == estimator.estimate(out) <= budget
@@ -374,16 +422,23 @@ def test_fitting_keeps_every_promise(messages, share, factor):
     assert kept == sorted(set(kept)), "order is kept and nothing is duplicated"
     assert out[0] == messages[0]
     assert latest == 0 or messages[latest] in out
+    assert set(current) <= set(kept), "the current answer is never left out"
     changed = [m for m in out if m != messages[m["n"]]]
-    assert all(_is_result(messages[m["n"]]) and NOTE in m["content"] for m in changed), "only results are shortened"
+    for message in changed:
+        original = messages[message["n"]]
+        if _is_result(original):
+            assert NOTE in message["content"]
+        else:  # only the model's own messages of the current answer
+            assert original["role"] == "assistant"
+            assert message["n"] in current
+            assert OWN_NOTE in json.dumps(message, ensure_ascii=False)
     assert fitted.trimmed_results == len(changed)
     assert fitted.dropped_messages == len(messages) - len(out)
 
     for i, message in enumerate(messages):
         if _is_result(message):
             assert (i in kept) == (_call_of(messages, i) in kept), "a call and its results stay or go together"
-    current_touched = any(i not in kept or messages[i] not in out for i in range(latest + 1, len(messages)))
-    if current_touched:
+    if any(messages[i] not in out for i in current):
         assert kept[: 2 if latest else 1] == ([0, latest] if latest else [0]), "older turns go first"
     if estimator.estimate(messages) <= budget:
         assert out == messages

@@ -13,7 +13,7 @@ import pytest
 from gradio_client import Client
 
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.conftest import chat_text, free_port
+from tests.ui.conftest import chat_text, free_port, html_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,7 +120,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
         client = Client(app.url, verbose=False)
         key = client.predict("", "", api_name="/on_load")[0]
         *_, card, details, _edit, _scopes, _meter = client.predict(key, "save it", api_name="/on_send")
-        assert "kept.md" in card
+        assert "kept.md" in html_text(card)
     finally:
         app.stop()
     assert not (workspace / "kept.md").exists()
@@ -129,7 +129,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
     try:
         client = Client(restarted.url, verbose=False)
         *_, card, details, _edit, _scopes, _meter = client.predict(key, "", api_name="/on_load")
-        assert "kept.md" in card
+        assert "kept.md" in html_text(card)
         assert details == "survived"
         *_, chat, card, _details, _edit, _scopes, _meter = client.predict(key, "", api_name="/on_approve")
     finally:

@@ -15,7 +15,7 @@ import pytest
 from meowgent.agent import InvalidCall
 from meowgent.events import Done, TextDelta, ToolCall, ToolCallReady, ToolResult, UserMessage
 from meowgent.records import call_to_record, event_to_record
-from meowgent.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError
+from meowgent.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, Unchanged
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,6 +115,29 @@ def test_a_v1_database_is_migrated_and_keeps_its_data(path):
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
+def test_a_v3_database_gets_its_queued_calls_as_rows(path):
+    path.parent.mkdir()
+    queue = [call_to_record(ToolCall("k1", "write_file", {"path": "a", "content": "猫"})), {"type": "InvalidCall"}]
+    with raw(path) as conn:
+        conn.execute("BEGIN")
+        for migration in MIGRATIONS[:3]:
+            migration(conn)
+        conn.execute("PRAGMA user_version = 3")
+        conn.execute(
+            "INSERT INTO conversations (id, owner, created, updated, pending) VALUES ('c1', 'alice', 1.0, 2.0, ?)",
+            (json.dumps(queue),),
+        )
+        conn.execute("INSERT INTO conversations (id, owner, created, updated) VALUES ('c2', 'alice', 1.0, 2.0)")
+        conn.execute("COMMIT")
+    with Store(path) as store:
+        assert store.load("c1").pending == queue
+        assert store.load("c2").pending == []
+        save(store, "c1", [], pending=queue[1:])
+        assert store.load("c1").pending == queue[1:]
+    with raw(path) as conn:
+        assert "pending" not in {name for _, name, *_ in conn.execute("PRAGMA table_info(conversations)")}
+
+
 # ---- conversations ----
 
 
@@ -192,6 +215,32 @@ def test_save_writes_only_the_changed_tail(store, path, before, after, inserted)
     assert store.load("c1").messages == [_msg(ch) for ch in after]
     with raw(path) as conn:
         assert [seq for (seq,) in conn.execute("SELECT seq FROM inserted ORDER BY seq")] == inserted
+
+
+def test_a_save_that_knows_what_is_stored_writes_only_the_changes(store, path):
+    calls = [{"type": "ToolCall", "id": f"k{i}", "name": "read_file", "arguments": {"path": str(i)}} for i in range(4)]
+    new(store, "c1")
+    save(store, "c1", [_msg("a"), _msg("b")], pending=calls[:3])
+    with raw(path) as conn:
+        conn.execute("CREATE TABLE log (what TEXT)")
+        for table in ("messages", "pending_calls"):
+            for operation, row in (("INSERT", "new"), ("DELETE", "old")):
+                conn.execute(
+                    f"CREATE TRIGGER log_{operation}_{table} AFTER {operation} ON {table}"
+                    f" BEGIN INSERT INTO log VALUES ('{operation} {table} ' || {row}.seq); END"
+                )
+    # The first call ran and its result was appended; the store is told so and reads nothing to find out.
+    messages = [_msg("a"), _msg("b"), _msg("result")]
+    save(store, "c1", messages, pending=calls[1:3] + calls[3:], unchanged=Unchanged(2, 1, 2))
+    with raw(path) as conn:
+        assert [what for (what,) in conn.execute("SELECT what FROM log")] == [
+            "INSERT messages 2",
+            "DELETE pending_calls 0",
+            "INSERT pending_calls 3",
+        ]
+    stored = store.load("c1")
+    assert stored.messages == messages
+    assert stored.pending == calls[1:]
 
 
 def test_events_append_after_the_last_in_order(store, path):

@@ -33,15 +33,16 @@ from meowgent.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
+from meowgent.ui.auditlog import audit_html
 from meowgent.ui.export import write_export
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
 from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
-from meowgent.ui.render import ChatView
+from meowgent.ui.render import CHAT_CSS, ChatView
 from meowgent.ui.scopes import scope_controls, scope_label
-from meowgent.ui.sessions import ChatError, ChatService
+from meowgent.ui.sessions import NEW_TITLE, ChatError, ChatService
 from meowgent.ui.throttle import FrameThrottle
 
 DATABASE = "meowgent.db"
@@ -61,11 +62,14 @@ EXAMPLES = {
     CHINESE: ["我的工作資料夾裡有哪些檔案？", "寫一首關於貓的短詩，存成 poem.md", "這台電腦還剩多少磁碟空間？"],
 }
 
-CSS = """
+CSS = (
+    CHAT_CSS
+    + """
 #approval { border: 2px solid var(--color-accent); border-radius: 12px; padding: 8px; }
 #approval #approval { border: none; padding: 0; }  /* Gradio repeats a group's id on an inner div */
 #status p { margin: 0; }
 """
+)
 
 
 def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
@@ -247,15 +251,18 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                     yield frame(view, owner, chat, request)
             yield frame(view, owner, chat, request)
 
-        def chat_list(owner: str, current: str):
-            rows = service.chats(owner)
-            return gr.update(choices=[(row.title, row.id) for row in rows], value=current)
+        def chat_list(owner: str, current: str, request: gr.Request):
+            untitled = t(language_of(request), "untitled_chat")
+            rows = [(untitled if row.title == NEW_TITLE else row.title, row.id) for row in service.chats(owner)]
+            return gr.update(choices=rows, value=current)
 
         def show_chat(owner: str, chat: str, request: gr.Request):
             """Everything that changes when another chat is shown: list, name, model, then the chat itself."""
             opened = service.get(owner, chat)
+            name = t(language_of(request), "untitled_chat") if opened.title == NEW_TITLE else opened.title
+            model_value = gr.update(value=opened.conversation.model)
             for update in follow(owner, chat, request):
-                yield chat, chat_list(owner, chat), opened.title, gr.update(value=opened.conversation.model), *update
+                yield chat, chat_list(owner, chat, request), name, model_value, *update
 
         def on_load(key: str, saved: str, request: gr.Request):
             key = key or secrets.token_urlsafe(24)
@@ -396,7 +403,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def on_audit(key: str, chat: str, request: gr.Request):
             try:
-                return audit_table(service.audit(owner_of(key, request), chat), language_of(request))
+                return audit_html(service.audit(owner_of(key, request), chat), language_of(request))
             except ChatError as exc:
                 return exc.say(language_of(request))
 
@@ -426,7 +433,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             yield from show_chat(owner, fresh.id, request)
 
         def chat_list_of(key: str, chat: str, request: gr.Request):
-            return chat_list(owner_of(key, request), chat)
+            return chat_list(owner_of(key, request), chat, request)
 
         def on_rename(key: str, chat: str, name: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -434,7 +441,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 service.rename(owner, chat, name)
             except ChatError as exc:
                 warn(exc, request)
-            return chat_list(owner, chat)
+            return chat_list(owner, chat, request)
 
         def on_delete(key: str, chat: str, request: gr.Request):
             owner = owner_of(key, request)
@@ -471,6 +478,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 return error_text(language, exc.message, exc.kind), gr.update(visible=False)
             facts_text = model_facts(info, num_ctx_cap=settings.num_ctx, language=language)
             return facts_text, gr.update(visible="thinking" in info.capabilities)
+
+        def on_language_facts(key: str, chat: str, picked: str, model_name: str, request: gr.Request):
+            """The model facts and chat names, which on_language's stream doesn't carry, in the new language."""
+            languages[request.session_hash or ""] = picked
+            return *on_model(key, chat, model_name, request), chat_list(owner_of(key, request), chat, request)
 
         def on_think(key: str, chat: str, enabled: bool, request: gr.Request) -> None:
             try:
@@ -548,6 +560,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             [saved_language, status, *relabeled, *shown],
             **switch,
         )
+        language_picker.input(
+            on_language_facts,
+            [owner_key, chat_id, language_picker, model],
+            [facts, think, chats],
+            concurrency_limit=None,
+        )
         new_chat.click(on_new_chat, [owner_key, chat_id, model], opened, **switch)
         # The chatbot's own trash button would empty only the page; make it a real fresh start.
         chatbot.clear(on_new_chat, [owner_key, chat_id, model], opened, **switch)
@@ -570,18 +588,6 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         pull_event.then(on_tick, [model], [status, model])
         mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
-
-
-def audit_table(entries: list[dict[str, Any]], language: str = ENGLISH) -> str:
-    """The approval log as a Markdown table."""
-    if not entries:
-        return t(language, "no_audit")
-    lines = [t(language, "audit_header"), "|---|---|---|---|---|---|"]
-    for entry in entries:
-        when = time.strftime("%H:%M:%S", time.localtime(entry["time"]))
-        cells = (when, entry["tool"], entry["decision"], entry["scope"], entry["decided_by"], entry["outcome"])
-        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |")
-    return "\n".join(lines)
 
 
 def serve(

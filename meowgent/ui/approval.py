@@ -1,4 +1,8 @@
-"""The approval card: what a waiting call will do, in plain words, with nothing cut off."""
+"""The approval card: what each waiting call will do, in plain words, in full, in the order it will run.
+
+The card is HTML built from escaped text (meowgent.ui.safehtml): a path, command or address the
+model chose can't end a code span, draw over the page or load anything.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +17,21 @@ from meowgent.mcp.config import SEPARATOR
 from meowgent.rules import risk_notes
 from meowgent.tools import ExternalTool, ToolError, get_tool
 from meowgent.tools.workspace import Workspace
+from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
-from meowgent.ui.render import browser_safe
+from meowgent.ui.render import browser_safe, diff_html, trim_for_view
+from meowgent.ui.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
+
+CARD_BOX_CHARS = 50_000
+"""Each call's text on the card is whole up to this size, then its head and tail: the box under the card
+holds the first call's text whole, so a 1 MB file never travels to the page twice per update."""
 
 
 @dataclass(frozen=True)
 class CallDescription:
-    """`summary` says what will happen in one sentence; `details` is the full command, content or URL."""
+    """`summary` says what will happen (safe HTML); `details` is the full command, content or URL as text."""
 
-    summary: str
+    summary: Html
     details: str
 
 
@@ -30,7 +40,8 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
     arguments = call.arguments
     match call.name:
         case "run_shell":
-            return CallDescription(t(language, "run_command", folder=workspace), str(arguments.get("command", "")))
+            command = str(arguments.get("command", ""))
+            return CallDescription(_say(language, "run_command", folder=_code(str(workspace))), command)
         case "write_file":
             content = str(arguments.get("content", ""))
             path = str(arguments.get("path", ""))
@@ -38,17 +49,20 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
         case "edit_file":
             path = str(arguments.get("path", ""))
             old, new = str(arguments.get("old", "")), str(arguments.get("new", ""))
-            diff = difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="")
-            return CallDescription(t(language, "edit_file", path=path), "\n".join(diff))
+            before, after = t(language, "diff_before"), t(language, "diff_after")
+            diff = difflib.unified_diff(old.splitlines(), new.splitlines(), before, after, lineterm="")
+            return CallDescription(_say(language, "edit_file", path=_code(path)), "\n".join(diff))
         case "web_fetch":
             url = str(arguments.get("url", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
-            return CallDescription(t(language, "fetch", host=host), url)
+            return CallDescription(_say(language, "fetch", host=_code(host)), url)
     details = json.dumps(arguments, indent=2, ensure_ascii=False)
-    return CallDescription(_mcp_summary(call.name, language) or t(language, "other_tool", tool=call.name), details)
+    return CallDescription(
+        _mcp_summary(call.name, language) or _say(language, "other_tool", tool=_code(call.name)), details
+    )
 
 
-def _mcp_summary(name: str, language: str) -> str | None:
+def _mcp_summary(name: str, language: str) -> Html | None:
     """Which MCP server and tool, and what the server claims about it (shown, never trusted); None for ours."""
     try:
         found = get_tool(name)
@@ -56,10 +70,10 @@ def _mcp_summary(name: str, language: str) -> str | None:
         return None
     if not isinstance(found, ExternalTool):
         return None
-    summary = t(language, "mcp_call", server=found.group, tool=name.partition(SEPARATOR)[2])
+    summary = _say(language, "mcp_call", server=_code(found.group), tool=_code(name.partition(SEPARATOR)[2]))
     if found.hints:
         claims = t(language, "risk_separator").join(t(language, f"mcp_hint_{hint}") for hint in found.hints)
-        summary += "\n\n" + t(language, "mcp_hints", hints=claims)
+        summary = join([summary, tag("div", t(language, "mcp_hints", hints=claims))])
     return summary
 
 
@@ -70,38 +84,63 @@ def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH) -> str:
 
 
 def describe_queue(calls: tuple[ToolCall, ...], workspace: Path, language: str = ENGLISH) -> CallDescription:
-    """Every waiting call in one line each; the details are those of the first, which is decided first."""
+    """Every waiting call, in order, each in full: what it does, a warning if any, and its command or text.
+
+    `details` is the text of the first call, which "Approve" decides.
+    """
     if not calls:
-        return CallDescription("", "")
-    head = describe_call(calls[0], workspace, language)
+        return CallDescription(Html(""), "")
+    steps = [_step(call, workspace, language) for call in calls]
     if len(calls) == 1:
-        summary = t(language, "card_one") + "\n\n" + head.summary
-        if warning := risk_line(calls[0], workspace, language):
-            summary += "\n\n" + warning
+        card = join([tag("h3", t(language, "card_one")), steps[0]])
     else:
-        steps = "\n".join(
-            f"{n}. {_as_step(describe_call(call, workspace, language).summary)} "
-            f"{risk_line(call, workspace, language)}".rstrip()
-            for n, call in enumerate(calls, 1)
-        )
-        summary = f"{t(language, 'card_many', count=len(calls))}\n\n{steps}\n\n{t(language, 'card_many_hint')}"
-    return CallDescription(browser_safe(summary), browser_safe(head.details))
+        items = join([tag("li", step) for step in steps])
+        heading = tag("h3", t(language, "card_many", count=len(calls)))
+        card = join([heading, tag("ol", items), tag("p", t(language, "card_many_hint"))])
+    head = describe_call(calls[0], workspace, language)
+    return CallDescription(block(card, cls="mg mg-card"), _shown_text(calls[0], head.details))
 
 
-def _as_step(summary: str) -> str:
-    return summary.rstrip(":：")
+def _step(call: ToolCall, workspace: Path, language: str) -> Html:
+    """One call on the card: "Run `make test`", the sentence that says where and how, a warning, the full text."""
+    description = describe_call(call, workspace, language)
+    title = action(call.name, lookup(call.arguments), language)
+    # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
+    parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
+    if warning := risk_line(call, workspace, language):
+        parts.append(tag("div", tag("strong", warning)))
+    if call.name == "edit_file":
+        parts.append(diff_html(str(call.arguments.get("old", "")), str(call.arguments.get("new", "")), language))
+    else:
+        shown = trim_for_view(_shown_text(call, description.details), CARD_BOX_CHARS, language=language)
+        parts.append(tag("pre", shown, cls="mg-box"))
+    return join(parts)
 
 
-def _write_summary(workspace: Path, path: str, content: str, language: str) -> str:
+def _shown_text(call: ToolCall, details: str) -> str:
+    """Details as the page shows them: invisible characters marked, a command's first line in view."""
+    text = visible_lines(details) if call.name == "run_shell" else details
+    return browser_safe(show_invisible(text))
+
+
+def _say(language: str, key: str, **values: str | Html) -> Html:
+    return fill(t(language, key), **values)
+
+
+def _code(value: str) -> Html:
+    return tag("code", value)
+
+
+def _write_summary(workspace: Path, path: str, content: str, language: str) -> Html:
     size = len(content.encode("utf-8", "surrogatepass"))
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     amount = t(language, "amount_one" if lines == 1 else "amount_many", lines=f"{lines:,}", size=f"{size:,}")
     try:
         target = Workspace(workspace).resolve(path)
     except ToolError:
-        return t(language, "write_outside", path=path, amount=amount)
+        return _say(language, "write_outside", path=_code(path), amount=amount)
     except ValueError:  # UnicodeEncodeError: a name no file system can store
-        return t(language, "write_invalid", path=path, amount=amount)
+        return _say(language, "write_invalid", path=_code(path), amount=amount)
     if target.is_file():
-        return t(language, "replace_file", path=path, size=f"{target.stat().st_size:,}", amount=amount)
-    return t(language, "create_file", path=path, amount=amount)
+        return _say(language, "replace_file", path=_code(path), size=f"{target.stat().st_size:,}", amount=amount)
+    return _say(language, "create_file", path=_code(path), amount=amount)

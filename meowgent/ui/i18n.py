@@ -22,6 +22,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "download": "Download",
         "workspace": "**Workspace**  \n`{folder}`",
         "new_chat": "+ New chat",
+        "untitled_chat": "New chat",
         "your_chats": "Your chats",
         "allowed_here": "Allowed in this chat",
         "pick_to_revoke": "Pick one to revoke it",
@@ -42,7 +43,15 @@ _TEXT: dict[str, dict[str, str]] = {
         "keep": "Keep it",
         "show_audit": "Show the approval log",
         "no_audit": "No approvals in this chat yet.",
-        "audit_header": "| time | tool | decision | scope | by | outcome |",
+        "audit_proposed": "Proposed",
+        "audit_ran": "What ran",
+        "audit_ran_same": "ran as proposed",
+        "audit_not_run": "nothing ran",
+        "audit_decision": "Decision",
+        "audit_by": "by {who}",
+        "audit_decided": "{decision} ({scope}), {who}",
+        "audit_reason": "Reason",
+        "audit_outcome": "How it ended",
         "export": "Prepare downloads",
         "chat": "Chat",
         "welcome": "### 🐱 Hi, I'm Meowgent\n\nI can read and change files in your workspace, run commands and read "
@@ -61,24 +70,54 @@ _TEXT: dict[str, dict[str, str]] = {
         "retry": "↻ Retry last answer",
         "invalid_edit_json": "The changed request isn't valid JSON ({detail}). Nothing was run.",
         # approval card
-        "card_one": "### The assistant wants to do this",
-        "card_many": "### The assistant wants to do {count} things, in this order",
-        "card_many_hint": "The details of the first one are below. Decide it alone, or approve all at once.",
-        "run_command": "**Run this command** in the folder `{folder}`:",
-        "create_file": "**Create the new file** `{path}` with this text ({amount}):",
-        "replace_file": "**Replace the file** `{path}` (now {size} bytes) with this text ({amount}):",
-        "write_outside": "**Write the file** `{path}` ({amount}). It is outside the workspace, so it will be refused.",
-        "write_invalid": "**Write the file** `{path}` ({amount}). It is not a valid file name, so it will be refused.",
+        "card_one": "The assistant wants to do this",
+        "card_many": "The assistant wants to do {count} things, in this order",
+        "card_many_hint": "“Approve” decides the first one alone; “Approve all” runs all of them, in this order.",
+        "run_command": "Run this command in the folder {folder}:",
+        "create_file": "Create the new file {path} with this text ({amount}):",
+        "replace_file": "Replace the file {path} (now {size} bytes) with this text ({amount}):",
+        "write_outside": "Write the file {path} ({amount}). It is outside the workspace, so it will be refused.",
+        "write_invalid": "Write the file {path} ({amount}). It is not a valid file name, so it will be refused.",
         "amount_one": "1 line, {size} bytes",
         "amount_many": "{lines} lines, {size} bytes",
-        "edit_file": "**Change part of the file** `{path}` like this:",
-        "fetch": "**Read a web page** from `{host}`:",
+        "edit_file": "Change part of the file {path} like this:",
+        "fetch": "Read a web page from {host}:",
         "unknown_site": "an unknown site",
-        "other_tool": "**Use the tool** `{tool}` with:",
-        "heads_up": "⚠️ **Heads up:** this {risks}.",
+        "other_tool": "Use the tool {tool} with:",
+        "heads_up": "⚠️ Heads up: this {risks}.",
         "risk_separator": ", ",
+        # what a call does, as the titles of chat panels and the lines of the card
+        "act_write": "Write {path}",
+        "act_writing": "Writing {path}… {lines} lines so far",
+        "act_writing_one": "Writing {path}… 1 line so far",
+        "act_edit": "Edit {path}",
+        "act_editing": "Editing {path}…",
+        "act_run": "Run {command}",
+        "act_fetch": "Read the page {page}",
+        "act_read": "Read {path}",
+        "act_list": "List files in {path}",
+        "act_list_workspace": "List the files in the workspace",
+        "act_search": "Search for {pattern}",
+        "act_search_in": "Search for {pattern} in {path}",
+        "act_other": "Use the tool {tool}",
+        "label_path": "File",
+        "label_content": "Text",
+        "label_command": "Command",
+        "label_url": "Address",
+        "label_pattern": "Looking for",
+        "label_glob": "Which files",
+        "label_old": "Before",
+        "label_new": "After",
+        "label_offset": "Skip",
+        "label_limit": "At most",
+        "diff_before": "before",
+        "diff_after": "after",
+        "technical": "Technical details",
+        "output": "Output",
+        "show_all": "Show all ({lines} lines)",
+        "no_output": "(no output)",
         # MCP servers: the card and the sidebar
-        "mcp_call": "**Use the tool** `{tool}` **of the MCP server** `{server}` with:",
+        "mcp_call": "Use the tool {tool} of the MCP server {server} with:",
         "mcp_hints": "The server says this tool {hints}. That is only its own claim, so it still asks you.",
         "mcp_hint_read_only": "only reads",
         "mcp_hint_destructive": "may delete or overwrite things",
@@ -96,7 +135,8 @@ _TEXT: dict[str, dict[str, str]] = {
         "mcp_restart": "Restart stopped servers",
         # chat panels
         "thinking": "Thinking",
-        "preparing": "🔧 Preparing a tool call",
+        "preparing": "Preparing an action…",
+        "invalid_call": "A request the assistant wrote wrong",
         "log_writing": "writing…",
         "writing_call": "The model is writing a tool call… {seconds} s",
         "log_waiting": "waiting for your approval",
@@ -106,17 +146,18 @@ _TEXT: dict[str, dict[str, str]] = {
         "log_interrupted": "interrupted",
         "log_edited": "ran as you changed it",
         "stopped": "⏹ Stopped. The answer above is incomplete.",
-        "streaming_size": "{size} characters so far, showing the end:",
         "more_chars": "… {count} more characters not shown here …",
-        "no_arguments": "*(no arguments)*",
+        "no_arguments": "(no arguments)",
         # banner, models, downloads
         "banner_ok": "🟢 Connected to Ollama {version}",
-        "banner_down": "🔴 Can't reach Ollama at {host}. Start it with `ollama serve` (or open the Ollama app), "
+        "banner_down": "🔴 Can't reach Ollama at `{host}`. Start it with `ollama serve` (or open the Ollama app), "
         "then download a model: `ollama pull {model}`. This page checks again every few seconds.",
         "banner_empty": "🟡 Ollama {version} is running but has no models yet. Download one under “Get a model”, "
         "or in a terminal: `ollama pull {model}`",
         "banner_missing": "🟡 The model **{model}** isn't installed. Download it under “Get a model”.",
         "parameters": "{size} parameters",
+        "facts": "**{name}**: {facts}.",
+        "fact_separator": ", ",
         "can": "Can {abilities}.",
         "and": " and ",
         "ability_tools": "use tools",
@@ -150,6 +191,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "download": "下載",
         "workspace": "**工作資料夾**  \n`{folder}`",
         "new_chat": "+ 新對話",
+        "untitled_chat": "新對話",
         "your_chats": "你的對話",
         "allowed_here": "此對話中已允許",
         "pick_to_revoke": "勾選要撤銷的項目",
@@ -169,11 +211,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "keep": "保留",
         "show_audit": "顯示核准紀錄",
         "no_audit": "這個對話還沒有核准紀錄。",
-        "audit_header": "| 時間 | 工具 | 決定 | 範圍 | 決定者 | 結果 |",
+        "audit_proposed": "提議內容",
+        "audit_ran": "實際執行",
+        "audit_ran_same": "照提議執行",
+        "audit_not_run": "沒有執行任何動作",
+        "audit_decision": "決定",
+        "audit_by": "由{who}決定",
+        "audit_decided": "{decision}（{scope}），{who}",
+        "audit_reason": "原因",
+        "audit_outcome": "結果",
         "export": "準備下載檔案",
         "chat": "對話",
         "welcome": "### 🐱 你好，我是 Meowgent\n\n我可以讀取和修改工作資料夾裡的檔案、執行指令、閱讀網頁。"
-        "**任何修改都會先問過你。**試試下面的範例吧。",
+        "**任何修改都會先問過你**。試試下面的範例吧。",
         "examples": "範例",
         "edit_before": "✏️ 核准前先修改",
         "approve": "✅ 核准",
@@ -187,24 +237,53 @@ _TEXT: dict[str, dict[str, str]] = {
         "stop": "⏹ 停止",
         "retry": "↻ 重新回答",
         "invalid_edit_json": "修改後的請求不是有效的 JSON（{detail}），所以沒有執行。",
-        "card_one": "### 助理想要執行以下動作",
-        "card_many": "### 助理想依序執行 {count} 個動作",
-        "card_many_hint": "下方是第一個動作的詳細內容。可以逐一決定，或一次全部核准。",
-        "run_command": "在資料夾 `{folder}` 中**執行這個指令**：",
-        "create_file": "**建立新檔案** `{path}`，內容如下（{amount}）：",
-        "replace_file": "**取代檔案** `{path}`（目前 {size} 位元組），新內容如下（{amount}）：",
-        "write_outside": "**寫入檔案** `{path}`（{amount}）。這個位置在工作資料夾之外，會被拒絕。",
-        "write_invalid": "**寫入檔案** `{path}`（{amount}）。這不是有效的檔名，會被拒絕。",
+        "card_one": "助理想要執行以下動作",
+        "card_many": "助理想依序執行 {count} 個動作",
+        "card_many_hint": "「核准」只決定第一個動作；「全部核准」會依序執行全部動作。",
+        "run_command": "在資料夾 {folder} 中執行這個指令：",
+        "create_file": "建立新檔案 {path}，內容如下（{amount}）：",
+        "replace_file": "取代檔案 {path}（目前 {size} 位元組），新內容如下（{amount}）：",
+        "write_outside": "寫入檔案 {path}（{amount}）。這個位置在工作資料夾之外，會被拒絕。",
+        "write_invalid": "寫入檔案 {path}（{amount}）。這不是有效的檔名，會被拒絕。",
         "amount_one": "1 行，{size} 位元組",
         "amount_many": "{lines} 行，{size} 位元組",
-        "edit_file": "**修改檔案** `{path}` 的一部分，差異如下：",
-        "fetch": "**讀取網頁**，來源是 `{host}`：",
+        "edit_file": "修改檔案 {path} 的一部分，差異如下：",
+        "fetch": "讀取網頁，來源是 {host}：",
         "unknown_site": "未知的網站",
-        "other_tool": "**使用工具** `{tool}`，參數如下：",
-        "heads_up": "⚠️ **請注意**：這個動作會{risks}。",
+        "other_tool": "使用工具 {tool}，參數如下：",
+        "heads_up": "⚠️ 請注意：這個動作會{risks}。",
         "risk_separator": "、",
+        "act_write": "寫入 {path}",
+        "act_writing": "正在寫入 {path}…目前 {lines} 行",
+        "act_writing_one": "正在寫入 {path}…目前 1 行",
+        "act_edit": "修改 {path}",
+        "act_editing": "正在修改 {path}…",
+        "act_run": "執行 {command}",
+        "act_fetch": "閱讀網頁 {page}",
+        "act_read": "讀取 {path}",
+        "act_list": "列出 {path} 裡的檔案",
+        "act_list_workspace": "列出工作資料夾裡的檔案",
+        "act_search": "搜尋 {pattern}",
+        "act_search_in": "在 {path} 中搜尋 {pattern}",
+        "act_other": "使用工具 {tool}",
+        "label_path": "檔案",
+        "label_content": "內容",
+        "label_command": "指令",
+        "label_url": "網址",
+        "label_pattern": "搜尋內容",
+        "label_glob": "檔案範圍",
+        "label_old": "修改前",
+        "label_new": "修改後",
+        "label_offset": "略過",
+        "label_limit": "最多",
+        "diff_before": "修改前",
+        "diff_after": "修改後",
+        "technical": "技術細節",
+        "output": "輸出",
+        "show_all": "顯示全部（{lines} 行）",
+        "no_output": "（沒有輸出）",
         # MCP servers: the card and the sidebar
-        "mcp_call": "**使用 MCP 伺服器** `{server}` **的工具** `{tool}`，參數如下：",
+        "mcp_call": "使用 MCP 伺服器 {server} 的工具 {tool}，參數如下：",
         "mcp_hints": "伺服器說這個工具{hints}。這只是它自己的說法，所以仍會先問你。",
         "mcp_hint_read_only": "只會讀取",
         "mcp_hint_destructive": "可能刪除或覆寫資料",
@@ -221,7 +300,8 @@ _TEXT: dict[str, dict[str, str]] = {
         "mcp_allow_here": "在這個對話中不必詢問就允許",
         "mcp_restart": "重新啟動已停止的伺服器",
         "thinking": "思考過程",
-        "preparing": "🔧 正在準備工具呼叫",
+        "preparing": "正在準備動作…",
+        "invalid_call": "助理寫錯的請求",
         "log_writing": "撰寫中…",
         "writing_call": "模型正在撰寫工具呼叫… {seconds} 秒",
         "log_waiting": "等待你核准",
@@ -231,16 +311,17 @@ _TEXT: dict[str, dict[str, str]] = {
         "log_interrupted": "已中斷",
         "log_edited": "已依你的修改執行",
         "stopped": "⏹ 已停止。上面的回答不完整。",
-        "streaming_size": "目前已有 {size} 個字元，只顯示結尾：",
         "more_chars": "… 另有 {count} 個字元沒有顯示 …",
-        "no_arguments": "*（沒有參數）*",
+        "no_arguments": "（沒有參數）",
         "banner_ok": "🟢 已連上 Ollama {version}",
-        "banner_down": "🔴 連不上 Ollama（{host}）。請執行 `ollama serve`（或打開 Ollama 應用程式），"
+        "banner_down": "🔴 連不上 Ollama（`{host}`）。請執行 `ollama serve`（或打開 Ollama 應用程式），"
         "再下載模型：`ollama pull {model}`。這個頁面每隔幾秒會自動重新檢查。",
         "banner_empty": "🟡 Ollama {version} 已啟動，但還沒有任何模型。"
         "請在「下載模型」下載，或在終端機執行：`ollama pull {model}`",
         "banner_missing": "🟡 模型 **{model}** 尚未安裝，請在「下載模型」下載。",
-        "parameters": "{size} 參數",
+        "parameters": "{size} 個參數",
+        "facts": "**{name}**：{facts}。",
+        "fact_separator": "，",
         "can": "能夠{abilities}。",
         "and": "、",
         "ability_tools": "使用工具",
@@ -290,12 +371,51 @@ _ERRORS = {
     "interrupted": "Meowgent 在寫這個回答時停止了，所以回答被截斷。傳一則訊息就能繼續。",
     "internal": "Meowgent 內部發生錯誤。",
     "nothing_to_retry": "還沒有可以重新回答的訊息。",
+    "bad_host": "OLLAMA_HOST 不是可以連上 Ollama 的位址，請改用像 http://127.0.0.1:11434 這樣的位址。",
+    "reply_too_long": "模型的回覆太長，已在上限處停止。已寫出的內容都保留著；傳一則訊息讓它繼續，或請它回答短一點。",
+    "answer_too_long": (
+        "這次回答的工具呼叫和結果縮短後仍放不進模型的上下文。傳一則訊息從這裡繼續，或用 --num-ctx 提高上限。"
+    ),
     "call_rejected": (
         "Ollama 讀不懂模型寫的工具呼叫，請模型重寫後還是一樣，所以這個回答先停在這裡。"
         "對話都保留著，可以再試一次或換一個模型。"
     ),
 }
-_KEEP_DETAIL = {"unsupported", "broken", "server", "call_rejected"}  # Ollama's own words help here
+
+# The context-trimming notice (meowgent.context.describe_fit) in parts, so each language can say it whole.
+_TRIMMED = re.compile(
+    r"(?P<results>Long tool output was shortened)?(?: and )?"
+    r"(?:(?P<count>\d+) earlier messages? (?:was|were) left out)? to fit the model's (?P<size>\S+)-token context\."
+    r" The full history is kept\."
+)
+
+# The approval log's values, by field, as meowgent.ui.sessions writes them in English.
+_AUDIT_WORDS = {
+    ENGLISH: {
+        ("outcome", "done"): "it ran",
+        ("outcome", "error"): "it ran and failed",
+        ("outcome", "rejected"): "it did not run",
+        ("decision", "rejected: not approved"): "rejected by your rules",
+        ("decision", "allowed"): "allowed without asking",
+        ("scope", "once"): "this time only",
+        ("by", "the browser that owns the chat"): "you, in this browser",
+        ("by", "the chat's owner"): "you",
+    },
+    CHINESE: {
+        ("outcome", "done"): "已執行",
+        ("outcome", "error"): "已執行但失敗",
+        ("outcome", "rejected"): "沒有執行",
+        ("decision", "approved"): "已核准",
+        ("decision", "rejected"): "已拒絕",
+        ("decision", "rejected: not approved"): "被你的規則拒絕",
+        ("decision", "allowed"): "不必詢問即允許",
+        ("scope", "once"): "只限這一次",
+        ("scope", "by your rules or a permission for this chat"): "依你的規則或此對話中的允許",
+        ("scope", "for this chat: "): "此對話中都允許：",
+        ("by", "the browser that owns the chat"): "你（在這個瀏覽器）",
+        ("by", "the chat's owner"): "你",
+    },
+}
 
 
 def t(language: str, key: str, **values: object) -> str:
@@ -322,16 +442,38 @@ def risks(language: str, notes: tuple[str, ...]) -> str:
     return t(language, "risk_separator").join(_RISKS.get(note, note) for note in notes)
 
 
+def audit_words(language: str, field: str, value: str) -> str:
+    """A value of the approval log's `field` in `language`; names and commands stay as they are."""
+    words = _AUDIT_WORDS.get(language, _AUDIT_WORDS[ENGLISH])
+    if (field, value) in words:
+        return words[field, value]
+    prefix = "for this chat: "
+    if value.startswith(prefix) and (field, prefix) in words:
+        return words[field, prefix] + value.removeprefix(prefix)
+    return value
+
+
+def notice_text(language: str, message: str) -> str:
+    """A notice for the chat: in Chinese, the context-trimming notice said in Chinese; others as they are."""
+    trimmed = _TRIMMED.fullmatch(message)
+    if language == ENGLISH or trimmed is None:
+        return message
+    parts = []
+    if trimmed["results"]:
+        parts.append("較長的工具輸出已縮短")
+    if trimmed["count"]:
+        parts.append(f"省略了 {trimmed['count']} 則較早的訊息")
+    return f"為了放進模型 {trimmed['size']} token 的上下文，{'，並'.join(parts)}。完整的紀錄都還保留著。"
+
+
 def error_text(language: str, message: str, kind: str) -> str:
-    """An error for the chat: the message itself in English; in Chinese, its translation by kind."""
+    """An error for the chat: the message itself in English; in Chinese, its translation by kind, commands kept."""
     if language == ENGLISH or kind not in _ERRORS:
         return message
     text = _ERRORS[kind]
     commands = re.findall(r"`[^`]+`", message)
     if kind == "not_found":
         text += "、".join(commands)
-    if kind in _KEEP_DETAIL:
-        text += f"（{message}）"
     return text
 
 

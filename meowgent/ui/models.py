@@ -55,7 +55,8 @@ def model_facts(info: ModelInfo, *, num_ctx_cap: int, language: str = ENGLISH) -
     facts = [fact for fact in (parameters, info.quantization) if fact]
     if info.size_bytes:
         facts.append(f"{info.size_bytes / 1e9:.1f} GB")
-    lines = [f"**{info.name}**" + (f": {', '.join(facts)}." if facts else "")]
+    separator = t(language, "fact_separator")
+    lines = [t(language, "facts", name=info.name, facts=separator.join(facts)) if facts else f"**{info.name}**"]
     abilities = [t(language, f"ability_{c}") for c in ("tools", "thinking", "vision") if c in info.capabilities]
     if abilities:
         lines.append(t(language, "can", abilities=t(language, "and").join(abilities)))

@@ -6,6 +6,7 @@ nothing per token; `messages()` builds what the page shows, at most ~20 times a 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -31,38 +32,55 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
-from meowgent.toolcall import peek_call
-from meowgent.ui.i18n import ENGLISH, error_text, t
+from meowgent.ui.actions import action, lookup
+from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
+from meowgent.ui.livecall import LiveCall, StreamedText
+from meowgent.ui.prose import LiveProse, prose_html
+from meowgent.ui.safehtml import Html, block, escape, join, tag, visible_lines
 
-STREAM_TAIL_CHARS = 2_000
-"""While a call streams, only this much of its tail is shown, so a 1 MB argument stays light."""
 RESULT_VIEW_CHARS = 4_000
 """Results longer than this are trimmed in the page (the model still gets all of them)."""
-_KEY_ARGUMENTS = ("path", "command", "url", "pattern")
-_PEEK_CHARS = 4_000  # the key argument comes first in practice; never parse a whole 1 MB call per frame
+LIVE_LINES = 12
+"""How many of the newest lines of a call being written are shown."""
+OUTPUT_LINES = 8
+"""How many first lines of a command's output show outside its panel, without opening anything."""
+_FILE_TOOLS = ("write_file", "edit_file", "read_file")
+_LABELS = ("path", "content", "command", "url", "pattern", "glob", "old", "new", "offset", "limit")
 
 CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "interrupted"]
 _STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "interrupted": "⏹ "}
 _STATE_LOG = {state: f"log_{state}" for state in ("writing", "waiting", "error", "rejected", "invalid", "interrupted")}
 
+CHAT_CSS = """
+.mg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
+.mg pre.mg-box, .mg pre.mg-diff { max-height: 18em; overflow: auto; }
+.mg .mg-add { display: block; background: rgba(46, 160, 67, 0.2); }
+.mg .mg-del { display: block; background: rgba(248, 81, 73, 0.2); }
+.mg .mg-hunk { display: block; opacity: 0.7; }
+.mg .mg-same { display: block; }
+.mg .mg-label { font-weight: 600; margin: 6px 0 0; }
+.mg details summary { cursor: pointer; opacity: 0.8; }
+"""
+"""The look of the classes used here; the app adds it to the page's style sheet."""
+
 
 @dataclass
 class _Text:
     role: Literal["user", "assistant"]
-    parts: list[str] = field(default_factory=list)
+    prose: LiveProse = field(default_factory=LiveProse)
 
 
 @dataclass
 class _Thinking:
-    parts: list[str] = field(default_factory=list)
+    prose: LiveProse = field(default_factory=LiveProse)
     seconds: float | None = None
 
 
 @dataclass
 class _Call:
     call_id: str
-    raw: list[str] = field(default_factory=list)
-    size: int = 0
+    live: LiveCall = field(default_factory=LiveCall)
+    raw: StreamedText = field(default_factory=StreamedText)
     call: ToolCall | None = None
     state: CallState = "writing"
     result: str = ""
@@ -96,21 +114,22 @@ class ChatView:
         """Calls waiting for the person, in order (empty when none)."""
         self.tokens_used: int | None = None
         """Prompt plus reply tokens of the last model response, as Ollama counted them."""
+        self._rendered: dict[int, tuple[tuple[Any, ...], list[gr.ChatMessage]]] = {}  # by id() of an item
 
     def apply(self, event: AgentEvent) -> bool:
         """Take one event; True when something changed status (worth an immediate update)."""
         match event:
             case UserMessage(text):
                 self.waiting = ()
-                self._items.append(_Text("user", [text]))
+                self._items.append(_Text("user", LiveProse(text)))
             case TextDelta(text):
                 return self._append_text(text)
             case ThinkingDelta(text):
                 last = self._items[-1] if self._items else None
                 if isinstance(last, _Thinking) and last.seconds is None:
-                    last.parts.append(text)
+                    last.prose.add(text)
                     return False
-                self._items.append(_Thinking([text]))
+                self._items.append(_Thinking(LiveProse(text)))
             case ThinkingDone(seconds):
                 thinking = self._open_thinking()
                 if thinking is not None:
@@ -120,8 +139,8 @@ class ChatView:
                 self._items.append(panel)
             case ToolCallProgress(call_id, text):
                 panel = self._calls[call_id]
-                panel.raw.append(text)
-                panel.size += len(text)
+                panel.live.feed(text)
+                panel.raw.add(text)
                 return False
             case ToolCallWriting(call_id, seconds):
                 self._calls[call_id].silent = seconds
@@ -152,14 +171,22 @@ class ChatView:
         return True
 
     def messages(self) -> list[gr.ChatMessage]:
-        return [message for item in self._items if (message := _render(item, self.language)) is not None]
+        """The page's messages; an item rendered before and unchanged since is not rendered again."""
+        out = []
+        for item in self._items:
+            version = (self.language, _version(item))
+            cached = self._rendered.get(id(item))
+            if cached is None or cached[0] != version:
+                cached = self._rendered[id(item)] = (version, _render(item, self.language))
+            out.extend(cached[1])
+        return out
 
     def _append_text(self, text: str) -> bool:
         last = self._items[-1] if self._items else None
         if isinstance(last, _Text) and last.role == "assistant":
-            last.parts.append(text)
+            last.prose.add(text)
             return False
-        self._items.append(_Text("assistant", [text]))
+        self._items.append(_Text("assistant", LiveProse(text)))
         return True
 
     def _open_thinking(self) -> _Thinking | None:
@@ -180,41 +207,61 @@ class ChatView:
             self._items.append(_Note("stopped"))
 
 
-def _render(item: _Item, language: str) -> gr.ChatMessage | None:
+def _version(item: _Item) -> tuple[Any, ...]:
+    """What an item's look depends on besides the language: equal versions render the same."""
     match item:
-        case _Text(role, parts):
-            return gr.ChatMessage(role=role, content=browser_safe("".join(parts)))
-        case _Thinking(parts, seconds):
+        case _Text(_, prose):
+            return (prose.length,)
+        case _Thinking(prose, seconds):
+            return (prose.length, seconds)
+        case _Call():
+            changes = (item.raw.length, item.call is not None, len(item.result), item.duration, item.edited)
+            return (item.state, int(item.silent), *changes)
+    return ()
+
+
+def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
+    match item:
+        case _Text(role, prose):
+            return [gr.ChatMessage(role=role, content=block(prose.html()))]
+        case _Thinking(prose, seconds):
             metadata: dict[str, Any] = {
-                "title": t(language, "thinking"),
+                "title": escape(t(language, "thinking")),
                 "status": "pending" if seconds is None else "done",
             }
             if seconds is not None:
                 metadata["duration"] = round(seconds, 1)
-            return gr.ChatMessage(role="assistant", content=browser_safe("".join(parts)), metadata=metadata)
+            return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
             return _render_call(item, language)
         case _Note("error", text, kind):
-            return gr.ChatMessage(role="assistant", content=f"⚠️ {error_text(language, text, kind)}")
+            return [_note("⚠️ " + error_text(language, text, kind))]
         case _Note("notice", text):
-            return gr.ChatMessage(role="assistant", content=f"ℹ️ {text}")
+            return [_note("ℹ️ " + notice_text(language, text))]
         case _Note("stopped"):
-            return gr.ChatMessage(role="assistant", content=t(language, "stopped"))
-    return None
+            return [_note(t(language, "stopped"))]
+    return []
 
 
-def _render_call(panel: _Call, language: str) -> gr.ChatMessage:
+def _note(text: str) -> gr.ChatMessage:
+    """An error or notice: our sentence, which may quote a server's words, so rendered like prose."""
+    return gr.ChatMessage(role="assistant", content=block(prose_html(text)))
+
+
+def _render_call(panel: _Call, language: str) -> list[gr.ChatMessage]:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
-        body = arguments_view(arguments, language)
+        title = action(name, lookup(arguments), language)
+        body = arguments_html(name, arguments, language)
     else:
-        raw = "".join(panel.raw) if panel.size <= _PEEK_CHARS else _head(panel.raw, _PEEK_CHARS)
-        name, arguments = peek_call(raw)
-        body = _streaming_body(panel, language)
-    if panel.result:
-        body += "\n\n" + fence(trim_for_view(panel.result, language=language))
+        title, body = _live_view(panel, language)
+        if panel.state == "invalid" and not panel.live.name:
+            title = escape(t(language, "invalid_call"))
+    output_outside = panel.call is not None and panel.call.name == "run_shell" and panel.state in ("done", "error")
+    if panel.result and not output_outside:
+        body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
     metadata: dict[str, Any] = {
-        "title": browser_safe(_STATE_MARK.get(panel.state, "") + call_title(name, arguments, language)),
+        "title": join([_STATE_MARK.get(panel.state, ""), title]),
         "id": panel.call_id,
         "status": "pending" if panel.state in ("writing", "ready", "waiting") else "done",
     }
@@ -224,67 +271,102 @@ def _render_call(panel: _Call, language: str) -> gr.ChatMessage:
         metadata["log"] = t(language, _STATE_LOG[panel.state])
     if panel.duration is not None and panel.state in ("done", "error"):
         metadata["duration"] = round(panel.duration, 2)
-    return gr.ChatMessage(role="assistant", content=browser_safe(body), metadata=metadata)
+    messages = [gr.ChatMessage(role="assistant", content=block(body), metadata=metadata)]
+    if output_outside:
+        messages.append(gr.ChatMessage(role="assistant", content=block(output_html(panel.result, language))))
+    return messages
+
+
+def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
+    """Title and body of a call still being written: its last lines as text, not JSON."""
+    live = panel.live
+    arguments = live.arguments
+    lines = None  # the count in "Writing report.md… 57 lines so far", only while the call is being written
+    if panel.state == "writing" and live.name in ("write_file", "edit_file"):
+        content = arguments.get("content")
+        lines = content.lines if content is not None else 0
+    title = action(live.name, lambda key: _head_text(arguments.get(key)), language, live_lines=lines)
+    if not panel.raw.length and panel.silent:  # Ollama holds the call's text back while the model writes it
+        return title, tag("p", t(language, "writing_call", seconds=int(panel.silent)))
+    in_title = {"path"} if live.name in _FILE_TOOLS else set()
+    shown = [key for key, text in arguments.items() if not text.raw and key not in in_title]
+    if live.broken or not shown:
+        return title, tag("pre", _tail_lines(panel.raw))
+    parts = []
+    for key in shown:
+        text = arguments[key]
+        parts += [label(key, language), tag("pre", "\n".join(text.last_lines(LIVE_LINES)))]
+    raw = tag("pre", panel.raw.head() if panel.raw.whole else "…" + panel.raw.tail(), cls="mg-box")
+    parts.append(tag("details", tag("summary", t(language, "technical")), raw))
+    return title, join(parts)
+
+
+def _head_text(text: StreamedText | None) -> str | None:
+    return None if text is None or text.raw else text.head()
+
+
+def _tail_lines(text: StreamedText) -> str:
+    return "\n".join(text.last_lines(LIVE_LINES))
+
+
+def label(key: str, language: str) -> Html:
+    """An argument's name in words ("File", "檔案"); a tool we don't know keeps its own names."""
+    return tag("p", t(language, f"label_{key}") if key in _LABELS else key, cls="mg-label")
+
+
+def arguments_html(name: str, arguments: dict[str, Any], language: str) -> Html:
+    """What a call will do or did, readable: a file's text, a diff, a command, then the raw JSON one click away."""
+    if name == "edit_file" and isinstance(arguments.get("old"), str) and isinstance(arguments.get("new"), str):
+        shown = diff_html(arguments["old"], arguments["new"], language)
+    else:
+        shown = join(
+            [
+                join([label(key, language), tag("pre", _view_value(key, value, language), cls="mg-box")])
+                for key, value in arguments.items()
+            ]
+        ) or escape(t(language, "no_arguments"))
+    return join([shown, technical_html(arguments, language)])
+
+
+def _view_value(key: str, value: Any, language: str) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return trim_for_view(visible_lines(text) if key == "command" else text, language=language)
+
+
+def technical_html(arguments: dict[str, Any], language: str) -> Html:
+    """The arguments as the model wrote them, for those who want them, behind one click."""
+    raw = json.dumps(arguments, indent=2, ensure_ascii=False)
+    shown = tag("pre", trim_for_view(raw, language=language), cls="mg-box")
+    return tag("details", tag("summary", t(language, "technical")), shown)
+
+
+def diff_html(old: str, new: str, language: str) -> Html:
+    """A coloured before/after diff, built only from escaped lines."""
+    before, after = t(language, "diff_before"), t(language, "diff_after")
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), before, after, lineterm="")
+    classes = {"-": "mg-del", "+": "mg-add", "@": "mg-hunk"}
+    spans = []
+    for line in lines:
+        cls = "mg-hunk" if line.startswith(("---", "+++")) else classes.get(line[:1], "")
+        spans.append(tag("span", line or " ", cls=cls or "mg-same"))
+    return tag("pre", join(spans), cls="mg-diff")
+
+
+def output_html(output: str, language: str) -> Html:
+    """A command's output in view: its first lines, and all of it (as the page keeps it) one click away."""
+    text = trim_for_view(output, language=language)
+    lines = text.split("\n")
+    first = "\n".join(lines[:OUTPUT_LINES]) or t(language, "no_output")
+    parts = [tag("p", t(language, "output"), cls="mg-label"), tag("pre", first)]
+    if len(lines) > OUTPUT_LINES:
+        summary = tag("summary", t(language, "show_all", lines=f"{len(lines):,}"))
+        parts.append(tag("details", summary, tag("pre", text, cls="mg-box")))
+    return join(parts)
 
 
 def browser_safe(text: str) -> str:
     """Lone surrogates (JSON lets a model write `\\ud800`) cannot be sent as UTF-8; show them escaped instead."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def arguments_view(arguments: dict[str, Any], language: str = ENGLISH) -> str:
-    """Each argument readable: short values inline, long or multi-line text in a block, trimmed."""
-    lines = []
-    for key, value in arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        if "\n" in text or "`" in text or len(text) > 80:
-            lines.append(f"**{key}**\n\n{fence(trim_for_view(text, language=language))}")
-        else:
-            lines.append(f"**{key}**: `{text}`")
-    return "\n\n".join(lines) or t(language, "no_arguments")
-
-
-def call_title(name: str | None, arguments: dict[str, Any], language: str = ENGLISH) -> str:
-    """`write_file → notes.md`: the tool and its key argument, as soon as they can be read."""
-    if not name:
-        return t(language, "preparing")
-    key = next((arguments[k] for k in _KEY_ARGUMENTS if isinstance(arguments.get(k), str)), None)
-    if key is None:
-        return f"🔧 {name}"
-    key = key.replace("\n", " ")
-    return f"🔧 {name} → {key[:60]}{'…' if len(key) > 60 else ''}"
-
-
-def _streaming_body(panel: _Call, language: str) -> str:
-    if not panel.size and panel.silent:
-        return t(language, "writing_call", seconds=int(panel.silent))
-    if panel.size <= STREAM_TAIL_CHARS:
-        return fence("".join(panel.raw), "json")
-    return (
-        t(language, "streaming_size", size=f"{panel.size:,}")
-        + "\n\n"
-        + fence("…" + _tail(panel.raw, STREAM_TAIL_CHARS), "json")
-    )
-
-
-def _head(parts: list[str], limit: int) -> str:
-    out, size = [], 0
-    for part in parts:
-        out.append(part)
-        size += len(part)
-        if size >= limit:
-            break
-    return "".join(out)[:limit]
-
-
-def _tail(parts: list[str], limit: int) -> str:
-    out, size = [], 0
-    for part in reversed(parts):
-        out.append(part)
-        size += len(part)
-        if size >= limit:
-            break
-    return "".join(reversed(out))[-limit:]
 
 
 def trim_for_view(text: str, limit: int = RESULT_VIEW_CHARS, *, language: str = ENGLISH) -> str:
@@ -297,7 +379,7 @@ def trim_for_view(text: str, limit: int = RESULT_VIEW_CHARS, *, language: str = 
 
 
 def fence(text: str, language: str = "") -> str:
-    """A fenced code block that no backtick run inside `text` can close early."""
+    """A fenced code block that no backtick run inside `text` can close early (for Markdown exports)."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{language}\n{text}\n{ticks}"

@@ -339,4 +339,5 @@ class ChatService:
             scope=scope,
             decided_by=decided_by or "the chat's owner",
             outcome=result.status,
+            reason=decision.reason if decision is not None else "",
         )

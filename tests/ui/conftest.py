@@ -13,6 +13,7 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.ui.app import serve
+from meowgent.ui.safehtml import shown_text as html_text
 from tests.scripted_ollama import ScriptedOllama
 
 
@@ -37,7 +38,7 @@ def chat_text(chat: list[dict]) -> str:
         parts.append((message.get("metadata") or {}).get("title") or "")
         content = message["content"]
         parts.extend(c.get("text", "") for c in content) if isinstance(content, list) else parts.append(content)
-    return "\n".join(parts)
+    return html_text("\n".join(parts))
 
 
 def free_port() -> int:

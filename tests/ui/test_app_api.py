@@ -10,7 +10,7 @@ import pytest
 from gradio_client import Client
 
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import chat_text
+from tests.ui.conftest import chat_text, html_text
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def client(running_app):
 def screen(values):
     """(chat, card summary, card details): the last values of every event that shows the chat."""
     chat, card, details, _edit_args, _scopes, _meter = values[-6:]
-    return chat, card, details
+    return chat, html_text(card), details
 
 
 def open_page(client):
@@ -47,7 +47,8 @@ def test_a_risky_call_waits_then_runs_on_approve(running_app, client):
     )
     key, _, _ = open_page(client)
     chat, card, details = screen(client.predict(key, "save a cat", api_name="/on_send"))
-    assert "Create the new file** `cat.md`" in card
+    assert "Write cat.md" in card
+    assert "Create the new file cat.md with this text" in card
     assert details == "meow"
     assert not (running_app.workspace / "cat.md").exists()
     chat, card, _details = screen(client.predict(key, "", api_name="/on_approve"))
@@ -121,8 +122,8 @@ def test_approve_all_decides_every_call_the_card_showed(running_app, client):
     key, _, _ = open_page(client)
     _chat, card, details = screen(client.predict(key, "write two", api_name="/on_send"))
     assert "wants to do 2 things" in card
-    assert "`a.md`" in card
-    assert "`b.md`" in card
+    assert "Write a.md" in card
+    assert "Write b.md" in card
     assert details == "A"
     _chat, card, _details = screen(client.predict(key, api_name="/on_approve_all"))
     assert (running_app.workspace / "a.md").read_text() == "A"
@@ -163,9 +164,10 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
     assert "Run this command" in card  # asks again
     assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
 
-    log = client.predict(key, api_name="/on_audit")
+    log = html_text(client.predict(key, api_name="/on_audit"))
     assert "for this chat: the command" in log
     assert "by your rules or a permission for this chat" in log
+    assert "How it ended: it ran" in log
 
 
 def test_another_client_cannot_open_a_chat_by_its_id(running_app):

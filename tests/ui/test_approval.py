@@ -1,11 +1,14 @@
-"""The approval card: what approving a waiting call will do, in plain words, nothing cut off."""
+"""The approval card: what approving each waiting call will do, in plain words, in full, and inert."""
 
 import json
+import re
 
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.ui.approval import CallDescription, describe_call, describe_queue
+from meowgent.ui.approval import describe_call, describe_queue
+from meowgent.ui.i18n import CHINESE
+from tests.ui.conftest import html_text
 
 
 @pytest.fixture
@@ -15,104 +18,131 @@ def workspace(tmp_path):
     return root
 
 
+def said(description) -> str:
+    return html_text(description.summary)
+
+
+def tags_in(markup: str) -> set[str]:
+    return set(re.findall(r"</?([a-z0-9]+)", markup))
+
+
+OUR_TAGS = {"div", "h3", "ol", "li", "p", "strong", "code", "pre", "span"}
+
+
 def test_a_shell_command_is_shown_whole_with_the_folder_it_runs_in(workspace):
     command = "printf '%s\\n' " + " ".join(f"word{i:04d}" for i in range(560)) + " | sort -r > out.txt"
     assert len(command) > 5_000
     card = describe_call(ToolCall("c1", "run_shell", {"command": command}), workspace)
-    assert card == CallDescription(f"**Run this command** in the folder `{workspace}`:", command)
+    assert said(card) == f"Run this command in the folder {workspace}:"
+    assert card.details == command
 
 
 def test_a_new_file_says_lines_and_bytes_with_thousands_separators(workspace):
     content = "é" * 602  # 1,204 bytes in UTF-8 though only 602 characters
     card = describe_call(ToolCall("c1", "write_file", {"path": "notes/accents.txt", "content": content}), workspace)
-    assert card.summary == "**Create the new file** `notes/accents.txt` with this text (1 line, 1,204 bytes):"
+    assert said(card) == "Create the new file notes/accents.txt with this text (1 line, 1,204 bytes):"
     assert card.details == content
 
 
 def test_replacing_a_file_says_how_big_the_old_one_is(workspace):
     (workspace / "notes.md").write_bytes(b"x" * 12_345)
     card = describe_call(ToolCall("c1", "write_file", {"path": "notes.md", "content": "line\n" * 3}), workspace)
-    assert card.summary == "**Replace the file** `notes.md` (now 12,345 bytes) with this text (3 lines, 15 bytes):"
+    assert said(card) == "Replace the file notes.md (now 12,345 bytes) with this text (3 lines, 15 bytes):"
 
 
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "sub/../../x.md"])
 def test_a_path_outside_the_workspace_says_it_will_be_refused(workspace, path):
     card = describe_call(ToolCall("c1", "write_file", {"path": path, "content": "x"}), workspace)
-    assert "outside the workspace, so it will be refused" in card.summary
-    assert f"`{path}`" in card.summary
+    assert "outside the workspace, so it will be refused" in said(card)
+    assert f"Write the file {path} " in said(card)
 
 
 def test_a_link_that_leads_outside_is_refused_too(workspace, tmp_path):
     (tmp_path / "secret.txt").write_text("s")
     (workspace / "innocent.txt").symlink_to(tmp_path / "secret.txt")
     card = describe_call(ToolCall("c1", "write_file", {"path": "innocent.txt", "content": "x"}), workspace)
-    assert "outside the workspace, so it will be refused" in card.summary
-    assert "Replace" not in card.summary
+    assert "outside the workspace, so it will be refused" in said(card)
+    assert "Replace" not in said(card)
 
 
-def test_a_large_file_is_shown_in_full(workspace):
+def test_a_large_file_is_shown_in_full_in_a_box_that_scrolls(workspace):
     content = "".join(f"row {i}\n" for i in range(3_000))
-    card = describe_call(ToolCall("c1", "write_file", {"path": "big.csv", "content": content}), workspace)
-    assert f"(3,000 lines, {len(content):,} bytes)" in card.summary
+    card = describe_queue((ToolCall("c1", "write_file", {"path": "big.csv", "content": content}),), workspace)
+    assert f"(3,000 lines, {len(content):,} bytes)" in said(card)
     assert card.details == content
+    assert said(card).count("row 2999") == 1
+    assert '<pre class="mg-box">' in card.summary
 
 
-def test_an_edit_shows_a_diff_of_the_old_and_the_new_text(workspace):
+def test_an_edit_shows_a_coloured_diff_of_the_old_and_the_new_text(workspace):
     call = ToolCall("c1", "edit_file", {"path": "app.py", "old": "x = 1\ny = 2", "new": "x = 1\ny = 3"})
-    card = describe_call(call, workspace)
-    assert card.summary == "**Change part of the file** `app.py` like this:"
+    assert said(describe_call(call, workspace)) == "Change part of the file app.py like this:"
+    card = describe_queue((call,), workspace)
     assert card.details.splitlines()[2:] == ["@@ -1,2 +1,2 @@", " x = 1", "-y = 2", "+y = 3"]
+    assert '<span class="mg-del">&#45;y &#61; 2</span>' in card.summary
+    assert '<span class="mg-add">&#43;y &#61; 3</span>' in card.summary
+    chinese = describe_queue((call,), workspace, CHINESE)
+    assert "--- 修改前" in chinese.details
+    assert "+++ 修改後" in html_text(chinese.summary)
 
 
 def test_a_web_fetch_names_the_host(workspace):
     url = "https://docs.python.org/3/library/json.html?highlight=dumps#basic-usage"
     card = describe_call(ToolCall("c1", "web_fetch", {"url": url}), workspace)
-    assert card == CallDescription("**Read a web page** from `docs.python.org`:", url)
+    assert said(card) == "Read a web page from docs.python.org:"
+    assert card.details == url
 
 
 def test_a_web_fetch_names_the_real_host_not_a_decoy_in_the_user_part(workspace):
-    card = describe_call(ToolCall("c1", "web_fetch", {"url": "https://trusted.example@evil.test/c?d=1"}), workspace)
-    assert "from `evil.test`" in card.summary
+    card = describe_queue((ToolCall("c1", "web_fetch", {"url": "https://trusted.example@evil.test/c?d=1"}),), workspace)
+    assert "from evil.test" in said(card)
+    assert "Read the page evil.test/c…" in said(card)
 
 
 def test_a_web_fetch_without_a_host_says_so(workspace):
     card = describe_call(ToolCall("c1", "web_fetch", {"url": "not a url"}), workspace)
-    assert "from `an unknown site`" in card.summary
+    assert "from an unknown site" in said(card)
 
 
 def test_an_unknown_tool_shows_its_arguments_as_readable_json(workspace):
     arguments = {"target": "prod", "force": True, "count": 3, "name": "café"}
     card = describe_call(ToolCall("c1", "deploy", arguments), workspace)
-    assert card.summary == "**Use the tool** `deploy` with:"
+    assert said(card) == "Use the tool deploy with:"
     assert json.loads(card.details) == arguments
     assert "café" in card.details  # readable, not \u00e9
 
 
-def test_a_queue_lists_every_call_in_order_with_the_details_of_the_first(workspace):
+def test_a_queue_names_every_call_in_order_each_in_full(workspace):
     calls = (
         ToolCall("c1", "run_shell", {"command": "make test"}),
         ToolCall("c2", "write_file", {"path": "a.md", "content": "secret second"}),
         ToolCall("c3", "web_fetch", {"url": "https://example.com/third"}),
+        ToolCall("c4", "run_shell", {"command": "wc -l notes.md"}),
     )
     card = describe_queue(calls, workspace)
-    assert card.summary.startswith("### The assistant wants to do 3 things, in this order")
-    steps = [line for line in card.summary.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
-    assert steps == [
-        f"1. **Run this command** in the folder `{workspace}`",
-        "2. **Create the new file** `a.md` with this text (1 line, 13 bytes)",
-        "3. **Read a web page** from `example.com` ⚠️ **Heads up:** this uses the network.",
+    text = said(card)
+    assert text.startswith("The assistant wants to do 4 things, in this order")
+    names = re.findall(r"<li><div><strong>(.*?)</strong>", card.summary)
+    assert [html_text(name) for name in names] == [
+        "Run make test",
+        "Write a.md",
+        "Read the page example.com/third",
+        "Run wc -l notes.md",
     ]
+    assert "secret second" in text  # the second call in full too, not only the first
+    assert "⚠️ Heads up: this uses the network." in text
     assert card.details == "make test"
-    assert "secret second" not in card.summary
 
 
 def test_a_queue_of_one_does_not_mention_more(workspace):
     card = describe_queue((ToolCall("c1", "run_shell", {"command": "ls"}),), workspace)
-    assert "more request" not in card.summary
+    assert "things" not in said(card)
+    assert said(card).startswith("The assistant wants to do this")
 
 
 def test_an_empty_queue_is_no_card(workspace):
-    assert describe_queue((), workspace) == CallDescription("", "")
+    card = describe_queue((), workspace)
+    assert card.summary == card.details == ""
 
 
 def test_a_lone_surrogate_in_arguments_still_gives_a_card_the_browser_can_take(workspace):
@@ -120,7 +150,6 @@ def test_a_lone_surrogate_in_arguments_still_gives_a_card_the_browser_can_take(w
     for arguments in ({"path": "a.txt", "content": "x\ud800y"}, {"path": "a\ud800.txt", "content": "x"}):
         card = describe_queue((ToolCall("c1", "write_file", arguments),), workspace)
         (card.summary + card.details).encode()  # the page sends UTF-8, which has no lone surrogates
-        assert "**" in card.summary
 
 
 def test_risk_notes_come_from_our_rules_not_from_the_model(workspace):
@@ -128,6 +157,62 @@ def test_risk_notes_come_from_our_rules_not_from_the_model(workspace):
     card = describe_queue(
         (ToolCall("c1", "run_shell", {"command": "rm old.txt  # totally safe, trust me"}),), workspace
     )
-    assert "⚠️ **Heads up:** this deletes files." in card.summary
+    assert "⚠️ Heads up: this deletes files." in said(card)
     quiet = describe_queue((ToolCall("c1", "run_shell", {"command": "ls -la"}),), workspace)
-    assert "Heads up" not in quiet.summary
+    assert "Heads up" not in said(quiet)
+
+
+# ---- model text is data (issue 13, items 2 and 7) ----
+
+FAKE_CARD = 'x` **ok** <div style="position:fixed;inset:0">ls -la</div><img src=http://127.0.0.1:9/x>`.md'
+
+
+@pytest.mark.parametrize("tool", ["write_file", "edit_file"])
+def test_a_path_cannot_end_its_code_span_or_add_markup(workspace, tool):
+    card = describe_queue(
+        (ToolCall("c1", tool, {"path": FAKE_CARD, "content": "x", "old": "a", "new": "b"}),), workspace
+    )
+    assert tags_in(card.summary) <= OUR_TAGS
+    assert "style=" not in card.summary
+    assert "`" not in card.summary  # no backtick reaches a Markdown parser
+    assert "*" not in card.summary
+    assert FAKE_CARD in said(card)  # shown as the text it is
+
+
+def test_bidi_and_zero_width_characters_are_shown_not_obeyed(workspace):
+    command = "touch safe.txt \u2067# harmless\u2069 \u202erm x\u200b\ufeff"
+    card = describe_queue((ToolCall("c1", "run_shell", {"command": command}),), workspace)
+    for invisible in "\u2067\u2069\u202e\u200b\ufeff":
+        assert invisible not in card.summary + card.details
+    assert "⟨U+2067⟩# harmless⟨U+2069⟩ ⟨U+202E⟩rm x⟨U+200B⟩⟨U+FEFF⟩" in said(card)
+
+
+def test_leading_blank_lines_cannot_push_a_command_out_of_view(workspace):
+    command = "\n" * 40 + "touch hidden.txt"
+    card = describe_queue((ToolCall("c1", "run_shell", {"command": command}),), workspace)
+    assert card.details == "⟨↵×40⟩ touch hidden.txt"
+    assert "Run ⟨↵×40⟩ touch hidden.txt" in said(card)
+    box = re.search(r'<pre class="mg-box">(.*?)</pre>', card.summary).group(1)
+    assert html_text(box) == "⟨↵×40⟩ touch hidden.txt"
+
+
+def test_the_card_reads_in_chinese(workspace):
+    calls = (
+        ToolCall("c1", "write_file", {"path": "筆記.md", "content": "喵"}),
+        ToolCall("c2", "run_shell", {"command": "ls"}),
+    )
+    text = said(describe_queue(calls, workspace, CHINESE))
+    assert "助理想依序執行 2 個動作" in text
+    assert "寫入 筆記.md" in text
+    assert "執行 ls" in text
+    assert "建立新檔案 筆記.md" in text
+
+
+def test_a_huge_file_travels_whole_once_not_twice(workspace):
+    content = "".join(f"row {i:06d}\n" for i in range(100_000))  # 1.1 MB
+    card = describe_queue((ToolCall("c1", "write_file", {"path": "big.csv", "content": content}),), workspace)
+    assert card.details == content  # whole, in the box under the card
+    assert len(card.summary) < len(content) / 4
+    assert "row 000000" in said(card)
+    assert "row 099999" in said(card)
+    assert "more characters not shown here" in said(card)

@@ -15,7 +15,7 @@ from gradio_client import Client
 from meowgent import tools
 from meowgent.tools import ToolContext
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
-from tests.ui.conftest import chat_text
+from tests.ui.conftest import chat_text, html_text
 
 LEAKS = ("Traceback", 'File "', "httpx", "httpcore", "ResponseError", "ollama._types", "ConnectError", "ReadTimeout")
 """What a person must never see: traces and the internals of the HTTP and Ollama clients."""
@@ -24,7 +24,7 @@ LEAKS = ("Traceback", 'File "', "httpx", "httpcore", "ResponseError", "ollama._t
 def screen(values):
     """(chat, card summary, card details): the chatbot is the first list among an event's outputs."""
     at = next(i for i, value in enumerate(values) if isinstance(value, list))
-    return values[at], values[at + 1], values[at + 2]
+    return values[at], html_text(values[at + 1]), values[at + 2]
 
 
 class Page:

@@ -1,12 +1,26 @@
 """Both languages say everything, with the same placeholders."""
 
+import re
 import string
 
 import pytest
 
-from meowgent.events import ErrorEvent, ToolCall, ToolCallReady, ToolCallStarted, UserMessage
-from meowgent.ui.i18n import _TEXT, CHINESE, ENGLISH, error_text, pick_language, risks, t
+from meowgent.context import FitResult, describe_fit
+from meowgent.events import ErrorEvent, ToolCall, ToolCallReady, ToolCallStarted, ToolResult, UserMessage
+from meowgent.ui.i18n import (
+    _ERRORS,
+    _TEXT,
+    CHINESE,
+    ENGLISH,
+    audit_words,
+    error_text,
+    notice_text,
+    pick_language,
+    risks,
+    t,
+)
 from meowgent.ui.render import ChatView
+from tests.ui.conftest import html_text
 
 
 def fields(text):
@@ -40,7 +54,9 @@ def test_errors_are_translated_by_kind_and_keep_the_commands_to_run():
     chinese = error_text(CHINESE, english, "not_found")
     assert "還沒有安裝" in chinese
     assert "`ollama pull mistral`" in chinese
-    assert error_text(CHINESE, "model runner crashed", "broken").endswith("（model runner crashed）")
+    broken = error_text(CHINESE, "model runner crashed", "broken")
+    assert "model runner crashed" not in broken  # no English original repeated
+    assert broken.startswith("模型伺服器的回覆中斷了")
 
 
 def test_risk_notes_and_the_chat_read_in_chinese():
@@ -54,3 +70,76 @@ def test_risk_notes_and_the_chat_read_in_chinese():
     view.language = ENGLISH
     assert "x" in str(view.messages()[-1].content)
     assert t(CHINESE, "approve") == "✅ 核准"
+
+
+# Names, commands, examples of what to type, placeholders and units: the same in both languages.
+NAMES = re.compile(
+    r"例如 [^：]*|\{\w+\}|`[^`]*`|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter|MCP|README"
+)
+
+
+@pytest.mark.parametrize("key", sorted(_TEXT[ENGLISH]))
+def test_every_chinese_sentence_is_chinese(key):
+    chinese = NAMES.sub("", _TEXT[CHINESE][key])
+    words = re.findall(r"[A-Za-z]{2,}", chinese)
+    assert not words, f"{key}: English left in {_TEXT[CHINESE][key]!r}"
+
+
+def test_chinese_markdown_closes_its_bold():
+    # CommonMark doesn't close ** between CJK punctuation and a letter: "**…。**試" showed the stars.
+    for key, text in _TEXT[CHINESE].items():
+        for bold in re.findall(r"\*\*(.+?)\*\*(.?)", text):
+            inner, after = bold
+            assert not (inner[-1] in "。，！？：；、」）" and after and after.isalnum()), key
+
+
+def test_every_error_kind_has_chinese_and_every_audit_word_too():
+    for kind, text in _ERRORS.items():
+        assert re.search(r"[\u4e00-\u9fff]", text), kind
+    for field, value in [("outcome", "done"), ("decision", "approved"), ("by", "the chat's owner"), ("scope", "once")]:
+        assert re.search(r"[\u4e00-\u9fff]", audit_words(CHINESE, field, value))
+    assert audit_words(CHINESE, "scope", 'for this chat: the command "ls"') == '此對話中都允許：the command "ls"'
+
+
+def test_the_chat_and_the_card_read_in_chinese_with_no_english_left():
+    calls = [
+        ToolCall("c1", "write_file", {"path": "a.md", "content": "x"}),
+        ToolCall("c2", "edit_file", {"path": "a.md", "old": "x", "new": "y"}),
+        ToolCall("c3", "run_shell", {"command": "ls"}),
+    ]
+    view = ChatView(CHINESE)
+    for call in calls:
+        view.apply(ToolCallStarted(call.id))
+        view.apply(ToolCallReady(call, True))
+    view.apply(ToolResult("c3", "run_shell", "ok", "done", 0.1))
+    technical = re.compile(r"<details><summary>技術細節</summary>.*?</details>")  # the raw arguments, on purpose
+    shown = " ".join(html_text(technical.sub("", m.content + m.metadata.get("title", ""))) for m in view.messages())
+    shown = shown.replace("a.md", "").replace("ls", "").replace("ok", "")
+    assert not re.findall(r"[A-Za-z]{2,}", shown), shown
+
+
+@pytest.mark.parametrize(
+    ("trimmed", "dropped", "chinese"),
+    [
+        (True, 0, "為了放進模型 16k token 的上下文，較長的工具輸出已縮短。完整的紀錄都還保留著。"),
+        (False, 1, "為了放進模型 16k token 的上下文，省略了 1 則較早的訊息。完整的紀錄都還保留著。"),
+        (
+            True,
+            3,
+            "為了放進模型 16k token 的上下文，較長的工具輸出已縮短，並省略了 3 則較早的訊息。完整的紀錄都還保留著。",
+        ),
+    ],
+)
+def test_the_context_trimming_notice_reads_in_chinese(trimmed, dropped, chinese):
+    fit = FitResult(
+        messages=[], trimmed_results=int(trimmed), dropped_messages=dropped, estimated_tokens=0, raw_tokens=0
+    )
+    english = describe_fit(fit, 16_384)
+    assert notice_text(ENGLISH, english) == english
+    assert notice_text(CHINESE, english) == chinese
+
+
+def test_the_banner_keeps_the_address_apart_from_the_chinese_after_it():
+    # A bare URL followed by CJK text (no space) is linkified with the text swallowed into it.
+    banner = t(CHINESE, "banner_down", host="http://127.0.0.1:11434", model="qwen3")
+    assert "`http://127.0.0.1:11434`）" in banner

@@ -6,6 +6,7 @@ from meowgent.events import ToolCall
 from meowgent.tools import ExternalTool, register_external, unregister_group
 from meowgent.ui.approval import describe_call, describe_queue
 from meowgent.ui.i18n import CHINESE
+from meowgent.ui.safehtml import shown_text
 
 
 @pytest.fixture
@@ -23,11 +24,12 @@ def git_tools():
 def test_the_card_names_the_server_and_the_tool_and_shows_the_claims_as_claims(git_tools, tmp_path):
     call = ToolCall("1", "git__delete_branch", {"branch": "old"})
     described = describe_call(call, tmp_path)
-    assert described.summary == (
-        "**Use the tool** `delete_branch` **of the MCP server** `git` with:\n\n"
-        "The server says this tool may delete or overwrite things. That is only its own claim, so it still asks you."
+    assert shown_text(described.summary) == (
+        "Use the tool delete_branch of the MCP server git with:"
+        "The server says this tool may delete or overwrite things. That is only its own claim, so it still asks you.\n"
     )
+    assert "<code>delete&#95;branch</code>" in described.summary
     assert described.details == '{\n  "branch": "old"\n}'
-    assert describe_call(ToolCall("2", "git__log", {}), tmp_path).summary.endswith("`git` with:")
-    assert "MCP 伺服器** `git`" in describe_call(call, tmp_path, CHINESE).summary
-    assert "`delete_branch` **of the MCP server** `git`" in describe_queue((call, call), tmp_path).summary
+    assert shown_text(describe_call(ToolCall("2", "git__log", {}), tmp_path).summary).endswith("git with:")
+    assert "MCP 伺服器 git 的工具" in shown_text(describe_call(call, tmp_path, CHINESE).summary)
+    assert "delete_branch of the MCP server git" in shown_text(describe_queue((call, call), tmp_path).summary)

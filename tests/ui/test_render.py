@@ -26,7 +26,9 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
-from meowgent.ui.render import RESULT_VIEW_CHARS, STREAM_TAIL_CHARS, ChatView, fence, trim_for_view
+from meowgent.ui.livecall import TAIL_CHARS
+from meowgent.ui.render import LIVE_LINES, RESULT_VIEW_CHARS, ChatView, fence, trim_for_view
+from tests.ui.conftest import html_text
 
 WRITE = ToolCall("call_w", "write_file", {"path": "notes.md", "content": "meow\n"})
 SHELL = ToolCall("call_s", "run_shell", {"command": "ls -la"})
@@ -64,35 +66,44 @@ def fences_in(markdown):
     return [token for token in MarkdownIt("commonmark").parse(markdown) if token.type == "fence"]
 
 
+def text_of(message):
+    """What the browser shows of a message's body."""
+    return html_text(message.content).strip()
+
+
+def title_of(message):
+    return html_text(message.metadata["title"])
+
+
 # ---- text and thinking ----
 
 
 def test_a_user_message_is_shown_as_the_persons_message():
     (message,) = view_of(UserMessage("What's in notes.md?")).messages()
     assert message.role == "user"
-    assert message.content == "What's in notes.md?"
+    assert text_of(message) == "What's in notes.md?"
 
 
 def test_text_deltas_merge_into_one_assistant_message():
     view = view_of(UserMessage("hi"), TextDelta("Hel"), TextDelta("lo, "), TextDelta("human."))
     user, assistant = view.messages()
-    assert user.content == "hi"
+    assert text_of(user) == "hi"
     assert assistant.role == "assistant"
-    assert assistant.content == "Hello, human."
+    assert text_of(assistant) == "Hello, human."
     assert not assistant.metadata
 
 
 def test_text_after_a_tool_panel_starts_a_new_message():
     view = view_of(TextDelta("Let me look. "), *ready(SHELL), TextDelta("Done looking."))
-    contents = [m.content for m in view.messages() if not m.metadata]
-    assert contents == ["Let me look. ", "Done looking."]
+    contents = [text_of(m) for m in view.messages() if not m.metadata]
+    assert contents == ["Let me look.", "Done looking."]
 
 
 def test_thinking_is_a_pending_panel_until_thinking_done_gives_its_duration():
     view = view_of(UserMessage("hi"), ThinkingDelta("The person "), ThinkingDelta("greets me."))
     thinking = view.messages()[1]
-    assert thinking.content == "The person greets me."
-    assert thinking.metadata["title"] == "Thinking"
+    assert text_of(thinking) == "The person greets me."
+    assert title_of(thinking) == "Thinking"
     assert thinking.metadata["status"] == "pending"
     assert "duration" not in thinking.metadata
 
@@ -101,14 +112,14 @@ def test_thinking_is_a_pending_panel_until_thinking_done_gives_its_duration():
     _, thinking, answer = view.messages()
     assert thinking.metadata["status"] == "done"
     assert thinking.metadata["duration"] == 2.3
-    assert answer.content == "Hello!"
+    assert text_of(answer) == "Hello!"
     assert not answer.metadata
 
 
 def test_thinking_after_a_finished_thought_opens_a_second_panel():
     view = view_of(ThinkingDelta("first"), ThinkingDone(1.0), TextDelta("x"), ThinkingDelta("second"))
     panels = [m for m in view.messages() if m.metadata.get("title") == "Thinking"]
-    assert [p.content for p in panels] == ["first", "second"]
+    assert [text_of(p) for p in panels] == ["first", "second"]
     assert [p.metadata["status"] for p in panels] == ["done", "pending"]
 
 
@@ -119,52 +130,123 @@ def test_done_closes_a_thinking_panel_that_never_got_thinking_done():
     assert thinking.metadata["duration"] == 0.0
 
 
+def test_the_models_markdown_keeps_its_structure_but_nothing_that_loads_or_navigates():
+    reply = (
+        "# Plan\n\n**bold** and *soft* and `code`\n\n- one\n- two\n\n```sh\nrm -rf <dir>\n```\n\n"
+        "<img src=http://127.0.0.1:9/a> ![cat](http://127.0.0.1:9/b) [site](http://127.0.0.1:9/c) "
+        '<div style="background:url(http://127.0.0.1:9/d)">x</div> <form action=/x><button>go</button></form>'
+    )
+    (message,) = view_of(TextDelta(reply)).messages()
+    html = message.content
+    assert re.findall(r"<(\w+)", html) == [
+        *("div", "h1", "p", "strong", "em", "code", "ul", "li", "li", "pre", "code", "p")
+    ]
+    assert "\n" not in html  # one HTML block: Gradio's Markdown pass leaves it alone
+    shown = text_of(message)
+    assert "rm -rf <dir>" in shown
+    assert "<img src=http://127.0.0.1:9/a>" in shown
+    assert "[image: cat — http://127.0.0.1:9/b]" in shown
+    assert "site (http://127.0.0.1:9/c)" in shown
+    assert '<div style="background:url(http://127.0.0.1:9/d)">x</div>' in shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from('<>&"`*_[]()!:/\\$ \nab=#-'), max_size=80) | st.text(max_size=80))
+def test_no_text_the_model_writes_becomes_markup(text):
+    view = view_of(TextDelta(text), *ready(ToolCall("c1", "write_file", {"path": text, "content": text})))
+    allowed = {"div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "hr", "br"}
+    allowed |= {"em", "strong", "s", "code", "pre", "table", "thead", "tbody", "tr", "th", "td"}
+    allowed |= {"details", "summary", "span"}
+    for message in view.messages():
+        for markup in (message.content, (message.metadata or {}).get("title", "")):
+            assert set(re.findall(r"</?([A-Za-z][\w-]*)", markup)) <= allowed
+            assert not re.search(r"<[a-z]+ (?!class=\"mg[\w -]*\"|open|start=\"\d+\")", markup)  # only ours
+            assert "\n" not in markup
+            assert "$$" not in markup  # no LaTeX for Gradio's KaTeX pass
+
+
 # ---- tool panels while they stream ----
 
 
 def test_the_title_is_readable_from_partial_json_before_the_call_is_finished():
     view = view_of(ToolCallStarted("c1"))
-    assert panel(view, "c1").metadata["title"] == "🔧 Preparing a tool call"
+    assert title_of(panel(view, "c1")) == "Preparing an action…"
     for piece in ['{"name": "wri', 'te_file", "argu', 'ments": {"path": "notes', '.md", "content": "# Shop']:
         view.apply(ToolCallProgress("c1", piece))
     message = panel(view, "c1")
-    assert message.metadata["title"] == "🔧 write_file → notes.md"
+    assert title_of(message) == "Writing notes.md… 1 line so far"
     assert message.metadata["status"] == "pending"
     assert message.metadata["log"] == "writing…"
-    # the partial JSON is shown as it is, inside a json block
-    assert (
-        message.content == '```json\n{"name": "write_file", "arguments": {"path": "notes.md", "content": "# Shop\n```'
-    )
-    (block,) = fences_in(message.content)
-    assert block.info == "json"
+    shown, technical = text_of(message).split("Technical details")
+    assert "# Shop" in shown  # the text itself, not its JSON
+    assert '"content"' not in shown
+    assert '"content": "# Shop' in technical  # the JSON so far, one click away
+
+
+def test_a_file_being_written_shows_its_last_lines_as_lines_and_counts_them():
+    content = "".join(f"line {i}\n" for i in range(57))
+    raw = raw_of(ToolCall("c1", "write_file", {"path": "report.md", "content": content}))
+    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw[:-3]))
+    message = panel(view, "c1")
+    assert title_of(message) == "Writing report.md… 57 lines so far"
+    shown = text_of(message).split("Technical details")[0].strip()
+    assert shown.endswith("line 55\nline 56")
+    assert "line 44\n" not in shown  # only the newest LIVE_LINES lines
+    assert len(re.findall(r"line \d+", shown)) == LIVE_LINES
+    assert "\\n" not in shown
+
+
+def test_an_edit_being_written_shows_before_and_after():
+    raw = raw_of(ToolCall("c1", "edit_file", {"path": "a.md", "old": "cat = 1", "new": "cat = 2"}))
+    message = panel(view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw[:-5])), "c1")
+    assert title_of(message) == "Editing a.md…"
+    assert "Before\ncat = 1\nAfter\ncat =" in text_of(message)
 
 
 def test_a_call_ollama_holds_back_counts_the_seconds_until_it_is_ready():
     view = view_of(ToolCallStarted("c1"), ToolCallWriting("c1", 2.4))
     assert view.apply(ToolCallWriting("c1", 3.5))  # an update a second, drawn at once
     message = panel(view, "c1")
-    assert message.content == "The model is writing a tool call… 3 s"
+    assert text_of(message) == "The model is writing a tool call… 3 s"
     assert message.metadata["status"] == "pending"
     view.apply(ToolCallReady(ToolCall("c1", WRITE.name, WRITE.arguments), True))
-    assert "writing a tool call" not in panel(view, "c1").content
-    assert "notes.md" in panel(view, "c1").content
+    assert "writing a tool call" not in text_of(panel(view, "c1"))
+    assert "notes.md" in text_of(panel(view, "c1"))
 
 
-def test_a_half_written_key_argument_shows_what_is_there_so_far():
+def test_a_half_written_command_shows_what_is_there_so_far():
     view = view_of(
         ToolCallStarted("c1"), ToolCallProgress("c1", '{"name": "run_shell", "arguments": {"command": "ls -')
     )
-    assert panel(view, "c1").metadata["title"] == "🔧 run_shell → ls -"
+    assert title_of(panel(view, "c1")) == "Run ls -"
 
 
-def test_a_long_key_argument_is_cut_in_the_title_and_newlines_flattened():
+def test_a_long_object_is_cut_in_the_title_and_newlines_marked():
     command = "echo one\n" + "x" * 100
     view = view_of(*ready(ToolCall("c1", "run_shell", {"command": command})))
-    title = panel(view, "c1").metadata["title"]
-    assert title == "🔧 run_shell → echo one " + "x" * 51 + "…"
+    assert title_of(panel(view, "c1")) == "Run echo one ⏎ " + "x" * 49 + "…"
 
 
-def test_a_huge_argument_streams_with_only_its_tail_and_a_size_counter():
+@pytest.mark.parametrize(
+    ("call", "title"),
+    [
+        (ToolCall("c", "read_file", {"path": "notes.md"}), "Read notes.md"),
+        (ToolCall("c", "list_files", {"path": "docs"}), "List files in docs"),
+        (ToolCall("c", "list_files", {}), "List the files in the workspace"),
+        (ToolCall("c", "search_files", {"pattern": "TODO"}), "Search for TODO"),
+        (ToolCall("c", "search_files", {"pattern": "TODO", "path": "src"}), "Search for TODO in src"),
+        (ToolCall("c", "web_fetch", {"url": "https://example.org/a/very/long/path/to/a/page?q=1"}), None),
+        (ToolCall("c", "edit_file", {"path": "report.md", "old": "a", "new": "b"}), "Edit report.md"),
+        (ToolCall("c", "write_file", {"path": "report.md", "content": "x"}), "Write report.md"),
+        (ToolCall("c", "files__stat", {"path": "x"}), "Use the tool files__stat"),
+    ],
+)
+def test_titles_say_a_verb_and_its_object(call, title):
+    shown = title_of(panel(view_of(*ready(call)), call.id))
+    assert shown == (title or "Read the page example.org/a/very/long/path/to/…")
+
+
+def test_a_huge_argument_streams_with_only_its_last_lines():
     head = '{"name": "write_file", "arguments": {"path": "big.txt", "content": "'
     partial = head + "".join(f"{i:07d}\\n" for i in range(1_000_000 // 9))
     partial += "x" * (-len(partial) % 4)  # whole 4-character pieces
@@ -172,19 +254,15 @@ def test_a_huge_argument_streams_with_only_its_tail_and_a_size_counter():
     for i in range(0, len(partial), 4):
         view.apply(ToolCallProgress("c1", partial[i : i + 4]))
     message = panel(view, "c1")
-    assert message.metadata["title"] == "🔧 write_file → big.txt"
+    assert title_of(message) == "Writing big.txt… 111,112 lines so far"
     assert message.metadata["status"] == "pending"
-    assert len(message.content) <= STREAM_TAIL_CHARS + 100
-    assert f"{len(partial):,} characters so far" in message.content
-    (block,) = fences_in(message.content)
-    assert block.info == "json"
-    assert block.content.endswith(partial[-STREAM_TAIL_CHARS + 10 :] + "\n")  # the newest text is what is shown
-    assert head not in message.content
+    assert len(message.content) < TAIL_CHARS * 2
+    assert "0111110\n" in text_of(message)  # the newest lines are what is shown
 
 
 def _time_progress(count):
     view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", '{"name": "write_file", "arguments": {"content": "'))
-    events = [ToolCallProgress("c1", "abcd")] * count
+    events = [ToolCallProgress("c1", "ab\\n")] * count
     start = time.perf_counter()
     for event in events:
         view.apply(event)
@@ -220,15 +298,23 @@ def test_apply_is_false_for_plain_deltas_and_true_for_status_changes():
 # ---- tool panels: states ----
 
 
-def test_a_ready_call_shows_its_arguments_readably():
+def test_a_ready_call_shows_its_arguments_readably_with_the_raw_ones_one_click_away():
     call = ToolCall("call_w", "write_file", {"path": "notes.md", "content": "line one\nline two", "append": False})
     message = panel(view_of(*ready(call, risky=False)), call.id)
-    assert message.metadata["title"] == "🔧 write_file → notes.md"
+    assert title_of(message) == "Write notes.md"
     assert message.metadata["status"] == "pending"
-    assert "**path**: `notes.md`" in message.content
-    assert "**append**: `false`" in message.content
-    (block,) = fences_in(message.content)
-    assert block.content == "line one\nline two\n"  # multi-line text is a block, not an escaped JSON string
+    shown = text_of(message)
+    assert "File\nnotes.md\n" in shown
+    assert "Text\nline one\nline two\n" in shown  # multi-line text as lines, not an escaped JSON string
+    assert "append\nfalse\n" in shown
+    assert "<details><summary>Technical details</summary>" in message.content
+    assert '"path": "notes.md"' in shown
+
+
+def test_an_edit_is_a_coloured_diff():
+    call = ToolCall("c1", "edit_file", {"path": "a.py", "old": "x = 1\ny = 2", "new": "x = 1\ny = 3"})
+    message = panel(view_of(*ready(call)), call.id)
+    assert '<span class="mg-del">&#45;y &#61; 2</span><span class="mg-add">&#43;y &#61; 3</span>' in message.content
 
 
 def test_a_waiting_call_says_so_and_stays_pending():
@@ -236,31 +322,44 @@ def test_a_waiting_call_says_so_and_stays_pending():
     message = panel(view, WRITE.id)
     assert message.metadata["log"] == "waiting for your approval"
     assert message.metadata["status"] == "pending"
-    assert message.metadata["title"] == "🔧 write_file → notes.md"
+    assert title_of(message) == "Write notes.md"
     assert view.waiting == (WRITE,)
 
 
 def test_a_done_call_shows_its_result_trimmed_with_status_done_and_duration():
     output = "".join(f"line {i}\n" for i in range(2_000))
     assert len(output) > RESULT_VIEW_CHARS
-    view = view_of(*ready(SHELL), ApprovalNeeded((SHELL,)), ToolResult(SHELL.id, SHELL.name, output, "done", 1.234))
-    message = panel(view, SHELL.id)
+    read = ToolCall("c1", "read_file", {"path": "big.txt"})
+    view = view_of(*ready(read), ToolResult(read.id, read.name, output, "done", 1.234))
+    message = panel(view, read.id)
     assert message.metadata["status"] == "done"
     assert message.metadata["duration"] == 1.23
-    assert message.metadata["title"] == "🔧 run_shell → ls -la"
+    assert title_of(message) == "Read big.txt"
     assert "log" not in message.metadata
-    assert trim_for_view(output) in message.content
-    assert output not in message.content
-    assert "line 0\n" in message.content
-    assert "line 1999\n" in message.content
-    assert f"{len(output) - RESULT_VIEW_CHARS:,} more characters not shown here" in message.content
-    assert view.waiting == ()
+    shown = text_of(message)
+    assert trim_for_view(output).strip() in shown
+    assert "line 0\n" in shown
+    assert shown.endswith("line 1999")
+    assert f"{len(output) - RESULT_VIEW_CHARS:,} more characters not shown here" in shown
 
 
-def test_a_short_result_is_shown_whole():
+def test_a_commands_output_is_in_view_outside_its_panel_with_all_of_it_one_click_away():
+    output = "$ seq 1 30\nexit status: 0\n" + "".join(f"{i}\n" for i in range(1, 31))
+    view = view_of(*ready(SHELL), ApprovalNeeded((SHELL,)), ToolResult(SHELL.id, SHELL.name, output, "done", 0.2))
+    messages = view.messages()
+    at = messages.index(panel(view, SHELL.id))
+    assert "exit status" not in text_of(messages[at])  # not hidden in the closed panel
+    shown = messages[at + 1]
+    assert not shown.metadata
+    assert text_of(shown).startswith("Output\n$ seq 1 30\nexit status: 0\n1\n2\n3\n4\n5\n6\n")
+    assert "Show all (33 lines)" in text_of(shown)
+    assert "<details><summary>Show all" in shown.content
+
+
+def test_a_short_output_has_no_show_all():
     view = view_of(*ready(SHELL), ToolResult(SHELL.id, SHELL.name, "exit status 0\nnotes.md", "done", 0.02))
-    blocks = fences_in(panel(view, SHELL.id).content)
-    assert [b.content for b in blocks][-1] == "exit status 0\nnotes.md\n"
+    shown = view.messages()[-1]
+    assert text_of(shown) == "Output\nexit status 0\nnotes.md"
 
 
 @pytest.mark.parametrize(
@@ -268,13 +367,13 @@ def test_a_short_result_is_shown_whole():
     [("error", "❌ ", "failed", True), ("rejected", "🚫 ", "rejected", False)],
 )
 def test_failed_and_rejected_calls_are_marked(status, mark, log, has_duration):
-    view = view_of(*ready(SHELL), ToolResult(SHELL.id, SHELL.name, "The person rejected this call.", status, 0.5))
-    message = panel(view, SHELL.id)
-    assert message.metadata["title"] == mark + "🔧 run_shell → ls -la"
+    view = view_of(*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "The person rejected this call.", status, 0.5))
+    message = panel(view, WRITE.id)
+    assert title_of(message) == mark + "Write notes.md"
     assert message.metadata["log"] == log
     assert message.metadata["status"] == "done"
     assert ("duration" in message.metadata) is has_duration
-    assert "The person rejected this call." in message.content
+    assert "The person rejected this call." in text_of(message)
 
 
 def test_an_invalid_call_shows_the_error_the_model_was_told():
@@ -282,11 +381,19 @@ def test_an_invalid_call_shows_the_error_the_model_was_told():
     error = "Error: 'path': Input should be a valid string"
     view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw), ToolCallInvalid("c1", raw, error))
     message = panel(view, "c1")
-    assert message.metadata["title"] == "❌ 🔧 read_file"
+    assert title_of(message) == "❌ Use the tool read_file"
     assert message.metadata["log"] == "not run: the call was malformed"
     assert message.metadata["status"] == "done"
-    assert raw in message.content
-    assert error in message.content
+    assert "42" in text_of(message)
+    assert error in text_of(message)
+
+
+def test_a_call_that_is_not_json_shows_its_raw_text():
+    raw = "call read_file on <notes.md>"
+    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw))
+    assert raw in text_of(panel(view, "c1"))
+    view.apply(ToolCallInvalid("c1", raw, "Error: the tool call is not valid JSON"))
+    assert title_of(panel(view, "c1")) == "❌ A request the assistant wrote wrong"
 
 
 def test_stop_marks_a_half_written_call_interrupted_and_says_stopped():
@@ -299,16 +406,16 @@ def test_stop_marks_a_half_written_call_interrupted_and_says_stopped():
     )
     messages = view.messages()
     call = panel(view, "c1")
-    assert call.metadata["title"] == "⏹ 🔧 write_file → a.md"
+    assert title_of(call) == "⏹ Write a.md"
     assert call.metadata["log"] == "interrupted"
     assert call.metadata["status"] == "done"
-    assert messages[-1].content == "⏹ Stopped. The answer above is incomplete."
+    assert text_of(messages[-1]) == "⏹ Stopped. The answer above is incomplete."
     assert messages[-1].role == "assistant"
 
 
 def test_stop_leaves_finished_and_waiting_calls_alone():
-    view = view_of(*ready(SHELL), ToolResult(SHELL.id, SHELL.name, "ok", "done", 0.1), Done("stopped"))
-    assert panel(view, SHELL.id).metadata["title"] == "🔧 run_shell → ls -la"
+    view = view_of(*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "ok", "done", 0.1), Done("stopped"))
+    assert title_of(panel(view, WRITE.id)) == "Write notes.md"
     view = view_of(*ready(WRITE), ApprovalNeeded((WRITE,)), Done("stopped"))
     assert panel(view, WRITE.id).metadata["log"] == "waiting for your approval"
 
@@ -318,25 +425,26 @@ def test_an_error_ending_interrupts_a_call_without_a_stopped_note():
     view.apply(Done("error"))
     messages = view.messages()
     assert panel(view, "c1").metadata["log"] == "interrupted"
-    assert [m.content for m in messages if not m.metadata] == ["⚠️ Ollama crashed."]
+    assert [text_of(m) for m in messages if not m.metadata] == ["⚠️ Ollama crashed."]
 
 
 def test_an_error_is_a_plain_note():
     view = view_of(UserMessage("hi"), ErrorEvent("The model server is not running. Start it with `ollama serve`."))
     note = view.messages()[-1]
     assert note.role == "assistant"
-    assert note.content == "⚠️ The model server is not running. Start it with `ollama serve`."
+    assert text_of(note) == "⚠️ The model server is not running. Start it with ollama serve."
+    assert "<code>ollama serve</code>" in note.content
     assert not note.metadata
 
 
 def test_a_notice_is_a_plain_note():
     note = view_of(Notice("Old tool output was shortened.")).messages()[-1]
-    assert note.content == "ℹ️ Old tool output was shortened."
+    assert text_of(note) == "ℹ️ Old tool output was shortened."
 
 
 def test_a_complete_answer_adds_no_note():
     view = view_of(UserMessage("hi"), TextDelta("Hello."), Done("complete"))
-    assert [m.content for m in view.messages()] == ["hi", "Hello."]
+    assert [text_of(m) for m in view.messages()] == ["hi", "Hello."]
 
 
 # ---- what waits for the person ----

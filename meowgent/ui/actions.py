@@ -1,0 +1,81 @@
+"""What a tool call does, in plain words: a verb and its object ("Write report.md"), never a tool identifier.
+
+The object is whatever the model chose (a path, a command, an address), so it is always escaped and
+shown in a `<code>` element with its invisible characters made visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from meowgent.ui.i18n import t
+from meowgent.ui.safehtml import Html, fill, tag, visible_lines
+
+OBJECT_CHARS = 60
+"""The longest object shown in a title; the full value is in the panel and on the card."""
+
+Lookup = Callable[[str], str | None]
+"""An argument by name as text so far, or None when the call has not written it (yet)."""
+
+
+def action(name: str | None, argument: Lookup, language: str, *, live_lines: int | None = None) -> Html:
+    """The verb and object of a call; `live_lines` makes a write read "Writing report.md… 57 lines so far"."""
+    if not name:
+        return fill(t(language, "preparing"))
+    path, say = argument("path"), _sayer(language)
+    match name:
+        case "write_file" if path:
+            if live_lines is not None:
+                if live_lines == 1:
+                    return say("act_writing_one", path=obj(path))
+                return say("act_writing", path=obj(path), lines=f"{live_lines:,}")
+            return say("act_write", path=obj(path))
+        case "edit_file" if path:
+            return say("act_editing" if live_lines is not None else "act_edit", path=obj(path))
+        case "run_shell" if command := argument("command"):
+            return say("act_run", command=obj(command))
+        case "web_fetch" if url := argument("url"):
+            return say("act_fetch", page=obj(page_of(url)))
+        case "read_file" if path:
+            return say("act_read", path=obj(path))
+        case "list_files":
+            return say("act_list", path=obj(path)) if path and path != "." else say("act_list_workspace")
+        case "search_files" if pattern := argument("pattern"):
+            if path and path != ".":
+                return say("act_search_in", pattern=obj(pattern), path=obj(path))
+            return say("act_search", pattern=obj(pattern))
+    return say("act_other", tool=obj(name))
+
+
+def lookup(arguments: Mapping[str, Any]) -> Lookup:
+    """The string arguments of a finished call, for action()."""
+
+    def argument(key: str) -> str | None:
+        value = arguments.get(key)
+        return value if isinstance(value, str) else None
+
+    return argument
+
+
+def obj(value: str, limit: int = OBJECT_CHARS) -> Html:
+    """A short, one-line, escaped view of a value the model chose."""
+    line = visible_lines(value).replace("\n", " ⏎ ")
+    return tag("code", line if len(line) <= limit else line[:limit] + "…")
+
+
+def page_of(url: str) -> str:
+    """`example.org/docs/…`: the real host (not a `user@` decoy) and the start of the path."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return url
+    rest = parts.path.strip("/")
+    return parts.hostname + ("/" + rest[:20] + ("…" if len(rest) > 20 or parts.query else "") if rest else "")
+
+
+def _sayer(language: str) -> Callable[..., Html]:
+    def say(key: str, **values: str | Html) -> Html:
+        return fill(t(language, key), **values)
+
+    return say
