@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     auth, generated = login_for(settings)
 
     from meowgent.rules import RulesError
+    from meowgent.store import StoreError
     from meowgent.ui.app import serve  # imported late: gradio is slow to import
 
     print(f"Meowgent: workspace {settings.workspace}, model server {settings.ollama_host}")
@@ -59,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         demo, local_url, share_url = serve(settings, auth=auth)
     except RulesError as exc:
         sys.exit(f"Your rules file can't be used: {exc}")
+    except StoreError as exc:
+        sys.exit(f"{exc}. Pick another folder with --data-dir.")
     print(f"Open {local_url} in your browser.")
     if settings.share:
         if share_url:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -104,11 +104,14 @@ class Agent:
         settings: Settings,
         *,
         policy: Policy | None = None,
+        policy_of: Callable[[Conversation], Policy] | None = None,
     ) -> None:
         self._client = client
         self._settings = settings
         self.policy = policy or Policy([], settings.workspace)
         """The person's rules; replace it to apply edited rules to the next call."""
+        self._policy_of = policy_of or (lambda _conversation: self.policy)
+        """The rules that judge a conversation's calls: its owner's, when the server has several owners."""
         self._estimators: dict[str, TokenEstimator] = {}
         self._estimators_lock = threading.Lock()
 
@@ -146,7 +149,7 @@ class Agent:
 
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
         """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
-        return self.policy.decide(call, scopes=conversation.scopes)
+        return self._policy_of(conversation).decide(call, scopes=conversation.scopes)
 
     def tools(self, conversation: Conversation) -> dict[str, AnyTool]:
         """The tools this chat offers the model now: ours, and MCP tools of running servers not turned off here."""

@@ -26,6 +26,8 @@ class Settings:
     port: int = 7860
     share: bool = False
     """Ask Gradio for a temporary public link (requires a login)."""
+    public_names: tuple[str, ...] = ()
+    """Other host names the page is reached at (a reverse proxy in front): served on any port, like the share link."""
     auth: tuple[str, str] | None = None
     """(user, password) for the page; made up and printed when sharing without one."""
     data_dir: Path = field(default_factory=lambda: Path.home() / ".meowgent")
@@ -71,8 +73,19 @@ _TRUE = {"1", "true", "yes", "on"}
 def _parse_auth(value: str) -> tuple[str, str]:
     user, sep, password = value.partition(":")
     if not sep or not user or not password:
-        raise argparse.ArgumentTypeError("use --auth USER:PASSWORD")
+        raise argparse.ArgumentTypeError("a login is USER:PASSWORD")
     return user, password
+
+
+def _read_auth_file(path: str) -> tuple[str, str]:
+    try:
+        lines = Path(path).expanduser().read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read the login file {path}: {exc.__class__.__name__}") from None
+    try:
+        return _parse_auth(lines[0].strip() if lines else "")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"the first line of {path} must be USER:PASSWORD") from None
 
 
 def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
@@ -115,7 +128,27 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)",
     )
     parser.add_argument(
-        "--auth", type=_parse_auth, default=None, metavar="USER:PASS", help="require this login (MEOWGENT_AUTH)"
+        "--public-name",
+        action="append",
+        default=[name for name in env_or("PUBLIC_NAMES", "").split(",") if name.strip()],
+        metavar="NAME",
+        help="another host name this page is reached at, such as a reverse proxy's; repeat for several "
+        "(MEOWGENT_PUBLIC_NAMES, comma-separated). Requests for any other name are refused",
+    )
+    parser.add_argument(
+        "--auth",
+        type=_parse_auth,
+        default=None,
+        metavar="USER:PASS",
+        help="require this login (MEOWGENT_AUTH); other users of this computer can see flags, so prefer the "
+        "variable or --auth-file",
+    )
+    parser.add_argument(
+        "--auth-file",
+        type=_read_auth_file,
+        default=None,
+        metavar="FILE",
+        help="require the login in the first line of FILE, as USER:PASS (MEOWGENT_AUTH_FILE)",
     )
     parser.add_argument(
         "--data-dir",
@@ -153,9 +186,14 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="MCP servers to use as tools (MEOWGENT_MCP_CONFIG; default: mcp.json in the data folder)",
     )
     args = parser.parse_args(argv)
-    auth = args.auth
-    if auth is None and env.get("MEOWGENT_AUTH"):
-        auth = _parse_auth(env["MEOWGENT_AUTH"])
+    auth = args.auth or args.auth_file
+    try:
+        if auth is None and env.get("MEOWGENT_AUTH"):
+            auth = _parse_auth(env["MEOWGENT_AUTH"])
+        if auth is None and env.get("MEOWGENT_AUTH_FILE"):
+            auth = _read_auth_file(env["MEOWGENT_AUTH_FILE"])
+    except argparse.ArgumentTypeError as exc:
+        parser.error(str(exc))
     return Settings(
         workspace=Path(args.workspace),
         ollama_host=env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,
@@ -163,6 +201,7 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         host=args.host,
         port=args.port,
         share=args.share,
+        public_names=tuple(name.strip().lower() for name in args.public_name),
         auth=auth,
         data_dir=Path(args.data_dir),
         allow_private_fetch=args.allow_private_fetch,

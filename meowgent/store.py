@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from meowgent.private import private_file, private_folder
+
 CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
 
 _dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
@@ -177,7 +179,12 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # Only we may read it: the folder 0700, the file 0600 (SQLite gives its -wal and -shm files the same mode).
+            private_folder(self.path.parent)
+            private_file(self.path)
+        except OSError as exc:
+            raise StoreError(f"Cannot use the data folder {self.path.parent}: {exc.strerror}") from exc
         self._lock = threading.Lock()
         try:
             # Autocommit mode: transactions are begun explicitly below, so DDL in migrations is transactional too.

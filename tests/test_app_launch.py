@@ -72,6 +72,8 @@ def test_help_explains_every_flag_and_its_variable():
         ("--model", "MEOWGENT_MODEL"),
         ("--share", "MEOWGENT_SHARE"),
         ("--auth", "MEOWGENT_AUTH"),
+        ("--auth-file", "MEOWGENT_AUTH_FILE"),
+        ("--public-name", "MEOWGENT_PUBLIC_NAMES"),
         ("--data-dir", "MEOWGENT_DATA_DIR"),
     ]:
         assert flag in result.stdout
@@ -95,6 +97,8 @@ def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_h
             output.append(line)
         text = "".join(output)
         assert "Could not create a public link" in text
+        for gradios_advice in ("frpc", "antivirus", "huggingface", "Could not create share link"):
+            assert gradios_advice not in text  # our own sentence only
         user, password = re.search(r"User: (\S+)\s+Password: (\S+)", text).groups()
         url = f"http://127.0.0.1:{port}/"
         assert httpx.get(url + "config", timeout=10).status_code == 401
@@ -116,4 +120,15 @@ def test_a_busy_port_is_a_plain_message(tmp_path):
         out, _ = app.communicate(timeout=60)
     assert app.returncode != 0
     assert f"Port {port} is already in use" in out
+    assert "Traceback" not in out
+
+
+def test_an_unusable_data_folder_is_a_plain_message(tmp_path):
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("a file where the data folder should be")
+    app = run_app("--port", str(free_port()), "--workspace", str(tmp_path), "--data-dir", str(not_a_folder))
+    out, _ = app.communicate(timeout=90)
+    assert app.returncode != 0
+    assert f"Cannot use the data folder {not_a_folder}" in out
+    assert "--data-dir" in out
     assert "Traceback" not in out

@@ -1,4 +1,47 @@
+"""Settings from flags and variables; the login can stay out of the process list."""
+
+import pytest
+
 from meowgent.config import Settings, parse_settings
+
+
+def test_the_login_comes_from_a_flag_a_variable_or_a_file(tmp_path):
+    login = tmp_path / "login"
+    login.write_text("ann:s3cret:with:colons\n")
+    assert parse_settings(["--auth", "bob:pw"], {}).auth == ("bob", "pw")
+    assert parse_settings(["--auth-file", str(login)], {}).auth == ("ann", "s3cret:with:colons")
+    assert parse_settings([], {"MEOWGENT_AUTH": "cat:meow"}).auth == ("cat", "meow")
+    assert parse_settings([], {"MEOWGENT_AUTH_FILE": str(login)}).auth == ("ann", "s3cret:with:colons")
+    assert parse_settings(["--auth", "bob:pw"], {"MEOWGENT_AUTH": "cat:meow"}).auth == ("bob", "pw")
+    assert parse_settings([], {}).auth is None
+
+
+@pytest.mark.parametrize("content", ["", "no-colon\n", ":nouser\n"])
+def test_a_bad_login_file_is_a_plain_message(tmp_path, capsys, content):
+    login = tmp_path / "login"
+    login.write_text(content)
+    with pytest.raises(SystemExit):
+        parse_settings(["--auth-file", str(login)], {})
+    assert "must be USER:PASSWORD" in capsys.readouterr().err
+
+
+def test_a_missing_login_file_is_a_plain_message(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        parse_settings([], {"MEOWGENT_AUTH_FILE": str(tmp_path / "nope")})
+    error = capsys.readouterr().err
+    assert "cannot read the login file" in error
+    assert "Traceback" not in error
+
+
+def test_public_names_come_from_flags_or_a_list():
+    assert parse_settings(["--public-name", "a.example", "--public-name", "B.example"], {}).public_names == (
+        "a.example",
+        "b.example",
+    )
+    assert parse_settings([], {"MEOWGENT_PUBLIC_NAMES": "a.example, b.example"}).public_names == (
+        "a.example",
+        "b.example",
+    )
 
 
 def test_the_read_timeout_comes_from_the_flag_or_the_variable():

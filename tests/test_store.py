@@ -2,6 +2,7 @@ import json
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -515,3 +516,15 @@ def test_two_processes_write_one_folder_while_a_third_reads(path):
             if writer.poll() is None:
                 writer.kill()
                 writer.communicate()
+
+
+def test_the_data_folder_and_every_file_of_the_database_are_ours_alone(path):
+    path.parent.mkdir(mode=0o755)
+    path.touch(mode=0o644)  # as an older Meowgent left them
+    with Store(path) as store:
+        store.create_conversation("c1", owner="browser:a", title="t", model="qwen3", workspace=path.parent)
+        files = sorted(path.parent.iterdir())
+        assert [file.name for file in files] == ["meowgent.db", "meowgent.db-shm", "meowgent.db-wal"]
+        for file in files:
+            assert stat.S_IMODE(file.stat().st_mode) == 0o600, file.name
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700

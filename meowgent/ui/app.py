@@ -9,10 +9,10 @@ language this page chose.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import secrets
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from meowgent.agent import Agent, Decision
 from meowgent.config import Settings
@@ -27,12 +28,17 @@ from meowgent.events import ToolCall
 from meowgent.llm import ModelError, OllamaClient
 from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
-from meowgent.rules import RULES_FILE, Policy, RulesError, Scope, parse_rules, scope_offer, typed_scope
+from meowgent.private import private_temp_folder
+from meowgent.rulebook import RULES_EXAMPLE, Rulebook
+from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
 from meowgent.store import Store
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.export import write_export
+from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
+from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
 from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
@@ -42,6 +48,9 @@ from meowgent.ui.sessions import NEW_TITLE, ChatError, ChatService
 from meowgent.ui.throttle import FrameThrottle
 
 DATABASE = "meowgent.db"
+OWNER_KEY_ENCODING = "meowgent-owner-key"
+EXPORT_SECONDS = 600
+"""Downloads are kept this long (and at most until the app stops), then deleted."""
 FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
@@ -52,15 +61,18 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
     )
     store = Store(settings.data_dir / DATABASE)
-    rules_path = settings.data_dir / RULES_FILE
-    agent = Agent(client, settings, policy=Policy.load(rules_path, settings.workspace))
+    rulebook = Rulebook(settings.data_dir, settings.workspace)
+    # Each chat is judged by its owner's rules (the service, made next, knows the owners).
+    agent = Agent(client, settings, policy_of=lambda conversation: rulebook.policy(service.owner_of(conversation.id)))
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
     mcp_tools = McpTools.from_settings(settings).start()  # servers start in the background, stop at exit
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
-    with gr.Blocks(title="Meowgent", fill_height=True) as demo:
-        # A fixed secret in the data folder: the browser's owner key stays readable after a restart.
-        owner_key = gr.BrowserState("", storage_key="meowgent-owner", secret=browser_secret(settings.data_dir))
+    with gr.Blocks(title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS)) as demo:
+        # The owner key is an opaque random id, kept by the browser like a session cookie. Gradio sends
+        # BrowserState's `secret` to every page in /config, so it protects nothing: a fixed public value
+        # keeps the key readable after a restart without putting anything of the data folder in /config.
+        owner_key = gr.BrowserState("", storage_key="meowgent-owner", secret=OWNER_KEY_ENCODING)
         saved_language = gr.BrowserState("", storage_key="meowgent-language")
         chat_id = gr.State("")
         # The ids of the calls the card shows, head first: a click names them, so a stale click applies to nothing.
@@ -115,7 +127,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 revoke = localized(gr.Button, {"value": "revoke"}, size="sm", elem_id="revoke")
             with localized(gr.Accordion, {"label": "rules"}, open=False):
                 localized(gr.Markdown, {"value": "rules_help"})
-                rules_text = gr.Code(value=rules_file_text(rules_path), language="json", elem_id="rules")
+                rules_text = gr.Code(value=RULES_EXAMPLE, language="json", elem_id="rules")
                 save_rules = localized(gr.Button, {"value": "save_rules"}, size="sm", elem_id="save_rules")
                 rules_status = gr.Markdown(elem_id="rules_status")
             mcp_file = str(config_path(settings.data_dir, settings.mcp_config))
@@ -449,15 +461,24 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 warn(exc, request)
             return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
 
-        def on_save_rules(text: str, request: gr.Request):
+        def known_owner(key: str, request: gr.Request) -> str:
+            """The owner of a request that changes something lasting; ChatError for a caller with none."""
+            owner = owner_of(key, request)
+            service.require_owner(owner)
+            return owner
+
+        def on_rules(key: str, request: gr.Request) -> str:
+            return rulebook.text(owner_of(key, request))
+
+        def on_save_rules(key: str, text: str, request: gr.Request):
             language = language_of(request)
             try:
-                rules = parse_rules(text)
+                count = rulebook.save(known_owner(key, request), text)
+            except ChatError as exc:
+                return exc.say(language)
             except RulesError as exc:
                 return t(language, "rules_not_saved", detail=exc)
-            rules_path.write_text(text, encoding="utf-8")
-            agent.policy = Policy(rules, settings.workspace)
-            return t(language, "rules_saved", count=len(rules))
+            return t(language, "rules_saved", count=count)
 
         def on_audit(key: str, chat: str, request: gr.Request):
             try:
@@ -516,13 +537,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError as exc:
                 warn(exc, request)
                 return gr.skip(), gr.skip()
-            # Gradio serves files only from its temp folder or the working directory.
-            folder = Path(tempfile.mkdtemp(prefix="meowgent-export-"))
-            (folder / "chat.md").write_text(markdown, encoding="utf-8")
-            (folder / "chat.json").write_text(document, encoding="utf-8")
+            # Written inside Gradio's (private) cache: served without a copy, deleted with the cache.
+            markdown_file, json_file = write_export(Path(download_md.GRADIO_CACHE), markdown, document)
             return (
-                gr.update(value=str(folder / "chat.md"), visible=True),
-                gr.update(value=str(folder / "chat.json"), visible=True),
+                gr.update(value=str(markdown_file), visible=True),
+                gr.update(value=str(json_file), visible=True),
             )
 
         def on_model(key: str, chat: str, picked: str, request: gr.Request):
@@ -564,9 +583,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 banner += f" · `{value}`"
             return banner, gr.update(choices=choices, value=value)
 
-        def on_pull(name: str, request: gr.Request, progress=gr.Progress()):
+        def on_pull(key: str, name: str, request: gr.Request, progress=gr.Progress()):
             language = language_of(request)
             name = name.strip() or settings.model
+            try:
+                known_owner(key, request)
+            except ChatError as exc:
+                yield f"⚠️ {exc.say(language)}"
+                return
             try:
                 for step in client.pull(name):
                     fraction, sentence = describe_pull(step, language)
@@ -586,6 +610,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             concurrency_limit=None,
         )
         load.then(on_tick, [model], [status, model])
+        load.then(on_rules, [owner_key], [rules_text])
         demo.unload(forget_language)
         timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
         send = gr.on(
@@ -647,63 +672,47 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         for shows_a_card in (load, *answers, *switches):
             shows_a_card.then(show_card_details, card_inputs, [card, card_details], concurrency_limit=None)
         revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
-        save_rules.click(on_save_rules, [rules_text], [rules_status], concurrency_limit=None)
+        save_rules.click(on_save_rules, [owner_key, rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
         export.click(on_export, [owner_key, chat_id], [download_md, download_json], concurrency_limit=None)
         model.change(on_model, [owner_key, chat_id, model], [facts, think], concurrency_limit=None)
         think.change(on_think, [owner_key, chat_id, think], None, concurrency_limit=None)
-        pull_event = gr.on([pull.click, pull_name.submit], on_pull, [pull_name], [pull_status], concurrency_limit=None)
+        pull_event = gr.on(
+            [pull.click, pull_name.submit], on_pull, [owner_key, pull_name], [pull_status], concurrency_limit=None
+        )
         pull_event.then(on_tick, [model], [status, model])
         mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
-
-
-RULES_EXAMPLE = """[
-  {"tool": "run_shell", "action": "allow", "command": "git status*"},
-  {"tool": "run_shell", "action": "deny", "command": "rm -rf *"},
-  {"tool": "write_file", "action": "deny", "path": "secrets/**"}
-]
-"""
-
-
-def rules_file_text(path: Path) -> str:
-    """The rules file as it is, or an example to start from."""
-    return path.read_text(encoding="utf-8") if path.exists() else RULES_EXAMPLE
-
-
-def browser_secret(data_dir: Path) -> str:
-    """The key that encrypts owner keys in browsers; made once and kept private in the data folder."""
-    path = data_dir / "browser-secret"
-    if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):  # another process made it first
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "w") as file:
-                file.write(secrets.token_urlsafe(32))
-    return path.read_text().strip()
 
 
 def serve(
     settings: Settings, *, auth: tuple[str, str] | None = None, client: OllamaClient | None = None
 ) -> tuple[gr.Blocks, str, str | None]:
     """Build and start the app without blocking; returns it with its local and public URLs."""
+    # Gradio's cache (exports, uploads) in a folder only we can read, gone when we exit.
+    os.environ["GRADIO_TEMP_DIR"] = str(private_temp_folder())
     demo = build_app(settings, client=client)
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
-    _, local_url, share_url = demo.launch(
-        server_name=settings.host,
-        server_port=settings.port,
-        share=settings.share,
-        auth=auth,
-        prevent_thread_lock=True,
-        show_error=False,
-        quiet=True,
-        css=CHAT_CSS + CSS,
-        js=ON_LOAD,
-        footer_links=[],  # no "Use via API", "Built with Gradio" or settings links: this is a product page
-        run_history=False,  # Gradio would keep every event's inputs, the owner key too, in localStorage
-        max_threads=200,
-    )
+    addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
+    # Gradio prints its own share-link advice (a download URL, antivirus, a cache path); app.py says it in a sentence.
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, local_url, share_url = demo.launch(
+            server_name=settings.host,
+            server_port=settings.port,
+            share=settings.share,
+            auth=LoginThrottle(*auth) if auth else None,
+            auth_message=LOGIN_MESSAGE,
+            prevent_thread_lock=True,
+            show_error=False,
+            quiet=True,
+            css=CHAT_CSS + CSS,
+            js=ON_LOAD,
+            max_threads=200,
+            footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
+            run_history=False,  # it kept every input, the owner key included, in the browser's storage
+            app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},
+        )
     return demo, local_url, share_url
 
 

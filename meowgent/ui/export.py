@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
+from meowgent.private import write_private
 from meowgent.store import StoredConversation
 from meowgent.ui.render import fence
 
@@ -51,6 +54,15 @@ def to_json(stored: StoredConversation, audit: list[dict[str, Any]], calls: list
         "audit": audit,
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def write_export(folder: Path, markdown: str, document: str) -> tuple[Path, Path]:
+    """The two downloads as `chat.md` and `chat.json`, readable by us alone, in a new folder inside `folder`."""
+    export = Path(tempfile.mkdtemp(prefix="export-", dir=folder))
+    paths = export / "chat.md", export / "chat.json"
+    for path, text in zip(paths, (markdown, document), strict=True):
+        write_private(path, text)
+    return paths
 
 
 def _when(timestamp: float) -> str:

@@ -30,9 +30,10 @@ _TEXT: dict[str, dict[str, str]] = {
         "rules": "Rules",
         "rules_help": "Which calls run without asking. Each rule has a `tool`, an `action` (`allow`, `ask` or "
         "`deny`) and maybe a pattern: `command`, `path` or `host`. Deny beats ask beats allow. Without rules, "
-        "reading runs at once and everything else asks.",
+        "reading runs at once and everything else asks. These rules judge your chats only; the server's own "
+        "`rules.json` applies to everyone.",
         "save_rules": "Save rules",
-        "rules_saved": "✅ Saved {count} rule(s). They apply from the next request.",
+        "rules_saved": "✅ Saved {count} rule(s) for your chats. They apply from the next request.",
         "rules_not_saved": "⚠️ Not saved: {detail}",
         "this_chat": "This chat",
         "name": "Name",
@@ -173,6 +174,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_ready": "✅ **{model}** is ready. Pick it in the list above.",
         # errors the page shows by kind; the English text is the message itself
         "chat_unavailable": "This conversation is not available. Start a new chat.",
+        "owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it knows.",
         "chat_type_first": "Type a message first.",
         "chat_not_waiting": "That request is no longer waiting for you, so nothing was run.",
         "chat_edit_invalid": "The changed request can't run: {detail}",
@@ -208,9 +210,9 @@ _TEXT: dict[str, dict[str, str]] = {
         "rules": "規則",
         "rules_help": "哪些動作不必詢問就能執行。每條規則有 `tool`（工具）、`action`（`allow` 允許、`ask` 詢問、"
         "`deny` 禁止），以及可選的 `command`、`path` 或 `host` 樣式。禁止優先於詢問，詢問優先於允許。"
-        "沒有規則時，讀取會直接執行，其餘都會先詢問。",
+        "沒有規則時，讀取會直接執行，其餘都會先詢問。這些規則只用於你的對話；伺服器自己的 `rules.json` 適用於所有人。",
         "save_rules": "儲存規則",
-        "rules_saved": "✅ 已儲存 {count} 條規則，從下一個請求開始生效。",
+        "rules_saved": "✅ 已為你的對話儲存 {count} 條規則，從下一個請求開始生效。",
         "rules_not_saved": "⚠️ 沒有儲存：{detail}",
         "this_chat": "這個對話",
         "name": "名稱",
@@ -346,6 +348,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_done": "完成。",
         "pull_ready": "✅ **{model}** 已可使用，請在上方清單中選擇。",
         "chat_unavailable": "無法開啟這個對話，請開始新的對話。",
+        "owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
         "chat_type_first": "請先輸入訊息。",
         "chat_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
         "chat_edit_invalid": "修改後的請求無法執行：{detail}",

@@ -89,6 +89,17 @@ class ChatService:
         """The owner's chats, newest first."""
         return self._store.conversations(owner)
 
+    def require_owner(self, owner: str) -> None:
+        """Refuse a caller that never opened the page: every page load gives its owner a chat."""
+        if not self._store.conversations(owner):
+            raise ChatError("owner_unknown")
+
+    def owner_of(self, chat_id: str) -> str:
+        """Who owns a chat in use; "" for one not loaded (judged by the server's rules alone)."""
+        with self._lock:
+            chat = self._chats.get(chat_id)
+        return chat.owner if chat else ""
+
     def get(self, owner: str, chat_id: str) -> Chat:
         with self._lock:
             chat = self._chats.get(chat_id) or self._load(chat_id)

