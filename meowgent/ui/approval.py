@@ -23,8 +23,8 @@ from meowgent.ui.render import browser_safe, diff_html, trim_for_view
 from meowgent.ui.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
 
 CARD_BOX_CHARS = 50_000
-"""Each call's text on the card is whole up to this size, then its head and tail: the box under the card
-holds the first call's text whole, so a 1 MB file never travels to the page twice per update."""
+"""Each later call's text on the card is whole up to this size, then its head and tail. The box under the card
+holds the first call's text whole, and the card doesn't repeat it: a 1 MB file travels to the page once."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,8 @@ def describe_queue(calls: tuple[ToolCall, ...], workspace: Path, language: str =
     """
     if not calls:
         return CallDescription(Html(""), "")
-    steps = [_step(call, workspace, language) for call in calls]
+    # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
+    steps = [_step(call, workspace, language, boxed=index > 0) for index, call in enumerate(calls)]
     if len(calls) == 1:
         card = join([tag("h3", t(language, "card_one")), steps[0]])
     else:
@@ -101,8 +102,9 @@ def describe_queue(calls: tuple[ToolCall, ...], workspace: Path, language: str =
     return CallDescription(block(card, cls="mg mg-card"), _shown_text(calls[0], head.details))
 
 
-def _step(call: ToolCall, workspace: Path, language: str) -> Html:
-    """One call on the card: "Run `make test`", the sentence that says where and how, a warning, the full text."""
+def _step(call: ToolCall, workspace: Path, language: str, *, boxed: bool) -> Html:
+    """One call on the card: "Run `make test`", the sentence that says where and how, a warning, the full text
+    (when `boxed`; the head call's text is in the box under the card)."""
     description = describe_call(call, workspace, language)
     title = action(call.name, lookup(call.arguments), language)
     # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
@@ -111,7 +113,7 @@ def _step(call: ToolCall, workspace: Path, language: str) -> Html:
         parts.append(tag("div", tag("strong", warning)))
     if call.name == "edit_file":
         parts.append(diff_html(str(call.arguments.get("old", "")), str(call.arguments.get("new", "")), language))
-    else:
+    elif boxed:
         shown = trim_for_view(_shown_text(call, description.details), CARD_BOX_CHARS, language=language)
         parts.append(tag("pre", shown, cls="mg-box"))
     return join(parts)
