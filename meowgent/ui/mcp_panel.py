@@ -94,7 +94,12 @@ class McpPanel:
             except ChatError as exc:
                 gr.Warning(exc.say(language_of(request)))
 
-        def on_restart(request: gr.Request) -> str:
+        def on_restart(key: str, request: gr.Request) -> str:
+            try:
+                service.require_owner(owner_of(key, request))  # a stranger's client may not restart processes
+            except ChatError as exc:
+                gr.Warning(exc.say(language_of(request)))
+                return listing(request)
             for state in tools.states():
                 if state.status == "stopped":
                     tools.restart(state.name)
@@ -103,7 +108,7 @@ class McpPanel:
         chat_id.change(on_show, [owner_key, chat_id], [self.listing, self.off, self.allowed], concurrency_limit=None)
         self.off.input(on_off, [owner_key, chat_id, self.off], None, concurrency_limit=None)
         self.allowed.input(on_allow, [owner_key, chat_id, self.allowed], None, concurrency_limit=None)
-        self.restart.click(on_restart, None, [self.listing], concurrency_limit=None)
+        self.restart.click(on_restart, [owner_key], [self.listing], concurrency_limit=None)
         self.timer.tick(listing, None, [self.listing], show_progress="hidden", concurrency_limit=None)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gradio_client import Client
 from playwright.sync_api import Page, expect
 
 from meowgent.config import Settings
@@ -126,6 +127,11 @@ def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(mcp_
     expect(chat).to_contain_text("Still here: 4.")
     assert "fx__" not in mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
     assert "Traceback" not in page.content()
+    # A client that never opened the page may not restart the server's processes; the page's own button may.
+    stranger = Client(mcp_app.url, verbose=False).predict("", api_name="/on_restart")
+    assert "**fx**: 🔴 stopped" in stranger
+    page.locator("#mcp_restart").click()
+    expect(page.locator("#mcp_servers")).to_contain_text("fx: 🟢 running", timeout=START_MS)
 
 
 def test_per_chat_switches_turn_a_server_off_or_let_it_run_without_asking(mcp_app, page):
