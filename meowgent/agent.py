@@ -469,7 +469,10 @@ def _abandoned(reply: _Reply) -> str:
 
 def _ask_again(conversation: Conversation, detail: str, profile: ModelProfile) -> Iterator[AgentEvent]:
     """Tell the person, in a plain sentence, and the model, with what to fix, that its call could not be read."""
-    yield Notice("Ollama couldn't read the tool call the model wrote, so Meowgent asked the model to write it again.")
+    yield Notice(
+        "Ollama couldn't read the tool call the model wrote, so Meowgent asked the model to write it again.",
+        "call_retry",
+    )
     hint = format_hint(profile.info.parser)
     how = f" Write each tool call exactly in this format:\n{hint}" if hint else " Use your own tool-call format."
     conversation.messages.append(

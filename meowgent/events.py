@@ -50,6 +50,8 @@ class Notice:
     """A plain note for the person that is not an error (e.g. old output was shortened)."""
 
     message: str
+    kind: str = ""
+    """A short id the page translates by ("" where the message is said as it is)."""
 
 
 @dataclass(frozen=True, slots=True)

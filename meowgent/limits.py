@@ -220,4 +220,4 @@ class ReplyGuard:
     def _refuse(self, call_id: str, head: str, cut: Cut, error: str) -> Iterator[AgentEvent]:
         self.cut, self.refused = cut, (call_id, error)
         yield ToolCallInvalid(call_id, head, error)
-        yield Notice(cut.person)
+        yield Notice(cut.person, cut.kind)

@@ -27,6 +27,7 @@ from meowgent.events import (
 from meowgent.llm import OllamaClient
 from meowgent.toolcall import peek_call
 from meowgent.tools import ExternalTool, register_external, unregister_group
+from meowgent.ui.i18n import CHINESE, notice_text
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
     PARSER_MODELS,
@@ -169,8 +170,9 @@ def test_a_call_ollama_cannot_read_gets_one_retry_with_the_format_and_then_works
         agent, conversation = agent_for(server, workspace), Conversation("c", "qwen3.5")
         events = list(agent.run(conversation, "write my notes", threading.Event()))
         assert not [e for e in events if isinstance(e, ErrorEvent)]
-        notices = [e.message for e in events if isinstance(e, Notice)]
-        assert any("couldn't read the tool call" in n for n in notices)
+        notices = [e for e in events if isinstance(e, Notice)]
+        assert any("couldn't read the tool call" in n.message for n in notices)
+        assert "請模型重寫一次" in notice_text(CHINESE, notices[0].message, notices[0].kind)
         invalid = [e for e in events if isinstance(e, ToolCallInvalid)]
         # Even the call Ollama could not read showed its text while it was written.
         rejected = invalid[0].call_id

@@ -28,6 +28,7 @@ from meowgent.events import (
 from meowgent.limits import Limits, ReplyGuard
 from meowgent.llm import OllamaClient
 from meowgent.store import Store
+from meowgent.ui.i18n import CHINESE, notice_text
 from meowgent.ui.sessions import ChatService
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
@@ -161,7 +162,9 @@ def test_past_the_calls_limit_the_reply_stops_and_the_model_is_told(ollama_serve
     assert [r.status for r in results] == ["done"] * 20 + ["error"]
     assert "at most 20 tool calls" in results[-1].output
     assert "next reply" in results[-1].output
-    assert any(isinstance(e, Notice) and "more than 20 tool calls" in e.message for e in events)
+    notice = next(e for e in events if isinstance(e, Notice))
+    assert "more than 20 tool calls" in notice.message
+    assert notice_text(CHINESE, notice.message, notice.kind).startswith("模型想在一次回覆裡呼叫超過 20 次工具。")
     assert len(ollama_server.chat_requests) == 2
     told = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"]
     assert len(told) == 21

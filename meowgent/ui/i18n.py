@@ -474,10 +474,27 @@ def audit_words(language: str, field: str, value: str) -> str:
     return value
 
 
-def notice_text(language: str, message: str) -> str:
-    """A notice for the chat: in Chinese, the context-trimming notice said in Chinese; others as they are."""
+_NOTICES = {
+    "call_retry": "Ollama 讀不懂模型寫的工具呼叫，所以 Meowgent 請模型重寫一次。",
+    "call_too_large": (
+        "模型開始寫一個超過 {limit} 個字元的工具呼叫。Meowgent 在它執行前就停下，並請模型分成較小的幾段送出。"
+    ),
+    "too_many_calls": (
+        "模型想在一次回覆裡呼叫超過 {limit} 次工具。Meowgent 處理了前 {limit} 次，在那裡停下這次回覆，"
+        "並請模型在下一次回覆中做剩下的呼叫。"
+    ),
+}
+
+
+def notice_text(language: str, message: str, kind: str = "") -> str:
+    """A notice for the chat: in Chinese, said by its kind (its limit kept), or the context-trimming notice."""
+    if language == ENGLISH:
+        return message
+    if kind in _NOTICES:
+        limit = re.search(r"\d[\d,]*", message)
+        return _NOTICES[kind].format(limit=limit[0] if limit else "")
     trimmed = _TRIMMED.fullmatch(message)
-    if language == ENGLISH or trimmed is None:
+    if trimmed is None:
         return message
     parts = []
     if trimmed["results"]:

@@ -162,8 +162,8 @@ class ChatView:
                 self.waiting = tuple(c for c in self.waiting if c.id != call_id)
             case ErrorEvent(message, kind):
                 self._items.append(_Note("error", message, kind))
-            case Notice(message):
-                self._items.append(_Note("notice", message))
+            case Notice(message, kind):
+                self._items.append(_Note("notice", message, kind))
             case Done(reason, prompt_tokens, output_tokens):
                 if prompt_tokens is not None:
                     self.tokens_used = prompt_tokens + (output_tokens or 0)
@@ -236,8 +236,8 @@ def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
             return _render_call(item, language)
         case _Note("error", text, kind):
             return [_note("⚠️ " + error_text(language, text, kind))]
-        case _Note("notice", text):
-            return [_note("ℹ️ " + notice_text(language, text))]
+        case _Note("notice", text, kind):
+            return [_note("ℹ️ " + notice_text(language, text, kind))]
         case _Note("stopped"):
             return [_note(t(language, "stopped"))]
     return []
