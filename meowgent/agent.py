@@ -16,7 +16,15 @@ from typing import Any, Literal
 
 from meowgent.callformats import format_hint
 from meowgent.config import Settings
-from meowgent.context import ContextTooSmall, FitResult, TokenEstimator, budget_for, describe_fit, fit_messages
+from meowgent.context import (
+    APP_NOTE,
+    ContextTooSmall,
+    FitResult,
+    TokenEstimator,
+    budget_for,
+    describe_fit,
+    fit_messages,
+)
 from meowgent.events import (
     AgentEvent,
     ApprovalNeeded,
@@ -478,7 +486,7 @@ def _ask_again(conversation: Conversation, detail: str, profile: ModelProfile) -
     conversation.messages.append(
         {
             "role": "user",
-            "content": f"[Meowgent] Ollama could not read your last tool call ({detail}), so it did not run.{how}",
+            "content": f"{APP_NOTE}Ollama could not read your last tool call ({detail}), so it did not run.{how}",
         }
     )
 

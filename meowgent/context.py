@@ -67,6 +67,10 @@ _OWN_CUT = "[… {cut:,} characters of your own output cut to fit the model's co
 _WRAPPED = re.compile(r'(<tool_response name="[^"\n]*">\n)(.*)(\n</tool_response>)', re.DOTALL)
 """A tool result as `agent.wire_messages` hands it to a model without the `tools` capability."""
 
+APP_NOTE = "[Meowgent] "
+"""Starts a user-role message that Meowgent, not the person, writes to the model in the middle of an answer (asking
+it to write a call again): part of the current answer, so fitting never takes it for the start of a new turn."""
+
 
 def estimate_tokens(text: str) -> int:
     """About how many tokens `text` is for a typical local model's tokenizer, rounded up."""
@@ -120,7 +124,9 @@ def _is_result(message: dict[str, Any]) -> bool:
 
 
 def _is_person(message: dict[str, Any]) -> bool:
-    return message.get("role") == "user" and not _is_result(message)
+    if message.get("role") != "user" or _is_result(message):
+        return False
+    return not str(message.get("content") or "").startswith(APP_NOTE)
 
 
 def _latest_user(messages: Sequence[dict[str, Any]]) -> int:

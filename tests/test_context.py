@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from meowgent.agent import wire_messages
 from meowgent.context import (
+    APP_NOTE,
     MAX_FACTOR,
     MESSAGE_OVERHEAD,
     MIN_FACTOR,
@@ -271,6 +272,23 @@ def test_the_current_answer_is_never_left_out_only_shortened():
     assert [NOTE in m["content"] for m in fitted.messages[2:]] == [False, True, True, False, True]
     assert fitted.messages[2] is messages[2]
     assert fitted.estimated_tokens <= budget
+
+
+def test_a_retry_note_from_meowgent_is_part_of_the_current_answer_not_a_new_turn():
+    # Taken for the person's latest message, the note would make "do it" an old turn, left out whole.
+    note = {"role": "user", "content": APP_NOTE + "Ollama could not read your last tool call (EOF), so it did not run."}
+    messages = [
+        system(),
+        user("old " * 400),
+        user("do it"),
+        call("a", content=listing(200)),
+        result(listing(300)),
+        note,
+    ]
+    fitted = fit(messages, estimate_messages([messages[0], messages[2], note]) + 1200)
+    assert [m["role"] for m in fitted.messages] == ["system", "user", "assistant", "tool", "user"]
+    assert fitted.messages[1]["content"] == "do it"
+    assert fitted.dropped_messages == 1
 
 
 def test_the_models_own_long_output_in_the_current_answer_is_shortened_too():
