@@ -191,7 +191,8 @@ class Agent:
                 noticed = True
                 yield Notice(note)
             guard = ReplyGuard(Limits.of(self._settings))
-            reply = yield from guard.watch(self._stream_reply(conversation, request, cancel, guard))
+            stream = self._stream_reply(conversation, request, cancel, guard, retry_left=not asked_again)
+            reply = yield from guard.watch(stream)
             counts = _token_counts(reply.final)
             if reply.final is not None and reply.final.prompt_tokens:
                 self._estimator(conversation.model).calibrate(fit.raw_tokens, reply.final.prompt_tokens)
@@ -219,7 +220,13 @@ class Agent:
         yield Done("max_turns")
 
     def _stream_reply(
-        self, conversation: Conversation, request: dict[str, Any], cancel: threading.Event, guard: ReplyGuard
+        self,
+        conversation: Conversation,
+        request: dict[str, Any],
+        cancel: threading.Event,
+        guard: ReplyGuard,
+        *,
+        retry_left: bool = False,
     ) -> Generator[AgentEvent, None, _Reply]:
         reply = _Reply()
         splitter = ToolCallSplitter()
@@ -287,7 +294,8 @@ class Agent:
         for piece in splitter.close():
             yield from self._on_piece(conversation, piece, open_call, calls, interrupted=reply.ended != "complete")
         if reply.ended != "stopped":  # after Stop, Done marks the panels as interrupted
-            yield from held.abandon(guard.cut.person if guard.cut else _abandoned(reply))
+            retried = retry_left and reply.rejected is not None and not guard.cut
+            yield from held.abandon(guard.cut.person if guard.cut else _abandoned(reply, retried), retried=retried)
 
         message: dict[str, Any] = {"role": "assistant", "content": guard.clip("".join(content))}
         if reply.ended != "complete" and not guard.cut:
@@ -466,10 +474,11 @@ _CUT_REASON = {
 }
 
 
-def _abandoned(reply: _Reply) -> str:
+def _abandoned(reply: _Reply, retried: bool) -> str:
     """What a live panel that never became a call says, and so what the model wrote was not run."""
     if reply.rejected is not None:
-        return f"Ollama could not read this tool call ({reply.rejected}), so it did not run."
+        again = " The model was asked to write it again." if retried else ""
+        return f"Ollama could not read this tool call ({reply.rejected}), so it did not run.{again}"
     if reply.ended == "error":
         return "The answer broke off before this tool call was finished, so it did not run."
     return "Ollama did not turn this text into a tool call, so nothing ran."

@@ -115,6 +115,8 @@ class ToolCallInvalid:
     call_id: str
     raw: str
     error: str
+    retried: bool = False
+    """Ollama's parser could not read it, and the model is asked to write it again: a step, not a failure."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,10 +93,10 @@ class HeldCalls:
             self._silent = None
         return call_id, True
 
-    def abandon(self, reason: str) -> Iterator[AgentEvent]:
-        """The reply ended: panels no native call took end with `reason`."""
+    def abandon(self, reason: str, *, retried: bool = False) -> Iterator[AgentEvent]:
+        """The reply ended: panels no native call took end with `reason` (`retried`: the model writes them again)."""
         while self._unclaimed:
-            yield from self._close(self._unclaimed[0], reason)
+            yield from self._close(self._unclaimed[0], reason, retried=retried)
 
     def _open(self) -> str:
         call_id = new_call_id()
@@ -104,11 +104,11 @@ class HeldCalls:
         self._text[call_id] = []
         return call_id
 
-    def _close(self, call_id: str, reason: str) -> Iterator[AgentEvent]:
+    def _close(self, call_id: str, reason: str, *, retried: bool = False) -> Iterator[AgentEvent]:
         self._unclaimed.remove(call_id)
         if call_id == self._silent:
             self._silent = None
         if call_id == self._writing:
             self._writing = None
             self._reader.reset()
-        yield ToolCallInvalid(call_id, "".join(self._text.pop(call_id)), reason)
+        yield ToolCallInvalid(call_id, "".join(self._text.pop(call_id)), reason, retried)

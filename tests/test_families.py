@@ -180,6 +180,7 @@ def test_a_call_ollama_cannot_read_gets_one_retry_with_the_format_and_then_works
         assert peek_call(first_try)[1]["content"] == CONTENT
         assert len(invalid) == 1
         assert "could not read" in invalid[0].error
+        assert invalid[0].retried  # a step the page shows as such, not a failure
         retry = server.chat_requests[1]["messages"][-1]
         assert retry["role"] == "user"
         assert "<function=TOOL_NAME>" in retry["content"]
@@ -196,6 +197,7 @@ def test_the_same_rejection_twice_ends_the_answer_with_the_conversation_intact(w
         events = list(agent.run(conversation, "read a", threading.Event()))
         errors = [e for e in events if isinstance(e, ErrorEvent)]
         assert [e.kind for e in errors] == ["call_rejected"]
+        assert [e.retried for e in events if isinstance(e, ToolCallInvalid)] == [True, False]
         assert "Traceback" not in errors[0].message
         assert events[-1].reason == "error"
         assert conversation.messages[-1]["role"] == "assistant"

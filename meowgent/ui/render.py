@@ -47,9 +47,11 @@ OUTPUT_LINES = 8
 _FILE_TOOLS = ("write_file", "edit_file", "read_file")
 _LABELS = ("path", "content", "command", "url", "pattern", "glob", "old", "new", "offset", "limit")
 
-CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "interrupted"]
-_STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "interrupted": "⏹ "}
-_STATE_LOG = {state: f"log_{state}" for state in ("writing", "waiting", "error", "rejected", "invalid", "interrupted")}
+CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "retried", "interrupted"]
+_STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "retried": "🔁 ", "interrupted": "⏹ "}
+_STATE_LOG = {
+    state: f"log_{state}" for state in ("writing", "waiting", "error", "rejected", "invalid", "retried", "interrupted")
+}
 
 CHAT_CSS = """
 .mg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
@@ -147,9 +149,9 @@ class ChatView:
             case ToolCallReady(call, _):
                 self._calls[call.id].call = call
                 self._calls[call.id].state = "ready"
-            case ToolCallInvalid(call_id, _, error):
+            case ToolCallInvalid(call_id, _, error, retried):
                 panel = self._calls[call_id]
-                panel.state, panel.result = "invalid", error
+                panel.state, panel.result = ("retried" if retried else "invalid"), error
             case ApprovalNeeded(calls):
                 self.waiting = calls
                 for call in calls:
@@ -255,7 +257,7 @@ def _render_call(panel: _Call, language: str) -> list[gr.ChatMessage]:
         body = arguments_html(name, arguments, language)
     else:
         title, body = _live_view(panel, language)
-        if panel.state == "invalid" and not panel.live.name:
+        if panel.state in ("invalid", "retried") and not panel.live.name:
             title = escape(t(language, "invalid_call"))
     output_outside = panel.call is not None and panel.call.name == "run_shell" and panel.state in ("done", "error")
     if panel.result and not output_outside:

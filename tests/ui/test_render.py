@@ -388,6 +388,17 @@ def test_an_invalid_call_shows_the_error_the_model_was_told():
     assert error in text_of(message)
 
 
+def test_a_call_ollama_could_not_read_and_the_model_writes_again_is_a_step_not_an_error():
+    raw = '{"name": "write_file", "arguments": {"path": "notes.md", "content": "hi"}}'
+    error = "Ollama could not read this tool call (EOF), so it did not run. The model was asked to write it again."
+    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw), ToolCallInvalid("c1", raw, error, True))
+    message = panel(view, "c1")
+    assert title_of(message).startswith("🔁 ")
+    assert "❌" not in title_of(message)
+    assert message.metadata["log"] == "not run: Ollama could not read it, so the model writes it again"
+    assert error in text_of(message)
+
+
 def test_a_call_that_is_not_json_shows_its_raw_text():
     raw = "call read_file on <notes.md>"
     view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", raw))
