@@ -157,9 +157,10 @@ class ChatService:
             if call.id in decisions:
                 status = "approved" if decisions[call.id].approved else "rejected"
                 self._store.record_call(chat_id, call.id, name=call.name, arguments=call.arguments, status=status)
-        self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
+        # Before the run starts: its first result may reach the audit log before this method returns.
         now = time.time()
         chat.decisions.update({call_id: (decision, decided_by, now) for call_id, decision in decisions.items()})
+        self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
 
     def scopes(self, owner: str, chat_id: str) -> list[Scope]:
         """What the owner allowed for the rest of this chat."""

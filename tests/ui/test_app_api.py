@@ -207,8 +207,9 @@ def test_another_clients_rules_cannot_let_an_owners_risky_call_run(running_app):
     assert "Open Meowgent's page first" in attacker.predict("", allow_everything, api_name="/on_save_rules")
     attacker_key, _, _ = open_page(attacker)
     assert "Saved 1 rule(s)" in attacker.predict(attacker_key, allow_everything, api_name="/on_save_rules")
-    _chat, _card, details = screen(victim.predict(victim_key, "clean up", api_name="/on_send"))
-    assert details == "touch victim-ran"  # still waits for the victim's own decision
+    _chat, card = screen(victim.predict(victim_key, "clean up", api_name="/on_send"))
+    assert "Run touch victim-ran" in card
+    assert card_details(victim, victim_key) == "touch victim-ran"  # still waits for the victim's own decision
     assert not (running_app.workspace / "victim-ran").exists()
     assert victim.predict(victim_key, api_name="/on_rules") != allow_everything
 
@@ -217,7 +218,7 @@ def test_an_owners_own_rules_judge_their_chats(running_app, client):
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch mine"})), reply("Done."))
     key, _, _ = open_page(client)
     client.predict(key, '[{"tool": "run_shell", "action": "allow", "command": "touch *"}]', api_name="/on_save_rules")
-    _chat, card, _details = screen(client.predict(key, "touch it", api_name="/on_send"))
+    _chat, card = screen(client.predict(key, "touch it", api_name="/on_send"))
     assert card == ""
     assert (running_app.workspace / "mine").exists()
 

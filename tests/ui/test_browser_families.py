@@ -45,7 +45,7 @@ def test_a_long_xml_call_shows_its_text_while_written_then_approval_writes_it_ex
     open_app(page, running_app.url)
     send(page, "write my notes")
     chat = page.locator("#chat")
-    expect(chat).to_contain_text("write_file → notes.md")
+    expect(chat).to_contain_text(re.compile(r"Writing notes\.md… \d+ lines so far"))
     expect(chat).to_contain_text(re.compile(r"Line 0\d{4} of the notes"))
     # The file's text is on screen while the call is still being written: nothing waits for approval yet.
     expect(page.locator("#approve")).to_be_hidden()
