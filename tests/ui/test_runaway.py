@@ -21,7 +21,8 @@ def test_an_endless_reply_is_cut_at_the_default_cap(running_app, page):
     chat, card, _ = page.send("tell me everything")
     text = chat_text(chat)
     assert "The model's reply passed 4,000,000 characters, so Meowgent stopped it there." in text
-    assert len(json.dumps(chat)) < 4_200_000  # the page holds the cap, not the whole stream
+    # The page holds the cap (its punctuation escaped as entities, hence the margin), not the 23 MB stream.
+    assert len(json.dumps(chat)) < 6_000_000
     assert card == ""
     assert running_app.ollama.wait_for_disconnects(1)
     assert_plain(text)
