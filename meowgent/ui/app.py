@@ -159,7 +159,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             height=None,
             scale=1,
             show_label=False,
-            buttons=["copy"],
+            # No per-message copy button: it copies the message's source, which is escaped HTML, not its text.
+            buttons=[],
             more=lambda language: {"examples": examples_for(language)},  # shown by Gradio on an empty chat only
         )
         with gr.Column(visible=False, elem_id="approval") as card:
