@@ -54,6 +54,8 @@ def open_page(page: Page, app: RunningApp, language: str = ENGLISH) -> None:
         page.locator("#menu").click()
     page.locator("#language").get_by_text(LANGUAGES[language]).click()
     expect(page.locator("#send")).to_contain_text(t(language, "send"))
+    # The switch also redraws the model facts in the same language: once they are, every part of it has run.
+    expect(page.locator("#model_facts")).to_contain_text(t(language, "parameters", size="8.2B"))
     if menu_needed:  # on a phone the open sidebar covers the chat: close it again
         page.get_by_role("button", name="Toggle Sidebar").click()
         expect(page.locator("#language")).not_to_be_in_viewport()
@@ -234,6 +236,8 @@ def test_no_gradio_leftovers_and_nothing_of_the_chat_in_browser_storage(running_
     for leftover in ("Use via API", "Built with Gradio", "Settings", "Runs"):
         assert leftover not in text
     assert page.locator("footer").count() == 0
+    # A message's copy button would copy its source, escaped HTML, not the words on screen.
+    expect(page.get_by_role("button", name="Copy message")).to_have_count(0)
 
     with sqlite3.connect(running_app.settings.data_dir / "meowgent.db") as db:
         (owner,) = db.execute("SELECT owner FROM conversations").fetchone()
