@@ -37,14 +37,17 @@ class Workspace:
             resolved = candidate.resolve()
         except RuntimeError:  # Python up to 3.12 reports symlink loops this way
             raise ToolError(self._loop_message(path)) from None
-        try:
-            # realpath does not always report a loop; stat does, and also catches unusable names.
-            resolved.stat()
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise ToolError(self._loop_message(path)) from None
-            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
-                raise ToolError(f"cannot use the path {path!r}: {exc.strerror}.") from None
+        # realpath does not always report a loop: past one it goes on by the letter, so `loop/../link` comes back
+        # as `link`, unfollowed. The kernel's own walk of the path as given does report it; stat also catches
+        # unusable names.
+        for probe in (candidate, resolved):
+            try:
+                probe.stat()
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise ToolError(self._loop_message(path)) from None
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                    raise ToolError(f"cannot use the path {path!r}: {exc.strerror}.") from None
         if not resolved.is_relative_to(self.root):
             raise ToolError(
                 f"{path!r} is outside the workspace {self.root}{self._via_link(path, resolved)}; "
