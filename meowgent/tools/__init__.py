@@ -57,12 +57,7 @@ class Tool:
 
     def schema(self) -> dict[str, Any]:
         """The tool in Ollama's `tools` format (also shown in the system prompt)."""
-        parameters = self.arguments_model.model_json_schema()
-        _drop_titles(parameters)
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": parameters},
-        }
+        return _ollama_tool(self.name, self.description, self.arguments_model.model_json_schema())
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Checked and converted arguments, or ToolError naming each problem."""
@@ -99,13 +94,8 @@ class ExternalTool:
     risky: bool = True
 
     def schema(self) -> dict[str, Any]:
-        """The tool in Ollama's `tools` format, like ours (titles dropped: they repeat the names)."""
-        parameters = copy.deepcopy(self.parameters)
-        _drop_titles(parameters)
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": parameters},
-        }
+        """The tool in Ollama's `tools` format, like ours."""
+        return _ollama_tool(self.name, self.description, copy.deepcopy(self.parameters))
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments if they fit the schema, or ToolError naming each problem."""
@@ -288,6 +278,12 @@ def _with_description(annotation: Any) -> Any:
     base, *metadata = typing.get_args(annotation)
     converted = [Field(description=item) if isinstance(item, str) else item for item in metadata]
     return Annotated[(base, *converted)]
+
+
+def _ollama_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One tool as Ollama's `tools` lists it; `parameters` is changed in place (its titles dropped)."""
+    _drop_titles(parameters)
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
 
 
 def _drop_titles(schema: Any) -> None:
