@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.ui.conftest import CHROMIUM
+
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from meowgent.ui.app import serve  # noqa: E402
-from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text  # noqa: E402
+from meowgent.ui.app import serve
+from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text
 
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1280, "height": 900}
 WAIT_MS = 10_000
 
@@ -28,13 +28,9 @@ expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+def browser(chromium: Browser) -> Browser:
+    """The shared Chromium fixture (tests/ui/conftest.py), under the name these tests and their importers use."""
+    return chromium
 
 
 def new_context(browser: Browser) -> BrowserContext:
