@@ -110,7 +110,11 @@ def test_a_reply_that_streams_on_and_on_is_cut_at_the_cap(ollama_server, tmp_pat
 def test_a_call_larger_than_the_cap_is_refused_before_it_shows_or_runs(ollama_server, tmp_path):
     cap = 100_000
     huge = tool_call_text("write_file", {"path": "big.txt", "content": "meow " * 1_000_000})  # 5 MB
-    ollama_server.script(Turn(Text("Writing it.\n"), Text(huge), chunk_size=4_096), reply("I'll write it in parts."))
+    # A moment between chunks keeps the server writing when the cut comes, so it sees the client leave (at full
+    # speed the reader's read-ahead may take the whole 5 MB first).
+    ollama_server.script(
+        Turn(Text("Writing it.\n"), Text(huge), chunk_size=4_096, delay=0.002), reply("I'll write it in parts.")
+    )
     service = start_service(ollama_server, tmp_path, max_call_chars=cap)
     chat_id, events = ask(service, "save a big file")
 
