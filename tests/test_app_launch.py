@@ -103,7 +103,8 @@ def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_h
         url = f"http://127.0.0.1:{port}/"
         assert httpx.get(url + "config", timeout=10).status_code == 401
         client = Client(url, auth=(user, password), verbose=False)
-        banner, _model = client.predict("qwen3", api_name="/on_tick")
+        key = client.predict("", "", api_name="/on_load")[0]
+        banner, _model = client.predict(key, "qwen3", api_name="/on_tick")
         assert "ollama serve" in banner
         assert "ollama pull qwen3" in banner
     finally:

@@ -119,7 +119,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 pull_name = gr.Textbox(placeholder=settings.model, show_label=False, elem_id="pull_name")
                 pull = localized(gr.Button, {"value": "download"}, size="sm", elem_id="pull")
                 pull_status = gr.Markdown(elem_id="pull_status")
-            workspace = gr.Markdown(t(ENGLISH, "workspace", folder=settings.workspace))
+            workspace = gr.Markdown()  # the folder's path, told only to an owner (on_load): not in /config
             new_chat = localized(gr.Button, {"value": "new_chat"}, elem_id="new_chat")
             chats = localized(gr.Radio, {"label": "your_chats"}, choices=[], elem_id="chats")
             with localized(gr.Accordion, {"label": "allowed_here"}, open=False):
@@ -347,7 +347,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def on_language(key: str, chat: str, picked: str, model_name: str, request: gr.Request):
             languages[request.session_hash or ""] = picked
-            banner, _ = on_tick(model_name, request)
+            if not is_known(key, request):  # the words would name the workspace folder and the models
+                yield _unchanged(2 + len(relabeled) + len(shown))
+                return
+            banner, _ = on_tick(key, model_name, request)
             yield picked, banner, *wording(picked), *frame(ChatView(picked), owner_of(key, request), chat, request)
             for update in follow(owner_of(key, request), chat, request):
                 yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(relabeled))), *update
@@ -463,13 +466,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
 
         def known_owner(key: str, request: gr.Request) -> str:
-            """The owner of a request that changes something lasting; ChatError for a caller with none."""
+            """The owner of a request that changes something lasting or reads what only owners see; ChatError for a
+            caller with none."""
             owner = owner_of(key, request)
             service.require_owner(owner)
             return owner
 
-        def on_rules(key: str, request: gr.Request) -> str:
-            return rulebook.text(owner_of(key, request))
+        def on_rules(key: str, request: gr.Request):
+            return rulebook.text(owner_of(key, request)) if is_known(key, request) else gr.skip()
 
         def on_save_rules(key: str, text: str, request: gr.Request):
             language = language_of(request)
@@ -570,7 +574,17 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError as exc:
                 warn(exc, request)
 
-        def on_tick(picked: str, request: gr.Request):
+        def is_known(key: str, request: gr.Request) -> bool:
+            """Whether the caller owns chats here: what the page tells only them (models, folder, rules, servers)."""
+            try:
+                known_owner(key, request)
+            except ChatError:
+                return False
+            return True
+
+        def on_tick(key: str, picked: str, request: gr.Request):
+            if not is_known(key, request):
+                return gr.skip(), gr.skip()
             language = language_of(request)
             server = server_status(client, suggested=settings.model, language=language)
             wanted = picked or settings.model
@@ -610,10 +624,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             [owner_key, language_picker, *relabeled, *opened],
             concurrency_limit=None,
         )
-        load.then(on_tick, [model], [status, model])
+        load.then(on_tick, [owner_key, model], [status, model])
         load.then(on_rules, [owner_key], [rules_text])
         demo.unload(forget_language)
-        timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
+        timer.tick(on_tick, [owner_key, model], [status, model], show_progress="hidden", concurrency_limit=None)
         send = gr.on(
             [msg.submit, send_button.click], on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None
         )
@@ -681,7 +695,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         pull_event = gr.on(
             [pull.click, pull_name.submit], on_pull, [owner_key, pull_name], [pull_status], concurrency_limit=None
         )
-        pull_event.then(on_tick, [model], [status, model])
+        pull_event.then(on_tick, [owner_key, model], [status, model])
         mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
 
