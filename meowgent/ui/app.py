@@ -54,6 +54,9 @@ EXPORT_SECONDS = 600
 FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
+MAX_UPLOAD_BYTES = 0
+"""The largest file Gradio's /upload takes: none, since the page takes no files (exports are downloads).
+Uncapped, anyone who reaches the page could fill the disk through Gradio's cache; uploads bring their own cap."""
 
 
 def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
@@ -724,6 +727,7 @@ def serve(
             css=CHAT_CSS + CSS,
             js=ON_LOAD,
             max_threads=200,
+            max_file_size=MAX_UPLOAD_BYTES,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
             run_history=False,  # it kept every input, the owner key included, in the browser's storage
             app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},

@@ -302,3 +302,12 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
     for secret in private:
         assert secret not in config, f"/config holds {secret!r}"
     assert "tok-SECRET-123" not in config
+
+
+def test_an_upload_is_refused_since_the_page_takes_no_files(running_app):
+    cache = Path(os.environ["GRADIO_TEMP_DIR"])
+    refused = httpx.post(
+        running_app.url + "gradio_api/upload", files={"files": ("big.bin", b"\0" * 2_000_000)}, timeout=30
+    )
+    assert refused.status_code == 413
+    assert not list(cache.rglob("big.bin"))
