@@ -38,7 +38,7 @@ from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_value
 from meowgent.ui.export import write_export
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
-from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
+from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
 from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
@@ -713,6 +713,10 @@ def serve(
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
+    middleware = [Middleware(Guard, addresses=addresses)]
+    if auth:  # a browser that logged in is remembered, so a stranger's wrong guesses cannot lock it out
+        browsers = RememberedBrowsers(login_key(settings.data_dir), auth[0])
+        middleware.append(Middleware(RememberLogins, browsers=browsers))
     # Gradio prints its own share-link advice (a download URL, antivirus, a cache path); app.py says it in a sentence.
     with contextlib.redirect_stdout(io.StringIO()):
         _, local_url, share_url = demo.launch(
@@ -730,7 +734,7 @@ def serve(
             max_file_size=MAX_UPLOAD_BYTES,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
             run_history=False,  # it kept every input, the owner key included, in the browser's storage
-            app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},
+            app_kwargs={"middleware": middleware},
         )
     return demo, local_url, share_url
 
