@@ -49,8 +49,10 @@ _remembered_browser: ContextVar[str | None] = ContextVar("meowgent_remembered_br
 LOGIN_MESSAGE = (
     "<h2>🐱 Meowgent</h2>"
     "<p>Log in with the user and password printed in the terminal where Meowgent started "
-    "(or the ones you gave it).</p>"
-    "<p lang='zh-TW'>請用啟動 Meowgent 的終端機上顯示的使用者名稱和密碼登入（或你自己設定的）。</p>"
+    "(or the ones you gave it). After five wrong passwords, a browser that never logged in here "
+    "must wait a while, even with the right one.</p>"
+    "<p lang='zh-TW'>請用啟動 Meowgent 的終端機上顯示的使用者名稱和密碼登入（或你自己設定的）。"
+    "密碼錯了五次之後，沒在這裡登入過的瀏覽器要等一會兒才能再試，即使密碼是對的。</p>"
 )
 
 
