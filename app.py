@@ -14,7 +14,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from meowgent.config import Settings, parse_settings
 
-GENERATED_USER = "meowgent"
+GENERATED_USER_PREFIX = "meow-"
+"""A made-up login name is this and random letters: a stranger who does not know it cannot pause it."""
 
 
 def is_loopback(host: str) -> bool:
@@ -30,12 +31,13 @@ def login_for(settings: Settings) -> tuple[tuple[str, str] | None, bool]:
     """The login the page requires, and whether we made it up.
 
     A public link or a non-loopback address never serves without a login: a page that runs
-    shell commands must not be open to whoever finds the URL.
+    shell commands must not be open to whoever finds the URL. Both the name and the password
+    we make up are random: wrong guesses for a known name would pause its logins (meowgent.ui.login).
     """
     if settings.auth is not None:
         return settings.auth, False
     if settings.share or not is_loopback(settings.host):
-        return (GENERATED_USER, secrets.token_urlsafe(12)), True
+        return (GENERATED_USER_PREFIX + secrets.token_hex(4), secrets.token_urlsafe(12)), True
     return None, False
 
 

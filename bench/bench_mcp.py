@@ -2,7 +2,8 @@
 
 Run from the repository root: `python -m bench.bench_mcp`. One stdio and one streamable HTTP server
 (tests/mcp_fixture_server.py); each call is `add` from the run thread's side, so the figure includes
-the hop onto the manager's loop and back.
+the hop onto the manager's loop and back. Then the credential hiding (meowgent.mcp.redact) over hostile
+text a server may write, at N and 10×N characters in the same run: linear means a ratio near 10.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from bench.report import table
 from meowgent.mcp.client import McpCallError, McpManager
 from meowgent.mcp.config import ServerConfig
+from meowgent.mcp.redact import scrubbed, shown_command
 from tests.mcp_fixture_server import http_server, stdio_entry
 
 
@@ -40,8 +42,35 @@ def run(quick: bool = False) -> str:
             f"Both servers started (process or connection, initialize, list tools) in {start_seconds:.2f} s; "
             f"Stop ended a running call {stop_ms:.0f} ms after it was pressed; "
             f"closing both took {close_seconds:.2f} s.",
+            "### Hiding credentials in what a server writes",
+            _hiding_table(100_000 if quick else 1_000_000),
         ]
     )
+
+
+# Runs that a backtracking pattern would read once per position: no URL, a JWT prefix, query marks, header colons.
+HOSTILE_TEXT = {
+    "letters": lambda n: "a" * n,
+    "eyJ repeated": lambda n: "eyJ" * (n // 3),
+    "?a repeated": lambda n: "?a" * (n // 2),
+    "A: repeated": lambda n: "A:" * (n // 2),
+    "--token x words": lambda n: "--token x " * (n // 10),
+}
+
+
+def _hiding_table(size: int) -> str:
+    rows = []
+    for name, make in HOSTILE_TEXT.items():
+        small, large = _seconds(make(size // 10)), _seconds(make(size))
+        rows.append([name, f"{small * 1000:.1f}", f"{large * 1000:.1f}", f"{large / small:.1f}"])
+    return table(["text", f"{size // 10:,} chars ms", f"{size:,} chars ms", "ratio"], rows)
+
+
+def _seconds(text: str) -> float:
+    started = time.perf_counter()
+    scrubbed(text, ["s3cr3t-value"])
+    shown_command(text.split(" "))
+    return time.perf_counter() - started
 
 
 def _latencies(manager: McpManager, server: str, calls: int) -> list[str]:

@@ -51,7 +51,17 @@ from meowgent.prompt import system_prompt
 from meowgent.rules import Policy, Scope, Verdict
 from meowgent.stream import ToolCallSplitter
 from meowgent.toolcall import CallParseError, new_call_id, normalize_arguments, parse_tool_call
-from meowgent.tools import AnyTool, ToolContext, ToolError, execute, offered_tool, offered_tools
+from meowgent.tools import (
+    AnyTool,
+    FollowCheck,
+    ToolContext,
+    ToolError,
+    execute,
+    offered_tool,
+    offered_tools,
+    redirect_needs_approval,
+    redirect_not_allowed,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +168,19 @@ class Agent:
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
         """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
         return self._policy_of(conversation).decide(call, scopes=conversation.scopes)
+
+    def _follow_check(self, conversation: Conversation) -> FollowCheck:
+        """web_fetch's redirects to another host, judged as a new web_fetch of that URL would be in this chat."""
+
+        def may_follow(url: str) -> str | None:
+            verdict = self.verdict(conversation, ToolCall(new_call_id(), "web_fetch", {"url": url}))
+            if verdict.decision == "allow":
+                return None
+            if verdict.decision == "deny":
+                return redirect_not_allowed(url, verdict.reason)
+            return redirect_needs_approval(url)
+
+        return may_follow
 
     def tools(self, conversation: Conversation) -> dict[str, AnyTool]:
         """The tools this chat offers the model now: ours, and MCP tools of running servers not turned off here."""
@@ -420,7 +443,7 @@ class Agent:
         self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
     ) -> Iterator[AgentEvent]:
         """Run the queued calls in order; stop at the first risky call nobody has decided yet."""
-        context = ToolContext(self._settings, cancel)
+        context = ToolContext(self._settings, cancel, may_follow=self._follow_check(conversation))
         while conversation.pending:
             if cancel.is_set():
                 return "stopped"

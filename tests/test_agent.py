@@ -3,6 +3,9 @@
 import json
 import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
 
 import pytest
 
@@ -328,6 +331,87 @@ def test_a_chat_scope_allows_the_same_command_again_without_asking(ollama_server
     events = answer(agent, conversation, "log it again")
     assert not any(isinstance(e, ApprovalNeeded) for e in events)
     assert (workspace / "log.txt").read_text() == "again\nagain\n"
+
+
+class RedirectingSite(ThreadingHTTPServer):
+    """A web server on 127.0.0.1, also reached as `localhost`: `/go?URL` redirects there, `/page` is a page."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                site.paths.append(self.path)
+                path, _, query = self.path.partition("?")
+                if path == "/go":
+                    self.send_response(302)
+                    self.send_header("Location", unquote(query))
+                    body = b""
+                else:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    body = b"Purr from the page."
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    def url(self, host: str, path: str) -> str:
+        return f"http://{host}:{self.server_address[1]}{path}"
+
+
+@pytest.fixture
+def site() -> Iterator[RedirectingSite]:
+    server = RedirectingSite()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+ALLOW_THE_FIRST_HOST = Rule("web_fetch", "allow", host="127.0.0.1")
+
+
+@pytest.mark.parametrize(
+    ("hop_host", "rules", "scopes", "follows"),
+    [
+        ("127.0.0.1", [], [Scope("web_fetch", host="127.0.0.1")], True),  # the same host: approved with the call
+        ("localhost", [ALLOW_THE_FIRST_HOST], [], False),  # another host nothing allows: it would ask
+        ("localhost", [ALLOW_THE_FIRST_HOST, Rule("web_fetch", "allow", host="localhost")], [], True),
+        ("localhost", [ALLOW_THE_FIRST_HOST], [Scope("web_fetch", host="localhost")], True),
+        ("localhost", [ALLOW_THE_FIRST_HOST, Rule("web_fetch", "deny", host="local*")], [], False),
+        ("localhost", [Rule("web_fetch", "deny", host="local*")], [Scope("web_fetch", host="*")], False),
+    ],
+)
+def test_a_redirect_to_another_host_is_judged_as_a_new_fetch_of_it(
+    ollama_server, workspace, site, hop_host, rules, scopes, follows
+):
+    hop = site.url(hop_host, "/page")
+    ollama_server.script(Text(tool_call_text("web_fetch", {"url": site.url("127.0.0.1", f"/go?{hop}")})), reply("Ok."))
+    agent = make_agent(ollama_server, workspace, allow_private_fetch=True)
+    agent.policy = Policy(rules, workspace)
+    conversation = Conversation("c", "qwen3", scopes=list(scopes))
+    events = answer(agent, conversation, "read it")
+    (result,) = [e for e in events if isinstance(e, ToolResult)]
+    assert not any(isinstance(e, ApprovalNeeded) for e in events)  # the call itself was allowed
+    if follows:
+        assert "Purr from the page." in result.output
+        assert site.paths[-1] == "/page"
+        return
+    assert site.paths == [f"/go?{hop}"]  # the page on the other host was never asked for
+    denied = any(rule.action == "deny" for rule in rules)
+    assert result.output == (
+        f"Error: the page redirected to {hop}, which the person's rules do not allow "
+        '(the rule deny web_fetch host "local*" matches this call); do not fetch it.'
+        if denied
+        else f"Error: the page redirected to {hop}, which needs the person's approval; "
+        "call web_fetch with that URL if you still need it."
+    )
 
 
 def test_num_ctx_is_the_smaller_of_the_models_window_and_the_cap(ollama_server, workspace):

@@ -37,7 +37,8 @@ def test_a_public_link_or_address_never_serves_without_a_login(settings, login, 
     assert generated is made_up
     if login == "generated":
         user, password = auth
-        assert user == "meowgent"
+        assert re.fullmatch(r"meow-[0-9a-f]{8}", user)
+        assert user != login_for(settings)[0][0]  # random, so nobody can pause it by guessing wrong on purpose
         assert len(password) >= 16
     else:
         assert auth == login
@@ -103,7 +104,8 @@ def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_h
         url = f"http://127.0.0.1:{port}/"
         assert httpx.get(url + "config", timeout=10).status_code == 401
         client = Client(url, auth=(user, password), verbose=False)
-        banner, _model = client.predict("qwen3", api_name="/on_tick")
+        key = client.predict("", "", api_name="/on_load")[0]
+        banner, _model = client.predict(key, "qwen3", api_name="/on_tick")
         assert "ollama serve" in banner
         assert "ollama pull qwen3" in banner
     finally:

@@ -25,6 +25,7 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from meowgent.mcp.config import ServerConfig
+from meowgent.mcp.redact import scrubbed
 
 log = logging.getLogger(__name__)
 
@@ -309,7 +310,8 @@ def describe_failure(exc: BaseException, config: ServerConfig, timeout: float, e
     else:
         reason = _short(exc)
     said = _last_line(errors)
-    return f"{reason}; it said: {said}" if said else reason
+    # Shown in the sidebar and told to the model: never with the server's keys, even where it echoes them.
+    return scrubbed(f"{reason}; it said: {said}" if said else reason, config.credentials())
 
 
 def _last_line(errors: IO[str] | None) -> str:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from meowgent.mcp.redact import hidden_values, shown_command, shown_url
+
 CONFIG_FILE = "mcp.json"
 """The file's name in the data folder, when no --mcp-config is given."""
 
@@ -52,10 +54,15 @@ class ServerConfig:
         return "stdio" if self.command is not None else "http"
 
     def describe(self) -> str:
-        """Where the server lives, for the sidebar: the command line or the URL."""
+        """Where the server lives, for the sidebar: the command line or the URL, with every credential as ••••."""
         if self.command is None:
-            return str(self.url)
-        return " ".join([self.command, *self.args])
+            return shown_url(str(self.url))
+        return shown_command([self.command, *self.args])
+
+    def credentials(self) -> set[str]:
+        """What `describe` hides, and the values of `env` and `headers`: never to be shown, wherever they appear."""
+        words = [self.command, *self.args] if self.command is not None else [str(self.url)]
+        return {*hidden_values(words), *self.env.values(), *self.headers.values()}
 
 
 def config_path(data_dir: Path, override: Path | None) -> Path:

@@ -38,6 +38,23 @@ class ToolError(Exception):
     """Raised by a tool for bad input or a failed action; the message goes to the model as is."""
 
 
+FollowCheck = Callable[[str], str | None]
+"""A redirect's target URL, on a host the call was not judged for -> None to follow it, else why not (for the model)."""
+
+
+def redirect_needs_approval(url: str) -> str:
+    """Why web_fetch stopped at a redirect that the person would have to approve."""
+    return (
+        f"the page redirected to {url}, which needs the person's approval; "
+        "call web_fetch with that URL if you still need it."
+    )
+
+
+def redirect_not_allowed(url: str, reason: str) -> str:
+    """Why web_fetch stopped at a redirect that the person's rules refuse."""
+    return f"the page redirected to {url}, which the person's rules do not allow ({reason}); do not fetch it."
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What a running tool may use besides its arguments."""
@@ -45,6 +62,9 @@ class ToolContext:
     settings: Settings
     cancel: threading.Event = field(default_factory=threading.Event)
     """Set when the person presses Stop; long tools check it."""
+    may_follow: FollowCheck = redirect_needs_approval
+    """Whether web_fetch follows a redirect to another host. The call was judged for its own host only,
+    so by default it follows none; the agent judges each as a new web_fetch of that URL would be."""
 
 
 @dataclass(frozen=True)

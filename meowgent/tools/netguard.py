@@ -72,11 +72,8 @@ def non_public_reason(address: IPAddress) -> str | None:
     return None if address.is_global else "non-global"
 
 
-def check_url(url: str | httpx.URL, *, allow_private: bool, resolve: Resolver = resolve_host) -> Target:
-    """The URL ready to connect to, or ToolError: not http(s), no host, unresolvable, or (BlockedAddress) not public.
-
-    With allow_private every resolved address is accepted; the scheme is still checked.
-    """
+def parse_url(url: str | httpx.URL) -> httpx.URL:
+    """The URL if web_fetch may read it at all (http or https, a host, a valid port); ToolError says why not."""
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
@@ -84,12 +81,22 @@ def check_url(url: str | httpx.URL, *, allow_private: bool, resolve: Resolver = 
     if parsed.scheme not in ALLOWED_SCHEMES:
         shown = f"'{parsed.scheme}:'" if parsed.scheme else "no scheme"
         raise ToolError(f"web_fetch reads only http and https URLs; {str(url)!r} has {shown}.")
-    host = parsed.raw_host.decode("ascii")
-    if not host:
+    if not parsed.raw_host:
         raise ToolError(f"{str(url)!r} has no host name.")
     port = parsed.port or _DEFAULT_PORTS[parsed.scheme]
     if not 0 < port < 65536:
         raise ToolError(f"{str(url)!r} is not a valid URL (port {port} is out of range).")
+    return parsed
+
+
+def check_url(url: str | httpx.URL, *, allow_private: bool, resolve: Resolver = resolve_host) -> Target:
+    """The URL ready to connect to, or ToolError: not http(s), no host, unresolvable, or (BlockedAddress) not public.
+
+    With allow_private every resolved address is accepted; the scheme is still checked.
+    """
+    parsed = parse_url(url)
+    host = parsed.raw_host.decode("ascii")
+    port = parsed.port or _DEFAULT_PORTS[parsed.scheme]
     try:
         addresses = tuple(resolve(host, port))
     except (OSError, UnicodeError) as exc:

@@ -16,9 +16,9 @@ import httpx
 from pydantic import Field
 
 from meowgent.config import Settings
-from meowgent.tools import ToolContext, ToolError, tool
+from meowgent.tools import FollowCheck, ToolContext, ToolError, redirect_needs_approval, tool
 from meowgent.tools.extract import extract_markdown
-from meowgent.tools.netguard import Resolver, Target, check_url, resolve_host
+from meowgent.tools.netguard import Resolver, Target, check_url, parse_url, resolve_host
 
 MAX_REDIRECTS = 5
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -64,8 +64,9 @@ def web_fetch(
     of the text it holds, as [chars a–b of N]. A long page comes in windows: the result ends
     with the offset to pass to read on. Links appear as their text, without URLs; images are left out.
     Reads HTML, plain text and JSON. Private and local network addresses are refused.
+    A redirect to another host is followed only where a web_fetch of that URL would run without asking.
     """
-    page = fetch(url, settings=ctx.settings, cancel=ctx.cancel)
+    page = fetch(url, settings=ctx.settings, cancel=ctx.cancel, may_follow=ctx.may_follow)
     title, text = readable_text(page)
     if page.status >= 400:
         excerpt = " ".join(text.split())[:_ERROR_EXCERPT]
@@ -82,9 +83,18 @@ def web_fetch(
     )
 
 
-def fetch(url: str, *, settings: Settings, cancel: threading.Event, resolve: Resolver = resolve_host) -> Page:
+def fetch(
+    url: str,
+    *,
+    settings: Settings,
+    cancel: threading.Event,
+    resolve: Resolver = resolve_host,
+    may_follow: FollowCheck = redirect_needs_approval,
+) -> Page:
     """Download url, following and checking up to MAX_REDIRECTS redirects, within settings.fetch_timeout overall.
 
+    A redirect to the host of the URL (or of a hop already followed) is followed; one to another
+    host only if `may_follow` says so, before its name is even looked up.
     The download runs in a worker thread so that the deadline and `cancel` hold even while a
     DNS lookup or a read blocks; a worker left behind ends at its own per-read timeout.
     """
@@ -93,7 +103,7 @@ def fetch(url: str, *, settings: Settings, cancel: threading.Event, resolve: Res
 
     def work() -> None:
         try:
-            outcome.append(_download(url, settings=settings, stop=stop, resolve=resolve))
+            outcome.append(_download(url, settings=settings, stop=stop, resolve=resolve, may_follow=may_follow))
         except Exception as exc:  # handed to the caller's thread below
             outcome.append(exc)
 
@@ -120,13 +130,16 @@ def _too_slow(url: str, settings: Settings) -> ToolError:
     return ToolError(f"{url} took longer than {settings.fetch_timeout:g} seconds; gave up.")
 
 
-def _download(url: str, *, settings: Settings, stop: threading.Event, resolve: Resolver) -> Page:
+def _download(
+    url: str, *, settings: Settings, stop: threading.Event, resolve: Resolver, may_follow: FollowCheck
+) -> Page:
     headers = {"User-Agent": _USER_AGENT, "Accept": _ACCEPT}
     # trust_env=False: a proxy from the environment would resolve names itself and bypass the address check.
     with httpx.Client(
         headers=headers, timeout=settings.fetch_timeout, trust_env=False, verify=_tls_context()
     ) as client:
-        current: str | httpx.URL = url
+        current = parse_url(url)
+        judged = {_host_name(current)}  # the call was judged (approved, or allowed) for its own host
         for _ in range(MAX_REDIRECTS + 1):
             target = check_url(current, allow_private=settings.allow_private_fetch, resolve=resolve)
             try:
@@ -134,7 +147,8 @@ def _download(url: str, *, settings: Settings, stop: threading.Event, resolve: R
                 try:
                     location = response.headers.get("location")
                     if response.status_code in _REDIRECT_STATUSES and location:
-                        current = _join(target.url, location)
+                        current = parse_url(_join(target.url, location))
+                        _judge_hop(current, judged, may_follow)
                         continue
                     return _receive(response, target, settings=settings, stop=stop)
                 finally:
@@ -166,6 +180,22 @@ def _open(client: httpx.Client, target: Target) -> httpx.Response:
         except httpx.ConnectError as exc:
             failure = exc
     raise ToolError(f"could not connect to {target.host}: {failure}.")
+
+
+def _judge_hop(hop: httpx.URL, judged: set[str], may_follow: FollowCheck) -> None:
+    """Go on to a host already judged for this call; ask `may_follow` about any other, and stop if it says why not."""
+    host = _host_name(hop)
+    if host in judged:
+        return
+    why_not = may_follow(str(hop))
+    if why_not is not None:
+        raise ToolError(why_not)
+    judged.add(host)
+
+
+def _host_name(url: httpx.URL) -> str:
+    """The host as the rules see it: lowercase, without a final dot."""
+    return url.host.lower().rstrip(".")
 
 
 def _join(base: httpx.URL, location: str) -> httpx.URL:

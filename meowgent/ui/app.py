@@ -38,7 +38,7 @@ from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_value
 from meowgent.ui.export import write_export
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
-from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle
+from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
 from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
@@ -54,6 +54,9 @@ EXPORT_SECONDS = 600
 FRAME_SECONDS = 0.05
 """At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
 STATUS_SECONDS = 5.0
+MAX_UPLOAD_BYTES = 0
+"""The largest file Gradio's /upload takes: none, since the page takes no files (exports are downloads).
+Uncapped, anyone who reaches the page could fill the disk through Gradio's cache; uploads bring their own cap."""
 
 
 def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
@@ -119,7 +122,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 pull_name = gr.Textbox(placeholder=settings.model, show_label=False, elem_id="pull_name")
                 pull = localized(gr.Button, {"value": "download"}, size="sm", elem_id="pull")
                 pull_status = gr.Markdown(elem_id="pull_status")
-            workspace = gr.Markdown(t(ENGLISH, "workspace", folder=settings.workspace))
+            workspace = gr.Markdown()  # the folder's path, told only to an owner (on_load): not in /config
             new_chat = localized(gr.Button, {"value": "new_chat"}, elem_id="new_chat")
             chats = localized(gr.Radio, {"label": "your_chats"}, choices=[], elem_id="chats")
             with localized(gr.Accordion, {"label": "allowed_here"}, open=False):
@@ -347,7 +350,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def on_language(key: str, chat: str, picked: str, model_name: str, request: gr.Request):
             languages[request.session_hash or ""] = picked
-            banner, _ = on_tick(model_name, request)
+            if not is_known(key, request):  # the words would name the workspace folder and the models
+                yield _unchanged(2 + len(relabeled) + len(shown))
+                return
+            banner, _ = on_tick(key, model_name, request)
             yield picked, banner, *wording(picked), *frame(ChatView(picked), owner_of(key, request), chat, request)
             for update in follow(owner_of(key, request), chat, request):
                 yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(relabeled))), *update
@@ -463,13 +469,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
 
         def known_owner(key: str, request: gr.Request) -> str:
-            """The owner of a request that changes something lasting; ChatError for a caller with none."""
+            """The owner of a request that changes something lasting or reads what only owners see; ChatError for a
+            caller with none."""
             owner = owner_of(key, request)
             service.require_owner(owner)
             return owner
 
-        def on_rules(key: str, request: gr.Request) -> str:
-            return rulebook.text(owner_of(key, request))
+        def on_rules(key: str, request: gr.Request):
+            return rulebook.text(owner_of(key, request)) if is_known(key, request) else gr.skip()
 
         def on_save_rules(key: str, text: str, request: gr.Request):
             language = language_of(request)
@@ -570,7 +577,17 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError as exc:
                 warn(exc, request)
 
-        def on_tick(picked: str, request: gr.Request):
+        def is_known(key: str, request: gr.Request) -> bool:
+            """Whether the caller owns chats here: what the page tells only them (models, folder, rules, servers)."""
+            try:
+                known_owner(key, request)
+            except ChatError:
+                return False
+            return True
+
+        def on_tick(key: str, picked: str, request: gr.Request):
+            if not is_known(key, request):
+                return gr.skip(), gr.skip()
             language = language_of(request)
             server = server_status(client, suggested=settings.model, language=language)
             wanted = picked or settings.model
@@ -610,10 +627,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             [owner_key, language_picker, *relabeled, *opened],
             concurrency_limit=None,
         )
-        load.then(on_tick, [model], [status, model])
+        load.then(on_tick, [owner_key, model], [status, model])
         load.then(on_rules, [owner_key], [rules_text])
         demo.unload(forget_language)
-        timer.tick(on_tick, [model], [status, model], show_progress="hidden", concurrency_limit=None)
+        timer.tick(on_tick, [owner_key, model], [status, model], show_progress="hidden", concurrency_limit=None)
         send = gr.on(
             [msg.submit, send_button.click], on_send, [owner_key, chat_id, msg], [msg, *shown], concurrency_limit=None
         )
@@ -681,7 +698,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         pull_event = gr.on(
             [pull.click, pull_name.submit], on_pull, [owner_key, pull_name], [pull_status], concurrency_limit=None
         )
-        pull_event.then(on_tick, [model], [status, model])
+        pull_event.then(on_tick, [owner_key, model], [status, model])
         mcp_panel.wire(service, owner_of=owner_of, language_of=language_of, owner_key=owner_key, chat_id=chat_id)
     return demo
 
@@ -696,6 +713,10 @@ def serve(
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
+    middleware = [Middleware(Guard, addresses=addresses)]
+    if auth:  # a browser that logged in is remembered, so a stranger's wrong guesses cannot lock it out
+        browsers = RememberedBrowsers(login_key(settings.data_dir), auth[0])
+        middleware.append(Middleware(RememberLogins, browsers=browsers))
     # Gradio prints its own share-link advice (a download URL, antivirus, a cache path); app.py says it in a sentence.
     with contextlib.redirect_stdout(io.StringIO()):
         _, local_url, share_url = demo.launch(
@@ -710,9 +731,10 @@ def serve(
             css=CHAT_CSS + CSS,
             js=ON_LOAD,
             max_threads=200,
+            max_file_size=MAX_UPLOAD_BYTES,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
             run_history=False,  # it kept every input, the owner key included, in the browser's storage
-            app_kwargs={"middleware": [Middleware(Guard, addresses=addresses)]},
+            app_kwargs={"middleware": middleware},
         )
     return demo, local_url, share_url
 

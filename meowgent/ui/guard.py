@@ -5,7 +5,9 @@ Two defences in one ASGI middleware on Gradio's app:
 - **Host and Origin.** A page on `attacker.test` that re-resolves its name to 127.0.0.1 (DNS
   rebinding) reaches our port with `Host: attacker.test`; a page on any other site can still
   POST to 127.0.0.1 with its own `Origin`. Both get a plain 403 before Gradio sees them, on
-  every path (the page, /config, the queue, files) and on websockets.
+  every path (the page, /config, the queue, files) and on websockets. An `Origin` must be the
+  very address the request was sent to: behind `--share`, another `*.gradio.live` page is
+  someone else's link, and Gradio's login cookie (`SameSite=None`) goes along with its requests.
 - **Content-Security-Policy.** Model text is rendered as data, but should anything slip
   through, the browser itself refuses images, styles, fonts, forms and connections to any
   other origin, and the page cannot be framed.
@@ -15,13 +17,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import ipaddress
 import re
 import socket
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Container, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from meowgent.ui.i18n import pick_language, t
+from meowgent.ui.localaddresses import LocalAddresses
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -60,12 +64,12 @@ OTHER_SOURCES = (
 
 @dataclass(frozen=True)
 class Addresses:
-    """Where this server may be reached: names with our port, any IP when bound to all, the share domain."""
+    """Where this server may be reached: names with our port, this machine's IPs when bound to all, the share domain."""
 
     port: int
     names: frozenset[str]
-    any_ip: bool = False
-    """Bound to every interface: an IP literal cannot be rebound, so any of ours is fine."""
+    machine: Container[str] = frozenset()
+    """This machine's own IP literals, when bound to every interface (an IP literal cannot be rebound)."""
     shared: bool = False
     public_names: frozenset[str] = frozenset()
     """Names a proxy in front of us answers at, on its own port."""
@@ -80,45 +84,64 @@ class Addresses:
         if not hostname:
             return False
         hostname = hostname.lower()
-        if self.shared and hostname.endswith(SHARE_DOMAIN) and hostname != SHARE_DOMAIN[1:]:
-            return True  # the tunnel forwards the public name, on its own port
-        if hostname in self.public_names:
-            return True
+        if self._proxied(hostname):
+            return True  # the tunnel or proxy forwards the public name, on its own port
         if port != self.port:
             return False
-        return hostname in self.names or (self.any_ip and _is_ip(hostname))
+        return hostname in self.names or hostname in self.machine
 
     def allows_host(self, header: str) -> bool:
         """A `Host` header (`name:port`, `[v6]:port`) names us."""
-        try:
-            parts = urlsplit(f"//{header}")
-            return self.allows(parts.hostname, parts.port or 80)
-        except ValueError:  # a malformed port
-            return False
+        parts = _host_parts(header)
+        return parts is not None and self.allows(*parts)
 
-    def allows_origin(self, header: str) -> bool:
-        """An `Origin` header (`scheme://name:port`) is one of our own pages."""
+    def allows_origin(self, header: str, *, host: str) -> bool:
+        """An `Origin` header (`scheme://name:port`) is our own page at the address this request was sent to.
+
+        A page at another of our names is refused too: above all another `*.gradio.live` page, which
+        is someone else's share link, not ours. The names a proxy of ours answers at are ours whatever
+        `Host` it forwards; a TLS-terminating proxy or tunnel changes the scheme and port, so behind one
+        only the names are compared.
+        """
         try:
             parts = urlsplit(header)
-            return parts.scheme in _DEFAULT_PORTS and self.allows(
-                parts.hostname, parts.port or _DEFAULT_PORTS[parts.scheme]
-            )
-        except ValueError:
+            name, port = parts.hostname or "", parts.port or _DEFAULT_PORTS[parts.scheme]
+        except (ValueError, KeyError):  # a malformed port, or no http(s) scheme ("null", "file://")
             return False
+        if name in self.public_names:
+            return True
+        target = _host_parts(host)
+        same_site = target is not None and name == target[0] and (self._proxied(name) or port == target[1])
+        return same_site and self.allows(name, port)
+
+    def _proxied(self, hostname: str) -> bool:
+        shared = self.shared and hostname.endswith(SHARE_DOMAIN) and hostname != SHARE_DOMAIN[1:]
+        return shared or hostname in self.public_names
 
 
-def addresses_for(host: str, port: int, *, share: bool = False, public_names: Iterable[str] = ()) -> Addresses:
-    """The addresses a server bound to `host:port` answers at, and the names a proxy in front of it uses."""
+def addresses_for(
+    host: str,
+    port: int,
+    *,
+    share: bool = False,
+    public_names: Iterable[str] = (),
+    machine: Container[str] | None = None,
+) -> Addresses:
+    """The addresses a server bound to `host:port` answers at, and the names a proxy in front of it uses.
+
+    `machine` is this machine's IP literals for a server bound to all (`LocalAddresses()` unless given).
+    """
     host = host.strip("[]").lower()
     names = set(LOOPBACK_NAMES)
     any_ip = host in WILDCARD_HOSTS
     if any_ip:  # reached by this machine's name too (no getfqdn: it can hang without DNS)
-        machine = socket.gethostname().lower()
-        names |= {machine, f"{machine}.local"}
+        hostname = socket.gethostname().lower()
+        names |= {hostname, f"{hostname}.local"}
     else:
         names.add(host)
+    own = (machine if machine is not None else LocalAddresses()) if any_ip else frozenset()
     public = frozenset(name.lower() for name in public_names)
-    return Addresses(port, frozenset(names), any_ip=any_ip, shared=share, public_names=public)
+    return Addresses(port, frozenset(names), machine=own, shared=share, public_names=public)
 
 
 def content_security_policy(inline_scripts: Iterable[str] = ()) -> str:
@@ -151,7 +174,7 @@ class Guard:
         if (
             len(hosts) != 1
             or not self.addresses.allows_host(hosts[0])
-            or (origins and (len(origins) > 1 or not self.addresses.allows_origin(origins[0])))
+            or (origins and (len(origins) > 1 or not self.addresses.allows_origin(origins[0], host=hosts[0])))
         ):
             await self._refuse(scope, send)
             return
@@ -165,7 +188,8 @@ class Guard:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})
             return
-        body = f"This page is only served at {self.addresses.home}\n".encode()
+        language = pick_language(next(iter(_header(scope, b"accept-language")), None))
+        body = (t(language, "only_served_at", address=self.addresses.home) + "\n").encode()
         await send(
             {
                 "type": "http.response.start",
@@ -220,12 +244,13 @@ def _digest(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
 
 
-def _is_ip(name: str) -> bool:
+def _host_parts(header: str) -> tuple[str, int] | None:
+    """(name, port) of a `Host` header; port 80 when it names none; None when malformed."""
     try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
+        parts = urlsplit(f"//{header}")
+        return (parts.hostname, parts.port or 80) if parts.hostname else None
+    except ValueError:  # a malformed port
+        return None
 
 
 def _bracketed(name: str) -> str:

@@ -176,6 +176,7 @@ _TEXT: dict[str, dict[str, str]] = {
         # errors the page shows by kind; the English text is the message itself
         "chat_unavailable": "This conversation is not available. Start a new chat.",
         "owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it knows.",
+        "only_served_at": "This page is only served at {address}",
         "chat_type_first": "Type a message first.",
         "chat_not_waiting": "That request is no longer waiting for you, so nothing was run.",
         "chat_edit_invalid": "The changed request can't run: {detail}",
@@ -351,6 +352,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_ready": "✅ **{model}** 已可使用，請在上方清單中選擇。",
         "chat_unavailable": "無法開啟這個對話，請開始新的對話。",
         "owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
+        "only_served_at": "這個網頁只在 {address} 提供",
         "chat_type_first": "請先輸入訊息。",
         "chat_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
         "chat_edit_invalid": "修改後的請求無法執行：{detail}",

@@ -43,7 +43,8 @@ class McpPanel:
         self.config_file = config_file
         names = list(tools.configs)
         with localized(gr.Accordion, {"label": "mcp_servers"}, open=False, elem_id="mcp"):
-            self.listing = gr.Markdown(describe_servers(tools, config_file), elem_id="mcp_servers")
+            # Filled for an owner when the page opens a chat: what servers run here, and how, is not for /config.
+            self.listing = gr.Markdown(elem_id="mcp_servers")
             self.off = localized(
                 gr.CheckboxGroup, {"label": "mcp_off_here"}, choices=names, visible=bool(names), elem_id="mcp_off"
             )
@@ -66,7 +67,12 @@ class McpPanel:
     ) -> None:
         tools = self.tools
 
-        def listing(request: gr.Request) -> str:
+        def listing(key: str, request: gr.Request):
+            """The servers in words, for an owner; nothing for a caller that never opened the page."""
+            try:
+                service.require_owner(owner_of(key, request))
+            except ChatError:
+                return gr.skip()
             return describe_servers(tools, self.config_file, language_of(request))
 
         def on_show(key: str, chat: str, request: gr.Request):
@@ -76,7 +82,7 @@ class McpPanel:
             except ChatError:
                 off, scopes = [], []
             allowed = [name for name in tools.configs if server_scope(name) in scopes]
-            return listing(request), gr.update(value=off), gr.update(value=allowed)
+            return listing(key, request), gr.update(value=off), gr.update(value=allowed)
 
         def on_off(key: str, chat: str, picked: list[str], request: gr.Request) -> None:
             known = [name for name in picked if name in tools.configs]
@@ -99,17 +105,17 @@ class McpPanel:
                 service.require_owner(owner_of(key, request))  # a stranger's client may not restart processes
             except ChatError as exc:
                 gr.Warning(exc.say(language_of(request)))
-                return listing(request)
+                return gr.skip()
             for state in tools.states():
                 if state.status == "stopped":
                     tools.restart(state.name)
-            return listing(request)
+            return listing(key, request)
 
         chat_id.change(on_show, [owner_key, chat_id], [self.listing, self.off, self.allowed], concurrency_limit=None)
         self.off.input(on_off, [owner_key, chat_id, self.off], None, concurrency_limit=None)
         self.allowed.input(on_allow, [owner_key, chat_id, self.allowed], None, concurrency_limit=None)
         self.restart.click(on_restart, [owner_key], [self.listing], concurrency_limit=None)
-        self.timer.tick(listing, None, [self.listing], show_progress="hidden", concurrency_limit=None)
+        self.timer.tick(listing, [owner_key], [self.listing], show_progress="hidden", concurrency_limit=None)
 
 
 def server_scope(server: str) -> Scope:

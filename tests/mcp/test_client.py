@@ -86,6 +86,19 @@ def test_an_error_result_is_a_result(manager_of):
             "the server process ended; it said: bad token",
         ),
         (ServerConfig("odd", url="http://127.0.0.1:9/mcp"), "cannot connect to http://127.0.0.1:9/mcp"),
+        (
+            ServerConfig("odd", url="http://ann:s3cr3t-pw@127.0.0.1:9/mcp?key=k3y-value"),
+            "cannot connect to http://••••@127.0.0.1:9/mcp?key=••••",
+        ),
+        (  # a server that echoes its key: the sidebar and the model get the sentence without it
+            ServerConfig(
+                "odd",
+                command=sys.executable,
+                args=("-c", "import os, sys; sys.stderr.write('refused ' + os.environ['API_KEY']); sys.exit(2)"),
+                env={"API_KEY": "s3cr3t-value"},
+            ),
+            "the server process ended; it said: refused ••••",
+        ),
     ],
 )
 def test_a_server_that_fails_to_start_is_stopped_with_a_plain_reason(manager_of, server, says):

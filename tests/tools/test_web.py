@@ -302,21 +302,92 @@ def test_a_redirect_to_another_scheme_is_refused(settings: Settings, server: Loo
         read(settings, f"{server.base}/redirect-to?file:///etc/passwd")
 
 
+def follow_any(url: str) -> None:
+    """A redirect check that lets every hop through (as rules allowing every host would)."""
+
+
 def test_every_redirect_hop_is_resolved_and_checked_again(settings: Settings, server: LoopbackServer) -> None:
     port = server.server_address[1]
     asked: list[str] = []
     resolve = resolver({"first.test": ["127.0.0.1"], "second.test": ["127.0.0.1"]}, asked)
     hop = urllib.parse.quote(f"http://second.test:{port}/echo-host")
     page = fetch(
-        f"http://first.test:{port}/redirect-to?{hop}", settings=settings, cancel=threading.Event(), resolve=resolve
+        f"http://first.test:{port}/redirect-to?{hop}",
+        settings=settings,
+        cancel=threading.Event(),
+        resolve=resolve,
+        may_follow=follow_any,
     )
     assert asked == ["first.test", "second.test"]
     assert page.body == f"second.test:{port}".encode()
     hop = urllib.parse.quote(f"http://unknown.test:{port}/text")
     with pytest.raises(ToolError, match=r"could not find the address of unknown\.test"):
         fetch(
-            f"http://first.test:{port}/redirect-to?{hop}", settings=settings, cancel=threading.Event(), resolve=resolve
+            f"http://first.test:{port}/redirect-to?{hop}",
+            settings=settings,
+            cancel=threading.Event(),
+            resolve=resolve,
+            may_follow=follow_any,
         )
+
+
+def test_a_redirect_on_the_same_host_is_followed(settings: Settings, server: LoopbackServer) -> None:
+    port = server.server_address[1]
+    resolve = resolver({"first.test": ["127.0.0.1"], "first.test.": ["127.0.0.1"]})
+    hop = urllib.parse.quote(f"http://FIRST.test.:{port}/redirect/2")  # the same host, written otherwise
+    page = fetch(
+        f"http://first.test:{port}/redirect-to?{hop}", settings=settings, cancel=threading.Event(), resolve=resolve
+    )
+    assert page.url == f"http://first.test.:{port}/text"
+
+
+def test_a_redirect_to_another_host_stops_before_its_name_is_looked_up(
+    settings: Settings, server: LoopbackServer
+) -> None:
+    """The call was approved for its own host: by default a hop to another one is the model's to ask for."""
+    port = server.server_address[1]
+    asked: list[str] = []
+    resolve = resolver({"first.test": ["127.0.0.1"], "second.test": ["127.0.0.1"]}, asked)
+    hop = f"http://second.test:{port}/text"
+    before = len(server.requests)
+    with pytest.raises(ToolError) as stopped:
+        fetch(
+            f"http://first.test:{port}/redirect-to?{urllib.parse.quote(hop)}",
+            settings=settings,
+            cancel=threading.Event(),
+            resolve=resolve,
+        )
+    assert str(stopped.value) == (
+        f"the page redirected to {hop}, which needs the person's approval; "
+        "call web_fetch with that URL if you still need it."
+    )
+    assert asked == ["first.test"]
+    assert server.requests[before:] == [f"/redirect-to?{urllib.parse.quote(hop)}"]
+
+
+def test_each_new_host_of_a_redirect_chain_is_judged_once(settings: Settings, server: LoopbackServer) -> None:
+    port = server.server_address[1]
+    resolve = resolver({name: ["127.0.0.1"] for name in ("a.test", "b.test", "c.test")})
+    chain = f"http://c.test:{port}/text"
+    for host in ("a", "b", "b", "a"):  # a -> b -> b -> a -> c
+        chain = f"http://{host}.test:{port}/redirect-to?{urllib.parse.quote(chain)}"
+    judged: list[str] = []
+
+    def may_follow(url: str) -> str | None:
+        judged.append(url)
+        return None if "b.test" in url else f"not {url}"
+
+    with pytest.raises(ToolError, match=rf"^not http://c\.test:{port}/text$"):
+        fetch(chain, settings=settings, cancel=threading.Event(), resolve=resolve, may_follow=may_follow)
+    assert [urllib.parse.urlsplit(url).hostname for url in judged] == ["b.test", "c.test"]
+
+
+def test_web_fetch_asks_its_context_about_a_redirect(settings: Settings, server: LoopbackServer) -> None:
+    hop = f"http://localhost:{server.server_address[1]}/json"
+    url = f"{server.base}/redirect-to?{urllib.parse.quote(hop)}"
+    assert "needs the person's approval" in run_tool("web_fetch", {"url": url}, settings=settings)
+    followed = web_fetch(ToolContext(settings=settings, may_follow=follow_any), url=url)
+    assert '"lives": 9' in followed
 
 
 def test_it_connects_to_the_checked_address_and_sends_the_original_host(

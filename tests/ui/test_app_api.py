@@ -2,6 +2,7 @@
 
 import json
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -257,3 +258,56 @@ def test_exports_are_private_and_gone_when_the_app_stops(running_app, client):
     assert all(stat.S_IMODE(file.stat().st_mode) == 0o600 for file in exported)
     running_app.demo.close()
     assert not any(file.exists() for file in exported)
+
+
+# Calling these makes the caller an owner with a chat of their own, as opening the page does.
+BECOMES_AN_OWNER = ("/on_load", "/on_new_chat", "/on_delete")
+
+
+def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(running_app, client):
+    """Issue 17: every Gradio event is an API endpoint; the MCP timer told anyone how each server is started."""
+    servers = {"mcpServers": {"files": {"command": "meow-missing-program", "args": ["--token", "tok-SECRET-123"]}}}
+    (running_app.settings.data_dir / "mcp.json").write_text(json.dumps(servers))
+    running_app.restart()
+    owner = Client(running_app.url, verbose=False)
+    key, _, _ = open_page(owner)
+    owner.predict(
+        key,
+        '[{"tool": "read_file", "action": "allow", "note": "rule-only-the-owner-knows"}]',
+        api_name="/on_save_rules",
+    )
+    private = [str(running_app.workspace), "llama-plain", "meow-missing-program", "rule-only-the-owner-knows"]
+    assert "llama-plain" in json.dumps(owner.predict(key, "qwen3", api_name="/on_tick"))
+    assert "meow-missing-program --token ••••" in owner.predict(key, api_name="/listing")  # the owner's own sidebar
+
+    stranger = Client(running_app.url, verbose=False)
+    endpoints = stranger.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    called = []
+    for name, info in endpoints.items():
+        if name.startswith(BECOMES_AN_OWNER):
+            continue
+        arguments = [
+            secrets.token_urlsafe(8) if parameter["component"] == "Browserstate" else parameter["example_input"]
+            for parameter in info["parameters"]
+        ]
+        try:
+            answered = json.dumps(stranger.predict(*arguments, api_name=name), ensure_ascii=False)
+        except Exception as refused:  # gradio_client raises its own AppError
+            answered = str(refused)
+        called.append(name)
+        for secret in private:
+            assert secret not in answered, f"{name} told a stranger {secret!r}"
+    assert {"/on_tick", "/on_rules", "/listing", "/on_show", "/on_language"} <= set(called)
+    config = httpx.get(running_app.url + "config", timeout=10).text
+    for secret in private:
+        assert secret not in config, f"/config holds {secret!r}"
+    assert "tok-SECRET-123" not in config
+
+
+def test_an_upload_is_refused_since_the_page_takes_no_files(running_app):
+    cache = Path(os.environ["GRADIO_TEMP_DIR"])
+    refused = httpx.post(
+        running_app.url + "gradio_api/upload", files={"files": ("big.bin", b"\0" * 2_000_000)}, timeout=30
+    )
+    assert refused.status_code == 413
+    assert not list(cache.rglob("big.bin"))

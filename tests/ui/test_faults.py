@@ -50,7 +50,7 @@ class Page:
         self.client.predict(self.key, name, api_name="/on_model")
 
     def banner(self, model="qwen3"):
-        return self.client.predict(model, api_name="/on_tick")[0]
+        return self.client.predict(self.key, model, api_name="/on_tick")[0]
 
 
 def assert_plain(text):

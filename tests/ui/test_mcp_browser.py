@@ -129,7 +129,10 @@ def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(mcp_
     assert "Traceback" not in page.content()
     # A client that never opened the page may not restart the server's processes; the page's own button may.
     stranger = Client(mcp_app.url, verbose=False).predict("", api_name="/on_restart")
-    assert "**fx**: 🔴 stopped" in stranger
+    assert "fx" not in json.dumps(stranger)  # refused, and told nothing about the servers
+    another = Client(mcp_app.url, verbose=False)
+    another_key = another.predict("", "", api_name="/on_load")[0]
+    assert "**fx**: 🔴 stopped" in another.predict(another_key, api_name="/listing")
     page.locator("#mcp_restart").click()
     expect(page.locator("#mcp_servers")).to_contain_text("fx: 🟢 running", timeout=START_MS)
 
