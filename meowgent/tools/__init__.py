@@ -45,6 +45,8 @@ class ToolContext:
     settings: Settings
     cancel: threading.Event = field(default_factory=threading.Event)
     """Set when the person presses Stop; long tools check it."""
+    network: bool = False
+    """Whether the person let this call reach the network (for this command or this chat): the sandbox's rule."""
 
 
 @dataclass(frozen=True)
@@ -239,10 +241,15 @@ def execute(name: str, arguments: Mapping[str, Any], context: ToolContext) -> To
 
 
 def run_tool(
-    name: str, arguments: Mapping[str, Any], *, settings: Settings, cancel: threading.Event | None = None
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    settings: Settings,
+    cancel: threading.Event | None = None,
+    network: bool = False,
 ) -> str:
     """Validate and run a registered tool; returns the text the model sees, errors included."""
-    context = ToolContext(settings=settings, cancel=cancel or threading.Event())
+    context = ToolContext(settings=settings, cancel=cancel or threading.Event(), network=network)
     return execute(name, arguments, context).text
 
 
