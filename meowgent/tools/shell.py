@@ -45,16 +45,17 @@ exec 3>&"$report" 4>&2 2>/dev/null {report}>&-
 "$0" -c "$1" 2>&4 3>&- 4>&-
 status=$?
 for entry in /proc/[1-9]*; do
-  case ${entry#/proc/} in 1|$$) continue ;; esac
+  case ${entry#/proc/} in "$$") continue ;; esac
   read -r stat < "$entry/stat" || continue
   case ${stat##*) } in Z*) ;; *) printf x >&3; break ;; esac
 done
 exit "$status"
 """
 """The bash that runs the command in the sandbox (`$1`, with its own stderr and nothing else of ours), then says
-on the report pipe (`$2`, moved to fd 3) whether anything else still runs in the PID namespace: the kernel ends
-it all when this shell exits. Its own stderr is /dev/null, so bash's "Segmentation fault" line about the command
-stays out of the output. Builtins only: the check starts no process."""
+on the report pipe (`$2`, moved to fd 3) whether anything else still runs in the PID namespace. It is the
+namespace's init (pid 1, which reaps orphans): the kernel ends everything else when it exits. Its own stderr is
+/dev/null, so bash's "Segmentation fault" line about the command stays out of the output. Builtins only: the check
+starts no process."""
 _REPORT_FD = 10
 """The report pipe is at least this fd, so moving it to 3 never clobbers 3 or 4."""
 
@@ -170,8 +171,9 @@ def _run_sandboxed(
     report, report_end = _report_pipe()
     with open(report, "rb") as leftovers:
         try:
-            launch = sandbox.launch(policy, _leftover_check(command, report_end))
-            job = _Job(_start(launch.argv, policy.workspace, launch.env, pass_fds=(report_end,)), keep)
+            # The watching shell is the namespace's init: bwrap returns once everything in it has ended.
+            launch = sandbox.launch(policy, _leftover_check(command, report_end), as_pid_1=True)
+            job = _SandboxedJob(_start(launch.argv, policy.workspace, launch.env, pass_fds=(report_end,)), keep)
         finally:
             os.close(report_end)
         try:
@@ -315,6 +317,30 @@ class _Job:
         end = time.monotonic() + seconds
         while not done() and time.monotonic() < end:
             self._pump()
+
+
+class _SandboxedJob(_Job):
+    """A command in the sandbox: bwrap, whose one child is the PID namespace's init (our bash)."""
+
+    def stop(self) -> None:
+        """SIGKILL the namespace's init (the only signal an init without handlers takes from outside): the kernel
+        ends every process in the namespace, and bwrap, which waits for its init, returns only then. Killing bwrap
+        instead returns at once, while the kernel may still be ending them."""
+        for pid in _children(self.process.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self._pump_until(lambda: self.process.poll() is not None, _GRACE)
+        if self.process.poll() is None:  # no init yet (bwrap was still setting up), or no children file
+            _signal_group(self.group, signal.SIGKILL)
+        self._pump_until(lambda: not self.pipes.get_map(), _LINGER)
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of `pid` (Linux's /proc/PID/task/PID/children; none where the kernel lacks it)."""
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _signal_group(group: int, signum: signal.Signals) -> None:
