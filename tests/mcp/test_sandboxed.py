@@ -10,8 +10,7 @@ from meowgent.config import Settings
 from meowgent.mcp.client import sandboxed
 from meowgent.mcp.config import parse_config
 from tests.mcp.conftest import fixture_config
-from tests.tools.conftest import needs_sandbox
-from tests.tools.test_sandbox import failing_bwrap
+from tests.sandboxing import failing_bwrap, needs_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,7 +17,6 @@ import threading
 import time
 import zipfile
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -37,7 +36,7 @@ from meowgent.tools.sandbox import (
     sandbox_for,
     shell_environment,
 )
-from tests.tools.conftest import needs_sandbox
+from tests.sandboxing import GREETING, failing_bwrap, fetch, needs_sandbox
 from tests.tools.test_shell import sessions_named
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,13 +195,6 @@ def test_the_bwrap_installed_with_meowgent_works_on_its_own(settings: Settings):
     assert "Read-only file system" in run(bundled, f"touch {ROOT}/escaped")
 
 
-def failing_bwrap(folder: Path) -> Path:
-    script = folder / "bwrap"
-    script.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
-    script.chmod(0o755)
-    return script
-
-
 def test_a_bwrap_that_fails_means_no_sandbox_and_commands_still_run(tmp_path: Path, settings: Settings):
     broken = Settings(workspace=settings.workspace, data_dir=settings.data_dir, bwrap=failing_bwrap(tmp_path))
     found = sandbox_for(broken)
@@ -320,40 +312,12 @@ def test_a_socket_under_run_cannot_be_reached(settings: Settings):
 # ---- network ----
 
 
-class Meow(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.end_headers()
-        self.wfile.write(b"meow from the host")
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def host_server() -> Iterator[int]:
-    """An HTTP server on the host's 127.0.0.1; its port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Meow)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def fetch(port: int) -> str:
-    """A shell line that fetches / from 127.0.0.1:port with bash alone (no curl needed)."""
-    return f"exec 3<>/dev/tcp/127.0.0.1/{port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"
-
-
 @needs_sandbox
 def test_without_network_a_command_cannot_reach_a_server_on_the_host(settings: Settings, host_server: int):
     refused = run(settings, fetch(host_server))
     assert "Connection refused" in refused
-    assert "meow" not in refused
-    assert "meow from the host" in run(settings, fetch(host_server), network=True)
+    assert GREETING not in refused
+    assert GREETING in run(settings, fetch(host_server), network=True)
 
 
 # ---- processes ----

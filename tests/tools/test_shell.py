@@ -23,7 +23,7 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.tools import registry, run_tool
-from tests.tools.conftest import needs_sandbox
+from tests.sandboxing import needs_sandbox
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds leftover processes in /proc")
 
