@@ -515,9 +515,13 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                     scope = Scope.from_stored(json.loads(value))
                     if scope is not None:
                         service.revoke(owner, chat, scope)
+                chat_network = service.network(owner, chat)
             except ChatError as exc:
                 warn(exc, request)
-            return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
+                chat_network = False
+            # The card's control shows the chat's setting too: revoked here, it must not turn it back on.
+            choices = gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
+            return choices, gr.update(value="chat" if chat_network else "off")
 
         def known_owner(key: str, request: gr.Request) -> str:
             """The owner of a request that changes something lasting; ChatError for a caller with none."""
@@ -733,7 +737,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         switches.append(hide_confirm.then(on_delete, [owner_key, chat_id], opened, **switch))
         for shows_a_card in (load, *answers, *switches):
             shows_a_card.then(show_card_details, card_inputs, [card, card_details], concurrency_limit=None)
-        revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
+        revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list, network], concurrency_limit=None)
         save_rules.click(on_save_rules, [owner_key, rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
         export.click(on_export, [owner_key, chat_id], [download_md, download_json], concurrency_limit=None)
