@@ -36,7 +36,7 @@ from meowgent.tools.sandbox import (
     sandbox_for,
     shell_environment,
 )
-from tests.sandboxing import GREETING, failing_bwrap, fetch, needs_sandbox
+from tests.sandboxing import FOUND, GREETING, failing_bwrap, fetch, needs_sandbox
 from tests.tools.test_shell import sessions_named
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -504,3 +504,12 @@ def test_the_sandbox_works_for_an_unprivileged_user(outside_tmp: Path, which: st
     assert "65534\nwrote\nrefused" in done.stdout
     assert (workspace / "made").exists()
     assert not Path("/var/tmp/escaped").exists()
+
+
+@needs_sandbox
+@pytest.mark.skipif(not shutil.which("unshare"), reason="needs unshare")
+def test_a_command_cannot_make_a_user_namespace_of_its_own(settings: Settings):
+    """Inside one it would hold every capability again (to mount over the read-only view, say)."""
+    if not FOUND.disable_userns:
+        pytest.skip("this bwrap cannot forbid user namespaces")
+    assert "unshare failed" in run(settings, "unshare --user --map-root-user true")
