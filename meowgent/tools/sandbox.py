@@ -91,11 +91,12 @@ class SandboxPolicy:
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
     """The policy for a command of this server: its workspace, its secrets hidden, the person's variables."""
     home = Path.home()
+    host_tmp = Path(tempfile.gettempdir()).resolve()  # Gradio's private cache (exports, uploads) lives there
     hidden = (
         settings.data_dir,
         config_path(settings.data_dir, settings.mcp_config),
         *([settings.auth_file] if settings.auth_file else []),
-        Path(tempfile.gettempdir()),  # Gradio's private cache (exports, uploads) lives there
+        *([host_tmp] if host_tmp != settings.workspace else []),  # a workspace of /tmp itself stays one
         *(home / name for name in SECRET_FOLDERS),
     )
     return SandboxPolicy(
@@ -121,7 +122,8 @@ class HostView:
 
     @classmethod
     def read(cls, policy: SandboxPolicy) -> HostView:
-        # Resolved, because bwrap mounts on the real path, and can't put a file over a symbolic link.
+        # Resolved, because bwrap mounts on the real path, and can't put a file over a symbolic link (Claude Code's
+        # sandbox runtime found the same with dotfiles that link into a dotfile manager's folder).
         real = {Path(os.path.realpath(path)) for path in policy.hidden}
         folders = tuple(sorted(path for path in real if path.is_dir()))
         files = tuple(sorted(path for path in real if path.exists() and not path.is_dir()))
@@ -152,7 +154,9 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
 
     The file system is read-only (`--ro-bind / /`), then paths are covered from the shallowest to the deepest, so
     the most specific one decides: the data folder inside the workspace stays hidden, a workspace inside a hidden
-    folder stays writable. A hidden path under something already empty (the data folder in /tmp) needs nothing.
+    folder stays writable. (Codex and Claude Code's sandbox runtime order their binds for the same reason, the
+    latter re-binding writable paths that a later tmpfs wiped; sorting by depth makes every nesting right at once.)
+    A hidden path under something already empty (the data folder in /tmp) needs nothing.
     """
     options = ["--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
     options += ["--unshare-uts", "--unshare-cgroup-try"]

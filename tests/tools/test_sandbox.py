@@ -147,6 +147,12 @@ def test_the_policy_hides_the_data_folder_the_login_the_mcp_file_and_credentials
     assert (policy.workspace, policy.network, policy.env_names) == (tmp_path, True, ("X",))
 
 
+def test_a_workspace_that_is_the_temporary_folder_itself_is_not_hidden(tmp_path: Path):
+    host_tmp = Path(tempfile.gettempdir()).resolve()
+    assert host_tmp not in policy_for(Settings(workspace=host_tmp, data_dir=tmp_path / "d")).hidden
+    assert host_tmp in policy_for(Settings(workspace=tmp_path, data_dir=tmp_path / "d")).hidden
+
+
 def test_the_environment_is_clean_and_never_has_meowgents_own_variables():
     host = {
         "PATH": "/bin",
