@@ -83,6 +83,8 @@ class Decision:
     """The arguments the person edited the call to, if they changed it before approving."""
     scope: Scope | None = None
     """Also allow calls like this one for the rest of the chat."""
+    network: bool = False
+    """Let this command reach the network (the sandbox's rule; the chat's own setting is `Conversation.network`)."""
 
 
 @dataclass
@@ -100,6 +102,8 @@ class Conversation:
     """What the person allowed for the rest of this chat."""
     servers_off: list[str] = field(default_factory=list)
     """MCP servers whose tools this chat does not offer the model."""
+    network: bool = False
+    """Every command of this chat may reach the network: the person turned it on (never the model)."""
 
 
 Outcome = Literal["complete", "paused", "stopped", "error"]
@@ -443,7 +447,6 @@ class Agent:
         self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
     ) -> Iterator[AgentEvent]:
         """Run the queued calls in order; stop at the first risky call nobody has decided yet."""
-        context = ToolContext(self._settings, cancel, may_follow=self._follow_check(conversation))
         while conversation.pending:
             if cancel.is_set():
                 return "stopped"
@@ -461,21 +464,27 @@ class Agent:
                 elif decision is not None and not decision.approved:
                     result = _rejected(call, decision.reason)
                 else:
-                    result = self._run_approved(conversation, call, decision, context)
+                    result = self._run_approved(conversation, call, decision, cancel)
             _record(conversation, result)
             conversation.pending.pop(0)
             yield result
         return "stopped" if cancel.is_set() else "complete"
 
     def _run_approved(
-        self, conversation: Conversation, call: ToolCall, decision: Decision | None, context: ToolContext
+        self, conversation: Conversation, call: ToolCall, decision: Decision | None, cancel: threading.Event
     ) -> ToolResult:
-        """Run the call, or the person's edit of it, which must pass the rules again."""
+        """Run the call, or the person's edit of it, which must pass the rules again.
+
+        It reaches the network when the person turned it on for it or for the chat; a call that runs by a rule
+        or a scope, without a card, gets the chat's setting.
+        """
         edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
         if edited is not None:
             verdict = self.verdict(conversation, ToolCall(call.id, call.name, edited))
             if verdict.decision == "deny":
                 return _refused(call, f"the changed call is not allowed: {verdict.reason}")
+        network = conversation.network or (decision is not None and decision.network)
+        context = ToolContext(self._settings, cancel, network=network, may_follow=self._follow_check(conversation))
         return _execute(call, edited, context)
 
     def _settle_all(self, conversation: Conversation, reason: str) -> Iterator[AgentEvent]:

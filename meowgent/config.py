@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +31,20 @@ class Settings:
     """Other host names the page is reached at (a reverse proxy in front): served on any port, like the share link."""
     auth: tuple[str, str] | None = None
     """(user, password) for the page; made up and printed when sharing without one."""
+    auth_file: Path | None = None
+    """The file the login was read from, if any: commands in the sandbox cannot read it."""
     data_dir: Path = field(default_factory=lambda: Path.home() / ".meowgent")
     """Where conversations and rules are stored."""
     allow_private_fetch: bool = False
     """Let web_fetch reach loopback and private addresses (your own LAN)."""
     shell_timeout: float = 60.0
     """Seconds before run_shell kills the command's whole process group."""
+    sandbox: bool = True
+    """Run every shell command (and MCP servers that ask for it) in an OS sandbox; off only by choice."""
+    bwrap: Path | None = None
+    """The bubblewrap program to use; None looks for /usr/bin/bwrap, then bwrap on PATH, then the bundled one."""
+    shell_env: tuple[str, ...] = ()
+    """Names of variables of Meowgent's environment that shell commands also get (never MEOWGENT_*)."""
     max_turns: int = 25
     """Model replies per answer before the agent stops and says so."""
     num_ctx: int = 16384
@@ -68,6 +77,8 @@ class Settings:
 
 
 _TRUE = {"1", "true", "yes", "on"}
+_OFF = {"0", "false", "no", "off"}
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _parse_auth(value: str) -> tuple[str, str]:
@@ -75,6 +86,14 @@ def _parse_auth(value: str) -> tuple[str, str]:
     if not sep or not user or not password:
         raise argparse.ArgumentTypeError("a login is USER:PASSWORD")
     return user, password
+
+
+def _shell_env_name(name: str) -> str:
+    if not _VARIABLE.fullmatch(name):
+        raise argparse.ArgumentTypeError(f"{name!r} is not the name of an environment variable")
+    if name.upper().startswith("MEOWGENT_"):
+        raise argparse.ArgumentTypeError(f"{name} is Meowgent's own setting; commands never get MEOWGENT_* variables")
+    return name
 
 
 def _read_auth_file(path: str) -> tuple[str, str]:
@@ -145,7 +164,6 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     )
     parser.add_argument(
         "--auth-file",
-        type=_read_auth_file,
         default=None,
         metavar="FILE",
         help="require the login in the first line of FILE, as USER:PASS (MEOWGENT_AUTH_FILE)",
@@ -168,6 +186,29 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="seconds before a shell command is killed (MEOWGENT_SHELL_TIMEOUT; default %(default)s)",
     )
     parser.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_false",
+        default=str(env_or("SANDBOX", "on")).lower() not in _OFF,
+        help="run shell commands without the OS sandbox; not recommended (MEOWGENT_SANDBOX=off)",
+    )
+    parser.add_argument(
+        "--bwrap",
+        default=env_or("BWRAP", None),
+        metavar="FILE",
+        help="the bubblewrap program for the sandbox (MEOWGENT_BWRAP; default: /usr/bin/bwrap, then bwrap on "
+        "PATH, then the one installed with Meowgent)",
+    )
+    parser.add_argument(
+        "--shell-env",
+        action="append",
+        type=_shell_env_name,
+        default=[],
+        metavar="NAME",
+        help="also give shell commands this variable of Meowgent's environment; repeat for several "
+        "(MEOWGENT_SHELL_ENV, comma-separated). Commands get only what a shell needs otherwise",
+    )
+    parser.add_argument(
         "--read-timeout",
         type=float,
         default=float(env_or("READ_TIMEOUT", defaults.read_timeout)),
@@ -186,12 +227,16 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="MCP servers to use as tools (MEOWGENT_MCP_CONFIG; default: mcp.json in the data folder)",
     )
     args = parser.parse_args(argv)
-    auth = args.auth or args.auth_file
+    auth, auth_file = args.auth, None
     try:
+        listed = [name.strip() for name in str(env_or("SHELL_ENV", "")).split(",") if name.strip()]
+        shell_env = [*(_shell_env_name(name) for name in listed), *args.shell_env]
+        if auth is None and args.auth_file:
+            auth, auth_file = _read_auth_file(args.auth_file), args.auth_file
         if auth is None and env.get("MEOWGENT_AUTH"):
             auth = _parse_auth(env["MEOWGENT_AUTH"])
         if auth is None and env.get("MEOWGENT_AUTH_FILE"):
-            auth = _read_auth_file(env["MEOWGENT_AUTH_FILE"])
+            auth, auth_file = _read_auth_file(env["MEOWGENT_AUTH_FILE"]), env["MEOWGENT_AUTH_FILE"]
     except argparse.ArgumentTypeError as exc:
         parser.error(str(exc))
     return Settings(
@@ -203,9 +248,13 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         share=args.share,
         public_names=tuple(name.strip().lower() for name in args.public_name),
         auth=auth,
+        auth_file=Path(auth_file).expanduser().resolve() if auth_file else None,
         data_dir=Path(args.data_dir),
         allow_private_fetch=args.allow_private_fetch,
         shell_timeout=args.shell_timeout,
+        sandbox=args.sandbox,
+        bwrap=Path(args.bwrap).expanduser() if args.bwrap else None,
+        shell_env=tuple(dict.fromkeys(shell_env)),
         read_timeout=args.read_timeout,
         num_ctx=args.num_ctx,
         mcp_config=Path(args.mcp_config).expanduser() if args.mcp_config else None,

@@ -159,6 +159,13 @@ def _v6_audit_reason(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
 
 
+def _v7_network(conn: sqlite3.Connection) -> None:
+    """Whether a chat's commands may reach the network, and whether each audited command could (NULL: not a
+    command, or recorded before the sandbox)."""
+    conn.execute("ALTER TABLE conversations ADD COLUMN network INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE audit ADD COLUMN network INTEGER")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1_core,
     _v2_audit,
@@ -166,6 +173,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v4_servers_off,
     _v5_pending_rows,
     _v6_audit_reason,
+    _v7_network,
 ]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 
@@ -302,6 +310,15 @@ class Store:
     def set_servers_off(self, conversation_id: str, servers: list[str]) -> None:
         self._update(conversation_id, "servers_off", _dump(servers))
 
+    def network(self, conversation_id: str) -> bool:
+        """Whether the person let every command of a conversation reach the network (False for a missing one)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT network FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        return bool(row and row[0])
+
+    def set_network(self, conversation_id: str, on: bool) -> None:
+        self._update(conversation_id, "network", on)
+
     def mark_interrupted(self, conversation_id: str, interrupted: bool) -> None:
         """Flag a conversation whose answer was cut short by a restart (or clear the flag)."""
         self._update(conversation_id, "interrupted", interrupted)
@@ -401,8 +418,10 @@ class Store:
         decided_by: str,
         outcome: str,
         reason: str = "",
+        network: bool | None = None,
     ) -> None:
-        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and why, the end."""
+        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and why, the end,
+        and for a command, whether it could reach the network."""
         with self._write() as conn:
             _require(conn, conversation_id)
             (seq,) = conn.execute(
@@ -410,7 +429,7 @@ class Store:
             ).fetchone()
             conn.execute(
                 "INSERT INTO audit (conversation_id, seq, time, tool, proposed, run, decision, scope, decided_by,"
-                " outcome, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " outcome, reason, network) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     seq,
@@ -423,14 +442,15 @@ class Store:
                     decided_by,
                     outcome,
                     reason,
+                    network,
                 ),
             )
 
     def audit(self, conversation_id: str) -> list[dict[str, Any]]:
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome, reason FROM audit"
-                " WHERE conversation_id = ? ORDER BY seq",
+                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome, reason, network"
+                " FROM audit WHERE conversation_id = ? ORDER BY seq",
                 (conversation_id,),
             ).fetchall()
         return [
@@ -445,8 +465,9 @@ class Store:
                 "decided_by": decided_by,
                 "outcome": outcome,
                 "reason": reason,
+                "network": None if network is None else bool(network),
             }
-            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome, reason in rows
+            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome, reason, network in rows
         ]
 
     # ---- internals ----

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.sandboxing import host_http_server
 from tests.scripted_ollama import ScriptedOllama
 
 # Tests only talk to servers on loopback; a proxy configured in the environment must not get in between.
@@ -16,3 +17,10 @@ def ollama_server() -> Iterator[ScriptedOllama]:
     """A started ScriptedOllama with the default models; stopped after the test."""
     with ScriptedOllama() as server:
         yield server
+
+
+@pytest.fixture
+def host_server() -> Iterator[int]:
+    """The port of an HTTP server on the host's 127.0.0.1 (tests/sandboxing.py)."""
+    with host_http_server() as port:
+        yield port

@@ -14,6 +14,7 @@ from gradio_client import Client
 
 from app import is_loopback, login_for
 from meowgent.config import Settings
+from tests.sandboxing import failing_bwrap
 from tests.ui.conftest import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +77,9 @@ def test_help_explains_every_flag_and_its_variable():
         ("--auth-file", "MEOWGENT_AUTH_FILE"),
         ("--public-name", "MEOWGENT_PUBLIC_NAMES"),
         ("--data-dir", "MEOWGENT_DATA_DIR"),
+        ("--no-sandbox", "MEOWGENT_SANDBOX"),
+        ("--bwrap", "MEOWGENT_BWRAP"),
+        ("--shell-env", "MEOWGENT_SHELL_ENV"),
     ]:
         assert flag in result.stdout
         assert variable in result.stdout
@@ -134,3 +138,25 @@ def test_an_unusable_data_folder_is_a_plain_message(tmp_path):
     assert f"Cannot use the data folder {not_a_folder}" in out
     assert "--data-dir" in out
     assert "Traceback" not in out
+
+
+def test_without_a_sandbox_the_start_says_so_once(tmp_path):
+    app = run_app(
+        "--port", str(free_port()), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"),
+        MEOWGENT_BWRAP=str(failing_bwrap(tmp_path)),
+    )  # fmt: skip
+    output = []
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any("Open http" in line for line in output):
+            line = app.stdout.readline()
+            if not line and app.poll() is not None:
+                break
+            output.append(line)
+    finally:
+        app.terminate()
+        app.wait(10)
+    text = "".join(output)
+    assert "Open http" in text
+    assert text.count("Commands run without a sandbox on this computer") == 1
+    assert "No permissions to create new namespace" in text  # why, from the bwrap that refused

@@ -1,5 +1,7 @@
 """Settings from flags and variables; the login can stay out of the process list."""
 
+from pathlib import Path
+
 import pytest
 
 from meowgent.config import Settings, parse_settings
@@ -48,3 +50,39 @@ def test_the_read_timeout_comes_from_the_flag_or_the_variable():
     assert parse_settings([], {}).read_timeout == Settings().read_timeout
     assert parse_settings([], {"MEOWGENT_READ_TIMEOUT": "300"}).read_timeout == 300.0
     assert parse_settings(["--read-timeout", "7.5"], {"MEOWGENT_READ_TIMEOUT": "300"}).read_timeout == 7.5
+
+
+def test_the_sandbox_is_on_unless_turned_off_by_flag_or_variable():
+    assert parse_settings([], {}).sandbox is True
+    assert parse_settings(["--no-sandbox"], {}).sandbox is False
+    assert parse_settings([], {"MEOWGENT_SANDBOX": "off"}).sandbox is False
+    assert parse_settings([], {"MEOWGENT_SANDBOX": "on"}).sandbox is True
+    assert parse_settings(["--bwrap", "/opt/bwrap"], {}).bwrap == Path("/opt/bwrap")
+    assert parse_settings([], {"MEOWGENT_BWRAP": "/opt/bwrap"}).bwrap == Path("/opt/bwrap")
+
+
+def test_shell_variables_come_from_flags_and_a_list_and_never_name_meowgents_own():
+    settings = parse_settings(["--shell-env", "GITHUB_TOKEN", "--shell-env", "CI"], {"MEOWGENT_SHELL_ENV": "A, CI"})
+    assert settings.shell_env == ("A", "CI", "GITHUB_TOKEN")
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "says"),
+    [
+        (["--shell-env", "MEOWGENT_AUTH"], {}, "commands never get MEOWGENT_* variables"),
+        ([], {"MEOWGENT_SHELL_ENV": "meowgent_auth"}, "commands never get MEOWGENT_* variables"),
+        (["--shell-env", "A=B"], {}, "is not the name of an environment variable"),
+    ],
+)
+def test_a_bad_shell_variable_is_a_plain_message(capsys, argv, environ, says):
+    with pytest.raises(SystemExit):
+        parse_settings(argv, environ)
+    assert says in capsys.readouterr().err
+
+
+def test_the_login_files_path_is_kept_so_commands_cannot_read_it(tmp_path):
+    login = tmp_path / "login"
+    login.write_text("ann:pw\n")
+    assert parse_settings(["--auth-file", str(login)], {}).auth_file == login
+    assert parse_settings([], {"MEOWGENT_AUTH_FILE": str(login)}).auth_file == login
+    assert parse_settings(["--auth", "a:b", "--auth-file", str(login)], {}).auth_file is None

@@ -528,3 +528,27 @@ def test_the_data_folder_and_every_file_of_the_database_are_ours_alone(path):
         for file in files:
             assert stat.S_IMODE(file.stat().st_mode) == 0o600, file.name
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_a_chats_network_setting_and_each_commands_are_kept(store):
+    new(store, "c1")
+    assert store.network("c1") is False
+    store.set_network("c1", True)
+    assert store.network("c1") is True
+    assert store.network("missing") is False
+    with pytest.raises(StoreError):
+        store.set_network("missing", True)
+    for network in (True, None):
+        store.add_audit(
+            "c1",
+            time=1.0,
+            tool="run_shell",
+            proposed={"command": "curl x"},
+            run={"command": "curl x"},
+            decision="approved",
+            scope="once",
+            decided_by="alice",
+            outcome="done",
+            network=network,
+        )
+    assert [row["network"] for row in store.audit("c1")] == [True, None]

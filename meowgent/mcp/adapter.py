@@ -20,7 +20,7 @@ from typing import Any
 import mcp_types
 
 from meowgent.config import Settings
-from meowgent.mcp.client import McpCallError, McpManager, ServerState, not_running
+from meowgent.mcp.client import McpCallError, McpManager, ServerState, not_running, sandboxed
 from meowgent.mcp.config import SEPARATOR, McpConfigError, ServerConfig, config_path, load_config
 from meowgent.tools import (
     ExternalTool,
@@ -99,13 +99,20 @@ def external_tools(
 class McpTools:
     """The configured MCP servers and their tools in the registry, for one app."""
 
-    def __init__(self, servers: list[ServerConfig], *, timeout: float, error: str = "") -> None:
+    def __init__(
+        self,
+        servers: list[ServerConfig],
+        *,
+        timeout: float,
+        error: str = "",
+        prepare: Callable[[ServerConfig], ServerConfig] = lambda config: config,
+    ) -> None:
         self.error = error
         """Why the configuration could not be used, for the sidebar ("" when it could)."""
         self.configs = {config.name: config for config in servers}
         self.left_out: dict[str, list[str]] = {}
         """Per server, the tools that could not be offered and why."""
-        self._manager = McpManager(servers, timeout=timeout, on_change=self._on_change)
+        self._manager = McpManager(servers, timeout=timeout, on_change=self._on_change, prepare=prepare)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> McpTools:
@@ -117,7 +124,7 @@ class McpTools:
             servers = load_config(path)
         except McpConfigError as exc:
             return cls([], timeout=settings.mcp_timeout, error=str(exc))
-        return cls(servers, timeout=settings.mcp_timeout)
+        return cls(servers, timeout=settings.mcp_timeout, prepare=sandboxed(settings))
 
     def start(self) -> McpTools:
         """Start every server in the background; they stop with `close()` or when Python exits."""

@@ -16,7 +16,8 @@ import logging
 import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
 
 import httpx2
@@ -24,8 +25,10 @@ import mcp_types
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from meowgent.config import Settings
 from meowgent.mcp.config import ServerConfig
 from meowgent.mcp.redact import scrubbed
+from meowgent.tools.sandbox import NoSandbox, SandboxUnavailable, policy_for, sandbox_for
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +81,13 @@ class McpManager:
         *,
         timeout: float,
         on_change: Callable[[ServerState], None] = lambda state: None,
+        prepare: Callable[[ServerConfig], ServerConfig] = lambda config: config,
     ) -> None:
         self._connections = {config.name: _Connection(config) for config in servers}
         self._timeout = timeout
         self._on_change = on_change
+        self._prepare = prepare
+        """How a server is really started (in the sandbox, see `sandboxed`); raising says why it is not."""
         self._changed = threading.Condition(threading.RLock())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -236,6 +242,7 @@ class McpManager:
         raise _Ended(connection.failure or "turned off")
 
     def _transport(self, config: ServerConfig, errors: IO[str]) -> Any:
+        config = self._prepare(config)
         if config.command is not None:
             parameters = StdioServerParameters(
                 command=config.command, args=list(config.args), env=config.env or None, cwd=config.cwd
@@ -268,6 +275,26 @@ class McpManager:
             self._on_change(state)
         except Exception:  # a listener's bug must not take the server down with it
             log.exception("MCP state listener failed")
+
+
+def sandboxed(settings: Settings) -> Callable[[ServerConfig], ServerConfig]:
+    """A server that asks for the sandbox, as started in it: the shell's policy (the workspace writable, the data
+    folder hidden), its own network choice, a clean environment plus its own `env`. Without a sandbox it does not
+    start (SandboxUnavailable): the person asked for one."""
+
+    def prepare(config: ServerConfig) -> ServerConfig:
+        if not config.sandbox or config.command is None:
+            return config
+        found = sandbox_for(settings)
+        if isinstance(found, NoSandbox):
+            raise SandboxUnavailable(
+                f"it asks for a sandbox and this computer has none, so it was not started ({found.reason})"
+            )
+        cwd = Path(config.cwd or ".").resolve()
+        launch = found.launch(policy_for(settings, network=config.network, cwd=cwd), [config.command, *config.args])
+        return replace(config, command=launch.argv[0], args=launch.argv[1:], env=launch.env | config.env, cwd=None)
+
+    return prepare
 
 
 async def _handshake(session: ClientSession) -> tuple[mcp_types.Tool, ...]:

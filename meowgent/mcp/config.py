@@ -6,8 +6,9 @@
     }}
 
 A server has either a `command` (started as a child process, spoken to over stdin/stdout) or a
-`url` (streamable HTTP). Anything wrong gives `McpConfigError` with a sentence naming the server
-and the key, never a stack trace.
+`url` (streamable HTTP). A command may ask for the sandbox shell commands run in: `"sandbox": true`
+(no network), or `"sandbox": {"network": true}`. Anything wrong gives `McpConfigError` with a
+sentence naming the server and the key, never a stack trace.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ SEPARATOR = "__"
 
 # Server names become part of tool names, which models copy letter by letter: keep them plain.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
-_STDIO_KEYS = {"command", "args", "env", "cwd"}
+_STDIO_KEYS = {"command", "args", "env", "cwd", "sandbox"}
 _HTTP_KEYS = {"url", "headers"}
 _COMMON_KEYS = {"type", "disabled", "description"}  # written by other clients; harmless here
 
@@ -48,6 +49,10 @@ class ServerConfig:
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    sandbox: bool = False
+    """Start the command in the sandbox shell commands run in (meowgent.tools.sandbox); never without it."""
+    network: bool = False
+    """In the sandbox, whether it may reach the network."""
 
     @property
     def transport(self) -> str:
@@ -120,9 +125,25 @@ def _server(name: str, entry: dict[str, Any], where: str) -> ServerConfig:
     if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
         raise McpConfigError(f"{where}: 'args' must be a list of strings.")
     cwd = _string(entry, "cwd", where) if "cwd" in entry else None
+    sandbox, network = _sandbox(entry.get("sandbox", False), where)
     return ServerConfig(
-        name, command=_string(entry, "command", where), args=tuple(args), env=_strings(entry, "env", where), cwd=cwd
+        name,
+        command=_string(entry, "command", where),
+        args=tuple(args),
+        env=_strings(entry, "env", where),
+        cwd=cwd,
+        sandbox=sandbox,
+        network=network,
     )
+
+
+def _sandbox(value: Any, where: str) -> tuple[bool, bool]:
+    """(in the sandbox, with network) from `true`, `false` or `{"network": true}`."""
+    if isinstance(value, bool):
+        return value, False
+    if isinstance(value, dict) and set(value) <= {"network"} and isinstance(value.get("network", False), bool):
+        return True, value.get("network", False)
+    raise McpConfigError(f"{where}: 'sandbox' must be true, false or {{\"network\": true}}.")
 
 
 def _string(entry: dict[str, Any], key: str, where: str) -> str:

@@ -65,6 +65,8 @@ class ToolContext:
     may_follow: FollowCheck = redirect_needs_approval
     """Whether web_fetch follows a redirect to another host. The call was judged for its own host only,
     so by default it follows none; the agent judges each as a new web_fetch of that URL would be."""
+    network: bool = False
+    """Whether the person let this call reach the network (for this command or this chat): the sandbox's rule."""
 
 
 @dataclass(frozen=True)
@@ -259,10 +261,15 @@ def execute(name: str, arguments: Mapping[str, Any], context: ToolContext) -> To
 
 
 def run_tool(
-    name: str, arguments: Mapping[str, Any], *, settings: Settings, cancel: threading.Event | None = None
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    settings: Settings,
+    cancel: threading.Event | None = None,
+    network: bool = False,
 ) -> str:
     """Validate and run a registered tool; returns the text the model sees, errors included."""
-    context = ToolContext(settings=settings, cancel=cancel or threading.Event())
+    context = ToolContext(settings=settings, cancel=cancel or threading.Event(), network=network)
     return execute(name, arguments, context).text
 
 

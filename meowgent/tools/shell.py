@@ -1,9 +1,16 @@
-"""run_shell: one shell command in the workspace, with a time limit, Stop, and capped output."""
+"""run_shell: one shell command in the workspace, with a time limit, Stop, and capped output.
+
+Every command runs in the OS sandbox (meowgent.tools.sandbox) where this computer has one: writes only in the
+workspace, no network unless the person allowed it, and a PID namespace, so nothing it starts outlives it.
+Without one (another OS, no user namespaces, or --no-sandbox), it runs as a plain process group, and processes
+that leave the group are found afterwards by a mark in their environment and ended.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import enum
+import fcntl
 import math
 import os
 import secrets
@@ -13,12 +20,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
 from meowgent.tools import ToolContext, ToolError, cap_text, tool
+from meowgent.tools.sandbox import Sandbox, SandboxPolicy, policy_for, sandbox_for, shell_environment
 
 MAX_TIMEOUT = 600.0
 """Seconds; a longer `timeout` from the model is lowered to this."""
@@ -30,8 +38,26 @@ _CHUNK = 65536
 _COMMAND_ECHO = 300  # characters of the command repeated in the result; the model already knows it
 _SECTION_FRAMING = 150  # characters of section headings and cut notes, besides the status lines
 _MARK = "MEOWGENT_RUN"
-"""Set to a token per command in its environment: processes that leave its process group (setsid, a double fork)
-still inherit it, so they can be found in /proc and ended. A process that clears its environment escapes this."""
+"""Without a sandbox: set to a token per command in its environment. Processes that leave its process group
+(setsid, a double fork) still inherit it, so they can be found in /proc and ended. `env -i` escapes this."""
+_LEFTOVERS = r"""report=$2
+exec 3>&"$report" 4>&2 2>/dev/null {report}>&-
+"$0" -c "$1" 2>&4 3>&- 4>&-
+status=$?
+for entry in /proc/[1-9]*; do
+  case ${entry#/proc/} in "$$") continue ;; esac
+  read -r stat < "$entry/stat" || continue
+  case ${stat##*) } in Z*) ;; *) printf x >&3; break ;; esac
+done
+exit "$status"
+"""
+"""The bash that runs the command in the sandbox (`$1`, with its own stderr and nothing else of ours), then says
+on the report pipe (`$2`, moved to fd 3) whether anything else still runs in the PID namespace. It is the
+namespace's init (pid 1, which reaps orphans): the kernel ends everything else when it exits. Its own stderr is
+/dev/null, so bash's "Segmentation fault" line about the command stays out of the output. Builtins only: the check
+starts no process."""
+_REPORT_FD = 10
+"""The report pipe is at least this fd, so moving it to 3 never clobbers 3 or 4."""
 
 
 class _Ending(enum.Enum):
@@ -52,13 +78,15 @@ def run_shell(
     and return its exit status, stdout and stderr. There is no stdin: interactive programs read end of input at
     once, so pass non-interactive flags such as `-y`. The command and every process it started are stopped when
     the time limit runs out or the person presses Stop; processes left in the background are stopped when it
-    ends. Long output is cut in the middle, keeping its head and tail.
+    ends. Long output is cut in the middle, keeping its head and tail. Where the computer allows it, commands run
+    in a sandbox: only the workspace and /tmp (empty each time) can be changed, and there is no network unless
+    the person turns it on, so a download or install that fails for want of network should be said, not retried.
     """
     if not command.strip():
         raise ToolError("command is empty; give the shell command to run.")
     limit = _time_limit(timeout, ctx.settings.shell_timeout)
     size = ctx.settings.max_tool_output
-    finished = _run(command, cwd=ctx.settings.workspace, timeout=limit, cancel=ctx.cancel, keep=size)
+    finished = _run(command, ctx, timeout=limit, keep=size)
     return _report(command, finished, timeout=limit, size=size)
 
 
@@ -115,10 +143,81 @@ class _Finished:
     """Names of processes that had left the command's process group and were ended with it."""
 
 
-def _run(command: str, *, cwd: Path, timeout: float, cancel: threading.Event, keep: int) -> _Finished:
+def _run(command: str, ctx: ToolContext, *, timeout: float, keep: int) -> _Finished:
+    settings = ctx.settings
+    cwd = settings.workspace
+    if not cwd.is_dir():
+        problem = "Not a directory" if cwd.exists() else "No such file or directory"
+        raise ToolError(f"could not start the command in {cwd}: {problem}.")
+    sandbox = sandbox_for(settings)
+    if isinstance(sandbox, Sandbox):
+        policy = policy_for(settings, network=ctx.network)
+        return _run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep)
+    env = shell_environment(os.environ, settings.shell_env, sandboxed=False)
+    return _run_plain(command, cwd=cwd, env=env, timeout=timeout, cancel=ctx.cancel, keep=keep)
+
+
+def _run_sandboxed(
+    command: str,
+    sandbox: Sandbox,
+    policy: SandboxPolicy,
+    *,
+    timeout: float,
+    cancel: threading.Event,
+    keep: int,
+) -> _Finished:
+    """The command in the sandbox. Ending bwrap ends its PID namespace, so no process of the command survives."""
+    started = time.monotonic()
+    report, report_end = _report_pipe()
+    with open(report, "rb") as leftovers:
+        try:
+            # The watching shell is the namespace's init: bwrap returns once everything in it has ended.
+            launch = sandbox.launch(policy, _leftover_check(command, report_end), as_pid_1=True)
+            job = _SandboxedJob(_start(launch.argv, policy.workspace, launch.env, pass_fds=(report_end,)), keep)
+        finally:
+            os.close(report_end)
+        try:
+            ending = job.watch(deadline=started + timeout, cancel=cancel)
+            if ending is not None:
+                job.stop()
+        finally:
+            job.close()
+        if ending is None and leftovers.read(1):
+            ending = _Ending.BACKGROUND
+    return _Finished(job.process.returncode, ending, time.monotonic() - started, job.stdout, job.stderr)
+
+
+def _report_pipe() -> tuple[int, int]:
+    """A pipe whose read end never blocks (it is read once the sandbox is gone) and whose write end is >= fd 10."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    moved = fcntl.fcntl(write_end, fcntl.F_DUPFD_CLOEXEC, _REPORT_FD)
+    os.close(write_end)
+    return read_end, moved
+
+
+def _leftover_check(command: str, report: int) -> list[str]:
+    """The command line in the sandbox: the command in bash, which then reports on `report` what it left running."""
+    bash = shutil.which("bash")
+    if bash is None:  # a BusyBox system: it still ends with the command, only unreported
+        return ["/bin/sh", "-c", command]
+    return [bash, "-c", _LEFTOVERS, bash, command, str(report)]
+
+
+def _run_plain(
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    cancel: threading.Event,
+    keep: int,
+) -> _Finished:
+    """The command as a process group of its own, and the processes that left it found by their mark."""
     started = time.monotonic()
     token = secrets.token_hex(8)
-    job = _Job(_start(command, cwd, token), keep)
+    shell = shutil.which("bash") or "/bin/sh"
+    job = _Job(_start([shell, "-c", command], cwd, {**env, _MARK: token}), keep)
     escaped: list[str] = []
     try:
         ending = job.watch(deadline=started + timeout, cancel=cancel)
@@ -134,19 +233,20 @@ def _run(command: str, *, cwd: Path, timeout: float, cancel: threading.Event, ke
     return _Finished(job.process.returncode, ending, duration, job.stdout, job.stderr, tuple(sorted(set(escaped))))
 
 
-def _start(command: str, cwd: Path, token: str) -> subprocess.Popen[bytes]:
+def _start(
+    argv: Sequence[str], cwd: Path, env: dict[str, str], *, pass_fds: tuple[int, ...] = ()
+) -> subprocess.Popen[bytes]:
     try:
         return subprocess.Popen(
-            command,
-            shell=True,
-            executable=shutil.which("bash") or "/bin/sh",
+            argv,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             # Its own session: the whole group can be signalled, and there is no terminal to prompt on.
             start_new_session=True,
-            env={**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", _MARK: token},
+            env=env,
+            pass_fds=pass_fds,
         )
     except OSError as exc:
         raise ToolError(f"could not start the command in {cwd}: {exc.strerror or exc}.") from None
@@ -217,6 +317,30 @@ class _Job:
         end = time.monotonic() + seconds
         while not done() and time.monotonic() < end:
             self._pump()
+
+
+class _SandboxedJob(_Job):
+    """A command in the sandbox: bwrap, whose one child is the PID namespace's init (our bash)."""
+
+    def stop(self) -> None:
+        """SIGKILL the namespace's init (the only signal an init without handlers takes from outside): the kernel
+        ends every process in the namespace, and bwrap, which waits for its init, returns only then. Killing bwrap
+        instead returns at once, while the kernel may still be ending them."""
+        for pid in _children(self.process.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self._pump_until(lambda: self.process.poll() is not None, _GRACE)
+        if self.process.poll() is None:  # no init yet (bwrap was still setting up), or no children file
+            _signal_group(self.group, signal.SIGKILL)
+        self._pump_until(lambda: not self.pipes.get_map(), _LINGER)
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of `pid` (Linux's /proc/PID/task/PID/children; none where the kernel lacks it)."""
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _signal_group(group: int, signum: signal.Signals) -> None:

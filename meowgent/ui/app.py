@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import secrets
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from meowgent.private import private_temp_folder
 from meowgent.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
 from meowgent.store import Store
+from meowgent.tools.sandbox import NoSandbox, sandbox_for
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
@@ -43,9 +45,18 @@ from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
 from meowgent.ui.render import CHAT_CSS, ChatView
-from meowgent.ui.scopes import scope_controls, scope_label
+from meowgent.ui.scopes import (
+    NETWORK_ALLOWED,
+    NETWORK_CHOICES,
+    network_label,
+    network_options,
+    scope_controls,
+    scope_label,
+)
 from meowgent.ui.sessions import NEW_TITLE, ChatError, ChatService
 from meowgent.ui.throttle import FrameThrottle
+
+log = logging.getLogger(__name__)
 
 DATABASE = "meowgent.db"
 OWNER_KEY_ENCODING = "meowgent-owner-key"
@@ -69,6 +80,10 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     agent = Agent(client, settings, policy_of=lambda conversation: rulebook.policy(service.owner_of(conversation.id)))
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
     mcp_tools = McpTools.from_settings(settings).start()  # servers start in the background, stop at exit
+    sandbox = sandbox_for(settings)  # probed now, at start, so a missing sandbox is said before any command
+    sandboxed = not isinstance(sandbox, NoSandbox)
+    if isinstance(sandbox, NoSandbox):
+        log.warning("Commands run without a sandbox on this computer: %s", sandbox.reason)
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
 
     with gr.Blocks(title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS)) as demo:
@@ -182,6 +197,14 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                         "main": gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_args"),
                     }
                 scope_prefix = gr.Textbox(lines=1, visible=False, elem_id="scope_prefix")  # shown where typing applies
+                # For a command in the sandbox: none, for this command, for the chat (on_card_change sets it).
+                network = gr.Radio(
+                    network_options(ENGLISH),
+                    value="off",
+                    label=t(ENGLISH, "network_label"),
+                    visible=False,
+                    elem_id="network",
+                )
                 reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
             with gr.Row(elem_id="card_actions"):
                 approve = localized(gr.Button, {"value": "approve"}, variant="primary", elem_id="approve")
@@ -239,9 +262,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             try:
                 running = service.is_running(owner, chat)
                 waiting = () if running else service.waiting(owner, chat)
+                chat_network = service.network(owner, chat)
             except ChatError:  # not this owner's chat: show nothing of it
-                running, waiting = False, ()
-            card_description = describe_queue(waiting, settings.workspace, language)
+                running, waiting, chat_network = False, (), False
+            card_description = describe_queue(
+                waiting, settings.workspace, language, network=chat_network, sandboxed=sandboxed
+            )
             messages = point_to_card(view.messages(), waiting, t(language, "see_card"))
             return (
                 messages,
@@ -378,13 +404,26 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 return
             yield from _cleared_first(follow(owner, chat, request))
 
-        def on_decide(key: str, chat: str, decisions: dict[str, Decision], request: gr.Request):
+        def on_decide(
+            key: str, chat: str, decisions: dict[str, Decision], request: gr.Request, *, network_choice: str = ""
+        ):
             owner = owner_of(key, request)
+            decided_by = request.username or "the browser that owns the chat"
             try:
-                service.decide(owner, chat, decisions, decided_by=request.username or "the browser that owns the chat")
+                for_command, for_chat = network_of(owner, chat, list(decisions), network_choice)
+                decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
+                service.decide(owner, chat, decisions, decided_by=decided_by, chat_network=for_chat)
             except ChatError as exc:
                 warn(exc, request)
             yield from _cleared_first(follow(owner, chat, request))
+
+        def network_of(owner: str, chat: str, shown_ids: list[str], choice: str) -> tuple[bool, bool | None]:
+            """(this command may reach the network, the chat's setting as the card leaves it) from the card's
+            control; nothing for a call that is not a command in the sandbox, whose card has no control."""
+            head = shown_head(owner, chat, shown_ids)
+            if not sandboxed or head is None or head.name != "run_shell" or choice not in NETWORK_CHOICES:
+                return False, None
+            return choice == "command", choice == "chat"
 
         def on_approve(
             key: str,
@@ -394,6 +433,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             path: str,
             old: str,
             main: str,
+            network_choice: str,
             request: gr.Request,
         ):
             arguments = None
@@ -407,24 +447,36 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 except FormError as exc:
                     gr.Warning(t(language_of(request), "invalid_edit_json", detail=exc.detail))
                     return
-            yield from on_decide(key, chat, {_head(shown_ids): Decision(True, arguments=arguments)}, request)
+            decision = {_head(shown_ids): Decision(True, arguments=arguments)}
+            yield from on_decide(key, chat, decision, request, network_choice=network_choice)
 
-        def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
-            yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
+        def on_approve_all(key: str, chat: str, shown_ids: list[str], network_choice: str, request: gr.Request):
+            decisions = {call_id: Decision(True) for call_id in shown_ids}
+            yield from on_decide(key, chat, decisions, request, network_choice=network_choice)
 
         def on_card_change(key: str, chat: str, shown_ids: list[str], language: str, request: gr.Request):
             """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
+            owner = owner_of(key, request)
             try:
-                head = shown_head(owner_of(key, request), chat, shown_ids)
+                head = shown_head(owner, chat, shown_ids)
+                chat_network = service.network(owner, chat)
             except ChatError:
-                head = None
+                head, chat_network = None, False
             allow = scope_controls(head, settings.workspace, language)
             return (
                 gr.update(value=allow.button or "", visible=allow.button is not None),
                 gr.update(label=allow.box, visible=allow.box is not None, value=""),
+                gr.update(
+                    choices=network_options(language),
+                    label=t(language, "network_label"),
+                    value="chat" if chat_network else "off",
+                    visible=sandboxed and head is not None and head.name == "run_shell",
+                ),
             )
 
-        def on_approve_chat(key: str, chat: str, shown_ids: list[str], typed: str, request: gr.Request):
+        def on_approve_chat(
+            key: str, chat: str, shown_ids: list[str], typed: str, network_choice: str, request: gr.Request
+        ):
             owner = owner_of(key, request)
             try:
                 head = shown_head(owner, chat, shown_ids)
@@ -438,7 +490,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ValueError as exc:  # typed words that are not the start of a command, or a path outside
                 gr.Warning(str(exc))
                 return
-            yield from on_decide(key, chat, {_head(shown_ids): Decision(True, scope=scope)}, request)
+            decision = {_head(shown_ids): Decision(True, scope=scope)}
+            yield from on_decide(key, chat, decision, request, network_choice=network_choice)
 
         def on_reject(key: str, chat: str, shown_ids: list[str], why: str, request: gr.Request):
             yield from on_decide(key, chat, {_head(shown_ids): Decision(False, why.strip())}, request)
@@ -452,21 +505,29 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def scope_choices(owner: str, chat: str, language: str) -> list[tuple[str, str]]:
             try:
-                scopes = service.scopes(owner, chat)
+                scopes, chat_network = service.scopes(owner, chat), service.network(owner, chat)
             except ChatError:
                 return []
-            return [(scope_label(scope, language), json.dumps(asdict(scope))) for scope in scopes]
+            choices = [(scope_label(scope, language), json.dumps(asdict(scope))) for scope in scopes]
+            return choices + ([(network_label(language), NETWORK_ALLOWED)] if chat_network else [])
 
         def on_revoke(key: str, chat: str, picked: list[str], request: gr.Request):
             owner = owner_of(key, request)
             try:
                 for value in picked:
+                    if value == NETWORK_ALLOWED:
+                        service.set_network(owner, chat, False)
+                        continue
                     scope = Scope.from_stored(json.loads(value))
                     if scope is not None:
                         service.revoke(owner, chat, scope)
+                chat_network = service.network(owner, chat)
             except ChatError as exc:
                 warn(exc, request)
-            return gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
+                chat_network = False
+            # The card's control shows the chat's setting too: revoked here, it must not turn it back on.
+            choices = gr.update(choices=scope_choices(owner, chat, language_of(request)), value=[])
+            return choices, gr.update(value="chat" if chat_network else "off")
 
         def known_owner(key: str, request: gr.Request) -> str:
             """The owner of a request that changes something lasting or reads what only owners see; ChatError for a
@@ -595,6 +656,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             choices = [(model_label(info), info.name) for info in server.models] or [(wanted, wanted)]
             value = pick_model(wanted, installed)
             banner = server.banner
+            if isinstance(sandbox, NoSandbox):  # said on every page, in the status line, in the page's language
+                banner += "  \n" + t(language, "sandbox_off" if sandbox.chosen else "sandbox_missing")
             if installed and value != wanted and f"{wanted}:latest" not in installed:
                 banner += "  \n" + t(language, "banner_missing", model=wanted)
             elif installed:  # the status line is in the main view, the model picker behind the menu
@@ -645,9 +708,11 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         answers = [
             send,
             example,
-            approve.click(on_approve, [*card_inputs, edit_for, *edit_fields.values()], decided, concurrency_limit=None),
-            approve_all.click(on_approve_all, card_inputs, decided, concurrency_limit=None),
-            approve_chat.click(on_approve_chat, [*card_inputs, scope_prefix], decided, concurrency_limit=None),
+            approve.click(
+                on_approve, [*card_inputs, edit_for, *edit_fields.values(), network], decided, concurrency_limit=None
+            ),
+            approve_all.click(on_approve_all, [*card_inputs, network], decided, concurrency_limit=None),
+            approve_chat.click(on_approve_chat, [*card_inputs, scope_prefix, network], decided, concurrency_limit=None),
             reject.click(on_reject, [*card_inputs, reason], decided, concurrency_limit=None),
             retry.click(on_retry, [owner_key, chat_id], shown, concurrency_limit=None),
         ]
@@ -659,7 +724,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             [card_calls.change, language_picker.input],
             on_card_change,
             [owner_key, chat_id, card_calls, language_picker],  # the picker: on a switch, the new language
-            [approve_chat, scope_prefix],
+            [approve_chat, scope_prefix, network],
             concurrency_limit=None,
         )
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
@@ -689,7 +754,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         switches.append(hide_confirm.then(on_delete, [owner_key, chat_id], opened, **switch))
         for shows_a_card in (load, *answers, *switches):
             shows_a_card.then(show_card_details, card_inputs, [card, card_details], concurrency_limit=None)
-        revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list], concurrency_limit=None)
+        revoke.click(on_revoke, [owner_key, chat_id, scope_list], [scope_list, network], concurrency_limit=None)
         save_rules.click(on_save_rules, [owner_key, rules_text], [rules_status], concurrency_limit=None)
         show_audit.click(on_audit, [owner_key, chat_id], [audit_log], concurrency_limit=None)
         export.click(on_export, [owner_key, chat_id], [download_md, download_json], concurrency_limit=None)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
-from meowgent.rules import risk_notes
+from meowgent.rules import NETWORK, risk_notes
 from meowgent.tools import ExternalTool, ToolError, get_tool
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
@@ -83,15 +83,24 @@ def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH) -> str:
     return t(language, "heads_up", risks=risks(language, notes)) if notes else ""
 
 
-def describe_queue(calls: tuple[ToolCall, ...], workspace: Path, language: str = ENGLISH) -> CallDescription:
+def describe_queue(
+    calls: tuple[ToolCall, ...],
+    workspace: Path,
+    language: str = ENGLISH,
+    *,
+    network: bool = False,
+    sandboxed: bool = True,
+) -> CallDescription:
     """Every waiting call, in order, each in full: what it does, a warning if any, and its command or text.
 
-    `details` is the text of the first call, which "Approve" decides.
+    `details` is the text of the first call, which "Approve" decides. `network` is the chat's setting for its
+    commands, `sandboxed` whether commands run in the sandbox on this computer.
     """
     if not calls:
         return CallDescription(Html(""), "")
     # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
-    steps = [_step(call, workspace, language, boxed=index > 0) for index, call in enumerate(calls)]
+    where = _Sandbox(network, sandboxed)
+    steps = [_step(call, workspace, language, where, boxed=index > 0) for index, call in enumerate(calls)]
     if len(calls) == 1:
         card = join([tag("h3", t(language, "card_one")), steps[0]])
     else:
@@ -102,7 +111,23 @@ def describe_queue(calls: tuple[ToolCall, ...], workspace: Path, language: str =
     return CallDescription(block(card, cls="mg mg-card"), _shown_text(calls[0], head.details))
 
 
-def _step(call: ToolCall, workspace: Path, language: str, *, boxed: bool) -> Html:
+@dataclass(frozen=True)
+class _Sandbox:
+    """What the card says about where a command runs: the chat's network setting, and whether there is a sandbox."""
+
+    network: bool
+    sandboxed: bool
+
+    def line(self, call: ToolCall, workspace: Path, language: str) -> str:
+        """No sandbox at all, or a command that needs the network it doesn't have (the control under the card)."""
+        if call.name != "run_shell":
+            return ""
+        if not self.sandboxed:
+            return t(language, "card_no_sandbox")
+        return t(language, "network_needed") if not self.network and NETWORK in risk_notes(call, workspace) else ""
+
+
+def _step(call: ToolCall, workspace: Path, language: str, where: _Sandbox, *, boxed: bool) -> Html:
     """One call on the card: "Run `make test`", the sentence that says where and how, a warning, the full text
     (when `boxed`; the head call's text is in the box under the card)."""
     description = describe_call(call, workspace, language)
@@ -111,6 +136,8 @@ def _step(call: ToolCall, workspace: Path, language: str, *, boxed: bool) -> Htm
     parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
     if warning := risk_line(call, workspace, language):
         parts.append(tag("div", tag("strong", warning)))
+    if sandbox_line := where.line(call, workspace, language):
+        parts.append(tag("div", sandbox_line))
     if call.name == "edit_file":
         parts.append(diff_html(str(call.arguments.get("old", "")), str(call.arguments.get("new", "")), language))
     elif boxed:

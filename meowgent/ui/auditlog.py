@@ -36,6 +36,10 @@ def _entry(entry: dict[str, Any], language: str) -> Html:
     else:
         lines.append(_line(language, "audit_ran", action(tool, lookup(ran), language)))
     lines.append(_line(language, "audit_outcome", audit_words(language, "outcome", entry["outcome"])))
+    if entry.get("network") is not None:  # a command that ran: could it reach the network
+        lines.append(
+            _line(language, "audit_network", t(language, f"audit_network_{'on' if entry['network'] else 'off'}"))
+        )
     lines.append(_unfolding(t(language, "audit_proposed"), arguments_html(tool, proposed, language)))
     if ran is not None and ran != proposed:
         lines.append(_unfolding(t(language, "audit_ran"), arguments_html(tool, ran, language)))

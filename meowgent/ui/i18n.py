@@ -558,3 +558,41 @@ _TEXT[CHINESE].update(
         "allows_server": "MCP 伺服器 {server} 的所有工具",
     }
 )
+
+
+# ---- the sandbox and the network of commands (meowgent.tools.sandbox; the card, the status line, the list) ----
+_TEXT[ENGLISH].update(
+    {
+        "sandbox_missing": "⚠️ Commands run without a sandbox on this computer: they can change any of your files "
+        "and reach the network. `The sandbox` in the README says how to get one.",
+        "sandbox_off": "⚠️ Commands run without a sandbox: it was turned off with `--no-sandbox`.",
+        "card_no_sandbox": "⚠️ Commands run without a sandbox on this computer.",
+        "network_label": "Network",
+        "network_off": "No network for this command",
+        "network_command": "Network on for this command",
+        "network_chat": "Network on for this chat",
+        "network_needed": "🌐 This command uses the network, so it will fail without it: turn the network on below, "
+        "for this command or for this chat.",
+        "allows_network": "Network for commands",
+        "audit_network": "Network",
+        "audit_network_on": "on",
+        "audit_network_off": "off",
+    }
+)
+_TEXT[CHINESE].update(
+    {
+        "sandbox_missing": "⚠️ 這台電腦上的指令沒有在沙箱中執行：它們能修改你所有的檔案，也能連上網路。"
+        "README 的 `The sandbox` 一節說明如何取得沙箱。",
+        "sandbox_off": "⚠️ 指令沒有在沙箱中執行：沙箱已用 `--no-sandbox` 關閉。",
+        "card_no_sandbox": "⚠️ 這台電腦上的指令沒有在沙箱中執行。",
+        "network_label": "網路",
+        "network_off": "這個指令不連網路",
+        "network_command": "這個指令可以連網路",
+        "network_chat": "此對話中的指令都可以連網路",
+        "network_needed": "🌐 這個指令會連上網路，沒有網路就會失敗：請在下方為這個指令或此對話開啟網路。",
+        "allows_network": "指令連網路",
+        "audit_network": "網路",
+        "audit_network_on": "開啟",
+        "audit_network_off": "關閉",
+    }
+)

@@ -41,6 +41,22 @@ def scope_label(scope: Scope, language: str) -> str:
     return t(language, key, **values)
 
 
+NETWORK_ALLOWED = "network"
+"""The value of "Network for commands" in the chat's list of what it allows (a scope's value is a JSON object)."""
+NETWORK_CHOICES = ("off", "command", "chat")
+"""The card's network control: none, for the command it approves, for every command of the chat."""
+
+
+def network_options(language: str) -> list[tuple[str, str]]:
+    """The card's network control in plain words: "No network for this command", ..."""
+    return [(t(language, f"network_{choice}"), choice) for choice in NETWORK_CHOICES]
+
+
+def network_label(language: str) -> str:
+    """ "Network for commands", as the chat's list of what it allows shows it."""
+    return t(language, "allows_network")
+
+
 def _short(text: str | None) -> str:
     text = text or ""
     return text if len(text) <= _LONGEST else text[: _LONGEST - 1] + "…"

@@ -139,8 +139,19 @@ class ChatService:
             return ()
         return self._agent.waiting(chat.conversation)
 
-    def decide(self, owner: str, chat_id: str, decisions: Mapping[str, Decision], *, decided_by: str = "") -> None:
-        """Apply decisions to waiting calls. They must name the call at the head of the queue."""
+    def decide(
+        self,
+        owner: str,
+        chat_id: str,
+        decisions: Mapping[str, Decision],
+        *,
+        decided_by: str = "",
+        chat_network: bool | None = None,
+    ) -> None:
+        """Apply decisions to waiting calls. They must name the call at the head of the queue.
+
+        `chat_network` is the chat's network setting as the card left it; it applies when the head is approved.
+        """
         waiting = self.waiting(owner, chat_id)
         waiting_ids = {call.id for call in waiting}
         if not decisions or not waiting or waiting[0].id not in decisions or not set(decisions) <= waiting_ids:
@@ -153,6 +164,8 @@ class ChatService:
         for decision in decisions.values():
             if decision.approved and decision.scope is not None and decision.scope not in chat.conversation.scopes:
                 chat.conversation.scopes.append(decision.scope)
+        if chat_network is not None and decisions[waiting[0].id].approved:
+            self._set_network(chat, chat_network)
         for call in waiting:
             if call.id in decisions:
                 status = "approved" if decisions[call.id].approved else "rejected"
@@ -189,6 +202,14 @@ class ChatService:
         chat = self.get(owner, chat_id)
         chat.conversation.servers_off = sorted(set(servers))
         self._store.set_servers_off(chat_id, chat.conversation.servers_off)
+
+    def network(self, owner: str, chat_id: str) -> bool:
+        """Whether every command of this chat may reach the network."""
+        return self.get(owner, chat_id).conversation.network
+
+    def set_network(self, owner: str, chat_id: str, on: bool) -> None:
+        """Let every command of this chat reach the network, or stop letting them (from the next command)."""
+        self._set_network(self.get(owner, chat_id), on)
 
     def retry(self, owner: str, chat_id: str) -> None:
         chat = self.get(owner, chat_id)
@@ -248,6 +269,10 @@ class ChatService:
         if verdict.decision == "deny":
             raise ChatError("chat_edit_denied", detail=verdict.reason)
 
+    def _set_network(self, chat: Chat, on: bool) -> None:
+        chat.conversation.network = on
+        self._store.set_network(chat.id, on)
+
     def _start(self, chat: Chat, job) -> None:
         try:
             self._runs.start(chat.id, job)
@@ -268,6 +293,7 @@ class ChatService:
             pending=[call_from_record(record) for record in stored.pending],
             scopes=[scope for saved in stored.scopes if (scope := Scope.from_stored(saved)) is not None],
             servers_off=self._store.servers_off(chat_id),
+            network=self._store.network(chat_id),
         )
         chat = self._chats[chat_id] = Chat(conversation, row.owner, row.title)
         event_log = self._runs.log(chat_id)
@@ -330,6 +356,9 @@ class ChatService:
             if decision.approved and decision.scope is not None:
                 scope = f"for this chat: {decision.scope}"
         ran = None if result.status == "rejected" else (result.edited_arguments or call.arguments)
+        network = None
+        if call.name == "run_shell" and ran is not None:  # as Agent._run_approved chose it
+            network = chat.conversation.network or (decision is not None and decision.network)
         self._store.add_audit(
             chat.id,
             time=when,
@@ -341,4 +370,5 @@ class ChatService:
             decided_by=decided_by or "the chat's owner",
             outcome=result.status,
             reason=decision.reason if decision is not None else "",
+            network=network,
         )

@@ -21,8 +21,8 @@ def manager_of() -> Iterator[Callable[..., McpManager]]:
     """Start a manager for these servers and wait until none is starting."""
     managers: list[McpManager] = []
 
-    def start(*servers: ServerConfig, timeout: float = 30.0) -> McpManager:
-        manager = McpManager(servers, timeout=timeout)
+    def start(*servers: ServerConfig, timeout: float = 30.0, **options) -> McpManager:
+        manager = McpManager(servers, timeout=timeout, **options)
         managers.append(manager)
         manager.start()
         assert manager.wait_settled(SETTLE_SECONDS)

@@ -41,6 +41,9 @@ def test_stdio_and_http_servers_are_read_in_order():
         ('{"mcpServers": {"a__b": {"command": "x"}}}', "server 'a__b'"),
         ('{"mcpServers": {"a b": {"command": "x"}}}', "letters, digits"),
         ('{"mcpServers": {"a": 3}}', "must be a JSON object"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": "yes"}}}', "'sandbox' must be true, false or"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"net": true}}}}', "'sandbox' must be true, false or"),
+        ('{"mcpServers": {"a": {"url": "http://h", "sandbox": true}}}', "unknown key 'sandbox'"),
     ],
 )
 def test_a_bad_configuration_says_what_is_wrong(text, says):

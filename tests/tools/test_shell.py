@@ -1,4 +1,9 @@
-"""run_shell through the public registry, with a real bash and real processes."""
+"""run_shell through the public registry, with a real bash and real processes.
+
+Most tests hold in the sandbox and without it. The process-group tests (`echo PGID $$`) are about the path
+without a sandbox, where the group and the mark are what ends a command's processes; in the sandbox its PID
+namespace does, and tests/tools/test_sandbox.py tries every escape there.
+"""
 
 from __future__ import annotations
 
@@ -18,20 +23,33 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.tools import registry, run_tool
+from tests.sandboxing import needs_sandbox
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds leftover processes in /proc")
 
 
 def shell(
-    workspace: Path, command: str, *, shell_timeout: float = 30, cancel: threading.Event | None = None, **arguments
+    workspace: Path,
+    command: str,
+    *,
+    shell_timeout: float = 30,
+    cancel: threading.Event | None = None,
+    sandbox: bool = True,
+    **arguments,
 ) -> str:
-    settings = Settings(workspace=workspace, shell_timeout=shell_timeout)
+    settings = Settings(workspace=workspace, shell_timeout=shell_timeout, sandbox=sandbox)
     return run_tool("run_shell", {"command": command, **arguments}, settings=settings, cancel=cancel)
 
 
+def plain(workspace: Path, command: str, **options) -> str:
+    """The command without the sandbox: its process group and the mark end what it leaves."""
+    return shell(workspace, command, sandbox=False, **options)
+
+
 def timed(workspace: Path, command: str, **options) -> tuple[str, float]:
+    """The command without the sandbox, and how long it took."""
     started = time.monotonic()
-    result = shell(workspace, command, **options)
+    result = plain(workspace, command, **options)
     return result, time.monotonic() - started
 
 
@@ -82,7 +100,15 @@ def test_reports_a_failure_with_stdout_and_stderr(tmp_path: Path) -> None:
 
 
 def test_reports_the_signal_that_killed_the_shell(tmp_path: Path) -> None:
-    assert "exit status: killed by SIGSEGV (" in shell(tmp_path, "kill -SEGV $$")
+    assert "exit status: killed by SIGSEGV (" in plain(tmp_path, "kill -SEGV $$")
+
+
+@needs_sandbox
+def test_in_the_sandbox_a_signal_is_128_plus_its_number(tmp_path: Path) -> None:
+    """bwrap reports a command killed by a signal as bash does for its children: 128 + the number. The bash that
+    watches the command inside says nothing of its own (no "Segmentation fault" line naming our script)."""
+    result = shell(tmp_path, "kill -SEGV $$")
+    assert re.fullmatch(r"\$ kill -SEGV \$\$\nexit status: 139 \(\d+\.\d\d s\)\n\(no output\)", result), result
 
 
 def test_stdin_is_closed(tmp_path: Path) -> None:
@@ -201,7 +227,7 @@ def test_stop_also_ends_processes_that_left_the_group(tmp_path: Path) -> None:
     timer = threading.Timer(0.5, cancel.set)
     timer.start()
     try:
-        result = shell(tmp_path, f"setsid sleep {seconds} >/dev/null 2>&1 & sleep 100", cancel=cancel)
+        result = plain(tmp_path, f"setsid sleep {seconds} >/dev/null 2>&1 & sleep 100", cancel=cancel)
         assert "stopped by the person" in result
         assert "were ended: sleep" in result
         assert sessions_named(f"sleep {seconds}") == []
@@ -223,7 +249,7 @@ def test_stop_ends_a_running_command(tmp_path: Path, groups: list[int]) -> None:
     timer = threading.Timer(0.5, press_stop)
     timer.start()
     try:
-        result = shell(tmp_path, "echo PGID $$; sleep 100", cancel=cancel)
+        result = plain(tmp_path, "echo PGID $$; sleep 100", cancel=cancel)
         returned_at = time.monotonic()
     finally:
         timer.cancel()

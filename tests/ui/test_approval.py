@@ -170,6 +170,31 @@ def test_risk_notes_come_from_our_rules_not_from_the_model(workspace):
     assert "Heads up" not in said(quiet)
 
 
+# ---- where a command runs: the sandbox and its network ----
+
+NEEDS_NETWORK = "This command uses the network, so it will fail without it"
+
+
+def test_a_command_that_uses_the_network_says_it_will_fail_without_it(workspace):
+    installs = (ToolCall("c1", "run_shell", {"command": "pip install requests"}),)
+    assert NEEDS_NETWORK in said(describe_queue(installs, workspace))
+    assert NEEDS_NETWORK not in said(describe_queue(installs, workspace, network=True))  # on for the chat
+    assert NEEDS_NETWORK not in said(describe_queue((ToolCall("c1", "run_shell", {"command": "ls"}),), workspace))
+    assert "沒有網路就會失敗" in said(describe_queue(installs, workspace, CHINESE))
+
+
+def test_without_a_sandbox_every_command_on_the_card_says_so_and_nothing_else_does(workspace):
+    calls = (
+        ToolCall("c1", "run_shell", {"command": "curl https://example.org"}),
+        ToolCall("c2", "write_file", {"path": "a.md", "content": "x"}),
+        ToolCall("c3", "run_shell", {"command": "ls"}),
+    )
+    text = said(describe_queue(calls, workspace, sandboxed=False))
+    assert text.count("Commands run without a sandbox on this computer.") == 2
+    assert NEEDS_NETWORK not in text  # without a sandbox it has the network anyway
+    assert "這台電腦上的指令沒有在沙箱中執行" in said(describe_queue(calls, workspace, CHINESE, sandboxed=False))
+
+
 # ---- model text is data (issue 13, items 2 and 7) ----
 
 FAKE_CARD = 'x` **ok** <div style="position:fixed;inset:0">ls -la</div><img src=http://127.0.0.1:9/x>`.md'

@@ -9,7 +9,7 @@ import pytest
 from meowgent.events import ToolCall
 from meowgent.rules import Scope
 from meowgent.ui.i18n import CHINESE, ENGLISH
-from meowgent.ui.scopes import ScopeControls, scope_controls, scope_label
+from meowgent.ui.scopes import ScopeControls, network_label, network_options, scope_controls, scope_label
 
 
 def call(name: str, **arguments: object) -> ToolCall:
@@ -81,3 +81,14 @@ def test_a_long_path_is_shortened_on_the_button(tmp_path: Path) -> None:
 )
 def test_the_list_of_allowed_scopes_reads_as_plain_words(scope: Scope, english: str, chinese: str) -> None:
     assert (scope_label(scope, ENGLISH), scope_label(scope, CHINESE)) == (english, chinese)
+
+
+def test_the_network_control_and_its_line_in_the_list_say_what_they_allow():
+    assert network_options(ENGLISH) == [
+        ("No network for this command", "off"),
+        ("Network on for this command", "command"),
+        ("Network on for this chat", "chat"),
+    ]
+    assert [value for _, value in network_options(CHINESE)] == ["off", "command", "chat"]
+    assert network_options(CHINESE)[2][0] == "此對話中的指令都可以連網路"
+    assert (network_label(ENGLISH), network_label(CHINESE)) == ("Network for commands", "指令連網路")

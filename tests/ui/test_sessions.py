@@ -19,6 +19,7 @@ from meowgent.rules import Policy, Rule, Scope
 from meowgent.store import Store
 from meowgent.ui.render import ChatView
 from meowgent.ui.sessions import TITLE_CHARS, ChatError, ChatService
+from tests.sandboxing import GREETING, fetch, needs_sandbox
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
 
 ALICE, BOB = "browser:alice", "browser:bob"
@@ -432,3 +433,67 @@ def test_every_call_is_kept_with_its_status_arguments_result_and_timing(service,
     assert row["arguments"] == call.arguments
     assert row["result"].startswith("$ ")
     assert row["started"] <= row["finished"]
+
+
+# ---- network for commands ----
+
+
+def fetching_chat(service, server, port, owner=ALICE):
+    """A chat paused on a run_shell call that fetches from the host's 127.0.0.1:port with bash alone."""
+    server.script(Turn(Text("Fetching. " + tool_call_text("run_shell", {"command": fetch(port)}))))
+    chat = service.new_chat(owner)
+    service.send(owner, chat.id, "fetch it")
+    settle(service, owner, chat.id)
+    return chat
+
+
+def decide_and_result(service, server, chat, decision, **options):
+    (head,) = service.waiting(ALICE, chat.id)
+    server.script(reply("Done."))
+    service.decide(ALICE, chat.id, {head.id: decision}, **options)
+    return [e for e in settle(service, ALICE, chat.id) if isinstance(e, ToolResult)][-1].output
+
+
+@needs_sandbox
+def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(service, ollama_server, host_server):
+    chat = fetching_chat(service, ollama_server, host_server)
+    assert GREETING in decide_and_result(service, ollama_server, chat, Decision(True, network=True))
+    assert service.network(ALICE, chat.id) is False  # that command only
+
+    ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": fetch(host_server)}))))
+    service.send(ALICE, chat.id, "again")
+    settle(service, ALICE, chat.id)
+    assert "Connection refused" in decide_and_result(service, ollama_server, chat, Decision(True))
+
+    ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": fetch(host_server)}))))
+    service.send(ALICE, chat.id, "and again")
+    settle(service, ALICE, chat.id)
+    reached = decide_and_result(service, ollama_server, chat, Decision(True), chat_network=True)
+    assert GREETING in reached
+    assert service.network(ALICE, chat.id) is True
+    assert [row["network"] for row in service.audit(ALICE, chat.id)] == [True, False, True]
+
+
+def test_only_the_owner_turns_a_chats_network_on_or_off_and_it_is_kept(ollama_server, tmp_path):
+    store = Store(tmp_path / "data" / "meowgent.db")
+    settings = Settings(workspace=tmp_path, ollama_host=ollama_server.url, read_timeout=10)
+    agent = Agent(OllamaClient(ollama_server.url, read_timeout=10), settings, policy=Policy([], tmp_path))
+    service = ChatService(agent, store, default_model="qwen3", workspace=tmp_path)
+    chat = service.new_chat(ALICE)
+    assert refusal(lambda: service.set_network(BOB, chat.id, True)) == UNAVAILABLE
+    assert refusal(lambda: service.network(BOB, chat.id)) == UNAVAILABLE
+    service.set_network(ALICE, chat.id, True)
+    reloaded = ChatService(agent, store, default_model="qwen3", workspace=tmp_path)
+    assert reloaded.network(ALICE, chat.id) is True
+    reloaded.set_network(ALICE, chat.id, False)
+    assert ChatService(agent, store, default_model="qwen3", workspace=tmp_path).network(ALICE, chat.id) is False
+
+
+def test_rejecting_never_turns_the_chats_network_on(service, ollama_server, tmp_path):
+    chat = waiting_chat(service, ollama_server, ALICE)
+    (head,) = service.waiting(ALICE, chat.id)
+    ollama_server.script(reply("All right."))
+    service.decide(ALICE, chat.id, {head.id: Decision(False)}, chat_network=True)
+    settle(service, ALICE, chat.id)
+    assert service.network(ALICE, chat.id) is False
+    assert [row["network"] for row in service.audit(ALICE, chat.id)] == [None]  # nothing ran
