@@ -24,6 +24,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -86,6 +87,9 @@ class SandboxPolicy:
     """Variables of Meowgent's environment it also gets (never MEOWGENT_*)."""
     cwd: Path | None = None
     """Where it starts; the workspace when None."""
+    visible: tuple[Path, ...] = ()
+    """Folders it may read even where something above them is hidden: the Python environment Meowgent runs in and
+    an MCP server's own folder, which may live under the host's /tmp (a checkout there, its virtualenv)."""
 
 
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
@@ -99,12 +103,24 @@ def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = 
         *([host_tmp] if host_tmp != settings.workspace else []),  # a workspace of /tmp itself stays one
         *(home / name for name in SECRET_FOLDERS),
     )
+    cwd = cwd.resolve() if cwd is not None else None
+    programs = {Path(sys.prefix), Path(sys.base_prefix), *([cwd] if cwd is not None else [])}
+    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_tmp]
+    # A folder of programs inside a secret one stays hidden: the secret decides.
+    visible = tuple(
+        sorted(
+            real
+            for real in {Path(os.path.realpath(path)) for path in programs}
+            if real.is_dir() and not any(real.is_relative_to(secret) for secret in secrets)
+        )
+    )
     return SandboxPolicy(
         workspace=settings.workspace,
         network=network,
         hidden=hidden,
         env_names=settings.shell_env,
-        cwd=cwd.resolve() if cwd is not None else None,
+        cwd=cwd,
+        visible=visible,
     )
 
 
@@ -172,13 +188,18 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
     layers += [(path, _Cover.HIDDEN_FILE) for path in view.hidden_files]
     if view.dns is not None:
         layers.append((view.dns, _Cover.READ_ONLY))
-    layers.sort(key=lambda layer: (len(layer[0].parts), layer[1]))
+    layers += [(path, _Cover.READ_ONLY) for path in policy.visible if _under_empty(path, _by_depth(layers))]
+    layers = _by_depth(layers)
     for index, (path, kind) in enumerate(layers):
         if kind in (_Cover.HIDDEN_FOLDER, _Cover.HIDDEN_FILE) and _under_empty(path, layers[:index]):
             continue
         options += _cover(path, kind, view.empty_file)
     options += ["--chdir", str(policy.cwd or policy.workspace)]
     return options
+
+
+def _by_depth(layers: list[tuple[Path, _Cover]]) -> list[tuple[Path, _Cover]]:
+    return sorted(layers, key=lambda layer: (len(layer[0].parts), layer[1]))
 
 
 def _cover(path: Path, kind: _Cover, empty_file: Path) -> list[str]:

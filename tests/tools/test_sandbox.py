@@ -118,6 +118,25 @@ def test_tmp_and_run_are_empty_and_what_is_under_them_needs_no_mount_of_its_own(
     assert options.index("--tmpfs") < options.index("--bind")  # /tmp first, or it would cover the workspace
 
 
+def test_programs_under_a_hidden_folder_stay_readable_but_never_writable():
+    policy = SandboxPolicy(Path("/w"), visible=(Path("/tmp/checkout"), Path("/w/venv"), Path("/opt/py")))
+    options = bwrap_options(policy, HostView(hidden_folders=(Path("/tmp/checkout/secrets"),)), disable_userns=True)
+    assert cover(options, Path("/tmp/checkout/tests/server.py")) == "read-only"
+    assert cover(options, Path("/tmp/checkout/secrets/key")) == "empty"  # a deeper secret still decides
+    assert cover(options, Path("/tmp/elsewhere")) == "empty"
+    assert cover(options, Path("/w/venv/bin/python")) == "writable"  # in the workspace: no read-only mount over it
+    assert "/opt/py" not in options  # readable anyway: nothing to mount
+
+
+def test_the_python_meowgent_runs_in_and_an_mcp_servers_folder_are_visible(tmp_path: Path):
+    settings = Settings(workspace=tmp_path / "w", data_dir=tmp_path / "d")
+    (tmp_path / "server").mkdir()
+    (tmp_path / "d" / "inside").mkdir(parents=True)
+    visible = policy_for(settings, cwd=tmp_path / "server").visible
+    assert {Path(os.path.realpath(sys.prefix)), (tmp_path / "server").resolve()} <= set(visible)
+    assert (tmp_path / "d" / "inside").resolve() not in policy_for(settings, cwd=tmp_path / "d" / "inside").visible
+
+
 def test_the_network_namespace_and_dns_follow_the_network_setting():
     resolv = Path("/run/systemd/resolve/stub-resolv.conf")
     closed = bwrap_options(SandboxPolicy(Path("/w")), HostView(), disable_userns=False)
