@@ -219,7 +219,9 @@ def test_the_bwrap_installed_with_meowgent_works_on_its_own(settings: Settings):
     bundled = Settings(workspace=settings.workspace, data_dir=settings.data_dir, bwrap=bwrap_path())
     assert sandbox_for(bundled) == Sandbox(str(bwrap_path()), disable_userns=True)
     assert run(bundled, "touch made && ls").endswith("--- stdout ---\nmade")
-    assert "Read-only file system" in run(bundled, f"touch {ROOT}/escaped")
+    escaped = Path.home() / f".meowgent-escape-{secrets.token_hex(4)}"  # never under /tmp, which is hidden
+    assert "Read-only file system" in run(bundled, f"touch {escaped}")
+    assert not escaped.exists()
 
 
 def test_a_bwrap_that_fails_means_no_sandbox_and_commands_still_run(tmp_path: Path, settings: Settings):
@@ -241,8 +243,8 @@ def test_the_sandbox_can_be_turned_off(settings: Settings):
 
 @needs_sandbox
 def test_an_approved_command_writes_only_in_the_workspace(settings: Settings, outside_tmp: Path):
-    read_only = [Path.home() / f".meowgent-escape-{secrets.token_hex(4)}", ROOT / "escaped.txt"]
-    read_only.append(outside_tmp / "escaped.txt")
+    # Outside the host's /tmp, which the sandbox hides (a checkout under /tmp could not even be seen).
+    read_only = [Path.home() / f".meowgent-escape-{secrets.token_hex(4)}", outside_tmp / "escaped.txt"]
     # These two land in the sandbox's own /tmp, which the host never sees.
     in_tmp = [Path(tempfile.gettempdir()) / f"meowgent-escape-{secrets.token_hex(4)}"]
     in_tmp.append(settings.workspace.parent / "beside.txt")
