@@ -92,6 +92,8 @@ ADMIN = "runs with admin rights"
 PERMISSIONS = "changes permissions"
 OVERWRITES = "overwrites an existing file"
 EDITS = "edits a file"
+HIDDEN = "Meowgent can't tell everything this runs"
+"""A sentence of its own, not a "this ..." phrase: the line is hidden (see `shellsplit`)."""
 
 
 class RulesError(Exception):
@@ -132,8 +134,9 @@ class Scope:
 
     Each tool is scoped by what it acts on, so the words on the button are all it allows:
     - run_shell takes exactly one of `command` (this exact command line) or `prefix` (commands starting
-      with these words: every command of the line must start with them and the line must be pinned down,
-      so prefix `git status` covers neither `git status && rm -rf x` nor `git status ${x@P}`);
+      with these words: every command of the line must start with them, so prefix `git status` does not
+      cover `git status && rm -rf x`); neither covers a hidden line (see `shellsplit`), such as
+      `git status ${x@P}` or `git -c alias.x='!rm x' x`, even written exactly as it was allowed;
     - write_file and edit_file take `path`, a pattern over workspace paths as in rules (`*` also crosses
       `/`, `dir/**` covers the folder and all under it), matched against the path with links followed;
     - web_fetch takes `host`, a host name (or a pattern such as `*.python.org`), lowercased;
@@ -177,7 +180,7 @@ class Scope:
         if not isinstance(argument, str):
             return False
         if self.command is not None:
-            return argument.strip() == self.command.strip()
+            return argument.strip() == self.command.strip() and not split_command(argument).hidden
         if self.prefix is not None:
             return _all_start_with(argument, _prefix_words(self.prefix))
         if self.path is not None:
@@ -231,11 +234,13 @@ class ScopeOffer:
 
 
 def scope_offer(call: ToolCall, workspace: Path) -> ScopeOffer | None:
-    """The chat scope that fits the call (this command, this file, this host); None if its arguments cannot tell."""
+    """The chat scope that fits the call (this command, this file, this host); None if its arguments cannot tell,
+    or if no scope could ever cover it (a hidden shell line)."""
     kinds = _SCOPED_BY.get(call.name, ())
     try:
         if "command" in kinds:
-            return ScopeOffer(Scope(call.name, command=str(call.arguments["command"])), "prefix")
+            command = str(call.arguments["command"])  # a hidden line can't be allowed for the chat: no offer
+            return None if split_command(command).hidden else ScopeOffer(Scope(call.name, command=command), "prefix")
         if "path" in kinds:
             folder = Workspace(workspace)
             path = folder.relative(folder.resolve(str(call.arguments["path"])))
@@ -515,13 +520,14 @@ def _judge_command(command: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
     denied = next((verdict for verdict in judged if verdict[0] == "deny"), None)
     if denied:
         return denied
-    # What the line runs unseen could be anything, so any deny rule could match it.
-    unseen = next((rule for rule in rules if rule.action == "deny"), None) if split.hidden else None
-    if unseen is not None:
-        unknown = f"it may run commands only known when it runs ({split.problem})"
-        return "deny", f"{unknown}, and the rule {unseen} could match them"
-    if not split.complete:
-        return "ask", f"the command could not be read safely: {split.problem}"
+    if split.hidden:  # it may run anything, so any deny rule could match it, and no allow rule covers it
+        unseen = next((rule for rule in rules if rule.action == "deny"), None)
+        if unseen is not None:
+            return (
+                "deny",
+                f"Meowgent can't tell everything it runs ({split.problem}), and the rule {unseen} could match",
+            )
+        return "ask", f"Meowgent can't tell everything it runs: {split.problem}"
     asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
     if asked:
         return asked
@@ -585,9 +591,9 @@ def _prefix_words(prefix: str) -> list[str]:
 
 
 def _all_start_with(command: str, wanted: list[str]) -> bool:
-    """Whether every command of a pinned-down line starts with the words `wanted`."""
+    """Whether every command of a line that is not hidden starts with the words `wanted`."""
     split = split_command(command)
-    return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
+    return not split.hidden and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
 
 
 def _starts_with(segment: str, wanted: list[str]) -> bool:
@@ -623,7 +629,8 @@ _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 
 
 def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
-    for segment in split_command(command).segments:
+    split = split_command(command)
+    for segment in split.segments:
         try:
             parsed = parse_segment(segment)
         except ValueError:
@@ -635,6 +642,8 @@ def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
             truncates = redirect.operator.lstrip("0123456789") in _TRUNCATING and redirect.writes
             if truncates and _is_existing_file(redirect.target.literal, workspace, expand_user=True):
                 yield OVERWRITES
+    if split.hidden:
+        yield HIDDEN
 
 
 def _program_risks(program: str, arguments: list[str]) -> Iterator[str]:

