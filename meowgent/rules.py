@@ -56,6 +56,7 @@ from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
+from meowgent.shellprograms import Write, read_program
 from meowgent.shellsplit import SimpleCommand, Word, invocations, parse_segment, program_name, split_command
 from meowgent.tools import ExternalTool, ToolError, get_tool, registry
 from meowgent.tools.workspace import Workspace
@@ -555,17 +556,42 @@ def _loose_matches(views: tuple[str, ...], rules: Sequence[Rule]) -> Iterator[tu
 
 
 def _allows(pattern: str | None, segment: str) -> bool:
-    """The strict reading: the segment as written, where `*` never covers a redirection that writes a file."""
+    """The strict reading: the segment as written, where `*` never covers writing a file.
+
+    A redirection that writes is covered only by a pattern that writes a `>`; a write option (`git log
+    --output=FILE`, `sort -o`, `tee`, `sed -i`) only by a pattern that spells that option at the start of
+    one of its words, as `sort -o sorted.txt *` does.
+    """
     if pattern is None:
         return True
-    return fnmatchcase(segment, pattern) and (">" in pattern or not _writes(segment))
+    if not fnmatchcase(segment, pattern):
+        return False
+    needed = _write_spellings(segment)
+    return needed is not None and all(_spells(pattern, spelling) for spelling in needed)
 
 
-def _writes(segment: str) -> bool:
+def _write_spellings(segment: str) -> list[str] | None:
+    """What a pattern must spell to cover the files `segment` writes; None if it cannot be read."""
     try:
-        return any(redirect.writes for redirect in parse_segment(segment).redirects)
+        parsed = parse_segment(segment)
     except ValueError:
-        return True  # unreadable counts as writing: the stricter answer
+        return None
+    spellings = [">" for redirect in parsed.redirects if redirect.writes]
+    return spellings + [write.spelling for write in _writes(parsed)]
+
+
+def _writes(parsed: SimpleCommand) -> Iterator[Write]:
+    """The files each command of the segment writes through its options or operands (wrappers included)."""
+    for invocation in invocations(parsed.words):
+        program = program_name(invocation[0])
+        if program is not None:
+            yield from read_program(program, invocation[1:]).writes
+
+
+def _spells(pattern: str, spelling: str) -> bool:
+    if spelling == ">":
+        return ">" in pattern
+    return re.search(r"(?:^|\s)" + re.escape(spelling), pattern) is not None
 
 
 def _views(segment: str) -> tuple[str, ...]:
@@ -601,7 +627,7 @@ def _starts_with(segment: str, wanted: list[str]) -> bool:
         parsed = parse_segment(segment)
     except ValueError:
         return False
-    writes = any(redirect.writes for redirect in parsed.redirects)
+    writes = any(redirect.writes for redirect in parsed.redirects) or any(_writes(parsed))
     return not writes and _texts(parsed)[: len(wanted)] == wanted
 
 
@@ -623,7 +649,6 @@ _SUBCOMMAND_RISKS: dict[str, dict[str, str]] = {
     "git": {"clean": DELETES, **dict.fromkeys(("push", "pull", "clone", "fetch"), NETWORK)},
     **dict.fromkeys(("pip", "pip3", "npm", "pnpm", "yarn"), _INSTALLS),
 }
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _OPTIONS_WITH_VALUE = frozenset({"-C", "-c"})  # git's: `git -C repo push` still pushes
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 
@@ -642,8 +667,19 @@ def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
             truncates = redirect.operator.lstrip("0123456789") in _TRUNCATING and redirect.writes
             if truncates and _is_existing_file(redirect.target.literal, workspace, expand_user=True):
                 yield OVERWRITES
+        for write in _writes(parsed):
+            yield from _write_risks(write, workspace)
     if split.hidden:
         yield HIDDEN
+
+
+def _write_risks(write: Write, workspace: Path) -> Iterator[str]:
+    if write.how == "deletes":
+        yield DELETES
+    elif write.how == "edits":
+        yield EDITS
+    elif write.how == "replaces" and _is_existing_file(write.target and write.target.literal, workspace):
+        yield OVERWRITES
 
 
 def _program_risks(program: str, arguments: list[str]) -> Iterator[str]:
@@ -651,9 +687,6 @@ def _program_risks(program: str, arguments: list[str]) -> Iterator[str]:
         program, arguments = arguments[1], arguments[2:]  # `python -m pip install` is pip
     if program in _PROGRAM_RISKS:
         yield _PROGRAM_RISKS[program]
-    runs = {arguments[i + 1].rpartition("/")[2] for i, a in enumerate(arguments[:-1]) if a in _FIND_RUNS}
-    if program == "find" and ("-delete" in arguments or runs & _DELETERS):
-        yield DELETES
     risk = _SUBCOMMAND_RISKS.get(program, {}).get(_subcommand(arguments) or "")
     if risk:
         yield risk

@@ -328,6 +328,95 @@ def test_a_star_in_an_allow_pattern_never_covers_writing_a_file(workspace: Path,
     assert Policy(rules, workspace).decide(shell(command)).decision == decision
 
 
+WRITE_OPTIONS = [
+    ("git log --oneline -5", "allow"),
+    ("git log --output=notes.md", "ask"),
+    ("git log --out=notes.md", "ask"),  # git takes an abbreviation of a long option
+    ("git diff --output x.patch", "ask"),
+    ("git format-patch -o out HEAD~1", "ask"),
+    ("git archive -o x.zip HEAD", "ask"),
+    ("sort in.txt", "allow"),
+    ("sort -o sorted.txt in.txt", "ask"),
+    ("sort -no sorted.txt in.txt", "ask"),  # -n and -o in one word
+    ("sort in.txt --output=sorted.txt", "ask"),  # GNU options may follow the operands
+    ("curl -s https://x.example", "allow"),
+    ("curl -o /dev/null https://x.example", "allow"),
+    ("curl -sSLo page.html https://x.example", "ask"),
+    ("curl -O https://x.example/a.tgz", "ask"),
+    ("curl -D headers.txt https://x.example", "ask"),
+    ("curl -c jar.txt https://x.example", "ask"),
+    ("curl -w '%output{f.txt}x' https://x.example", "ask"),
+    ("wget -O - https://x.example", "allow"),
+    ("wget -O page.html https://x.example", "ask"),
+    ("wget -a log.txt https://x.example", "ask"),
+    ("wget -P downloads https://x.example", "ask"),
+    ("find . -name '*.py'", "allow"),
+    ("find . -fprint list.txt", "ask"),
+    ("find . -fls list.txt", "ask"),
+    ("find . -name x -delete", "ask"),
+    ("sed -n 1p notes.md", "allow"),
+    ("sed -i s/a/b/ notes.md", "ask"),
+    ("sed 's/a/b/w out.txt' notes.md", "ask"),
+    ("tee /dev/null", "allow"),
+    ("tee out.txt", "ask"),
+    ("tee -a log.txt", "ask"),
+    ("date +%s", "allow"),
+    ("date -s 2020-01-01", "ask"),
+    ("uniq -c in.txt", "allow"),
+    ("uniq in.txt out.txt", "ask"),
+    ("dd if=a.bin of=b.bin", "ask"),
+    ("less -o log.txt notes.md", "ask"),
+    ("sudo sort -o sorted.txt in.txt", "ask"),  # through a wrapper
+    ("/usr/bin/time -o t.txt ls", "ask"),
+    ("strace -o trace.txt ls", "ask"),
+]
+
+
+@pytest.mark.parametrize(("command", "decision"), WRITE_OPTIONS)
+def test_a_star_never_covers_an_option_that_makes_a_reading_command_write(
+    workspace: Path, command: str, decision: str
+) -> None:
+    assert Policy([Rule("run_shell", "allow", command="*")], workspace).decide(shell(command)).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("pattern", "command"),
+    [
+        ("sort -o *", "sort -o sorted.txt in.txt"),
+        ("git log --output=* *", "git log --output=x.txt -5"),
+        ("curl -o page.html *", "curl -o page.html https://x.example"),
+        ("tee *", "tee out.txt"),
+        ("sed -i *", "sed -i s/a/b/ notes.md"),
+        ("find * -delete", "find . -name x -delete"),
+    ],
+)
+def test_a_pattern_that_spells_the_write_option_covers_it(workspace: Path, pattern: str, command: str) -> None:
+    assert Policy([Rule("run_shell", "allow", command=pattern)], workspace).decide(shell(command)).decision == "allow"
+
+
+def test_a_prefix_scope_does_not_cover_a_write_option(workspace: Path) -> None:
+    scope, here = Scope("run_shell", prefix="git log"), Workspace(workspace)
+    assert scope.matches(shell("git log --oneline -5"), here)
+    assert not scope.matches(shell("git log --output=notes.md"), here)
+
+
+@pytest.mark.parametrize(
+    ("command", "risks"),
+    [
+        ("git log --output=notes.md", ("overwrites an existing file",)),
+        ("git log --output=new.md", ()),
+        ("sort -o notes.md in.txt", ("overwrites an existing file",)),
+        ("curl -so notes.md https://x.example", ("uses the network", "overwrites an existing file")),
+        ("tee notes.md", ("overwrites an existing file",)),
+        ("tee -a notes.md", ()),
+        ("sed -i s/a/b/ notes.md", ("edits a file",)),
+        ("find . -name '*.pyc' -delete", ("deletes files",)),
+    ],
+)
+def test_write_options_get_the_matching_risk_note(workspace: Path, command: str, risks: tuple[str, ...]) -> None:
+    assert risk_notes(shell(command), workspace) == risks
+
+
 def test_deny_patterns_also_see_the_whole_line(workspace: Path) -> None:
     policy = Policy([*SHELL_RULES, Rule("run_shell", "deny", command="*| sh")], workspace)
     assert policy.decide(shell("echo hi | sh")).decision == "deny"
