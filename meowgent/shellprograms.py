@@ -28,7 +28,7 @@ from meowgent.shelloptions import Option, Options, Parsed, may_be_option, parse_
 from meowgent.shellscripts import awk_runs_or_writes, sed_effects
 from meowgent.shellwords import Problem, Word, short
 
-__all__ = ["Reading", "Write", "read_program", "runs_value"]
+__all__ = ["PROGRAMS", "Program", "Reading", "Write", "read_program", "runs_value"]
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -93,7 +93,7 @@ def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     custom = _CUSTOM.get(name)
     if custom is not None:
         return custom(program, arguments)
-    table = _PROGRAMS.get(name)
+    table = PROGRAMS.get(name)
     if table is None:
         return Reading()
     return _read_table(program, table, arguments)
@@ -314,7 +314,7 @@ def _effects(**groups: str) -> dict[str, Effect | ValueCheck]:
 
 _HELP = "help version"
 
-_PROGRAMS: dict[str, Program] = {
+PROGRAMS: dict[str, Program] = {  # option tables; a program in `_CUSTOM` is read by code, from its table if it has one
     "sudo": Program(
         _o(
             "AbEHKklnPSsieVv",
@@ -530,6 +530,18 @@ _PROGRAMS: dict[str, Program] = {
         # -p sets unit properties (ExecStartPre= runs commands); -H and -M run it on another host or machine
         _effects(runs="-p --property -H --host -M --machine -S --shell", env="-E --setenv", stops="-h --help"),
         wraps=True,
+    ),
+    "script": Program(  # without -c it runs an interactive shell, which reads nothing here
+        _o(
+            "aefqhV",
+            "IOBTmEoc",
+            optional="t",
+            long_flags="append return flush force quiet " + _HELP,
+            long_values="log-in log-out log-io log-timing logging-format echo output-limit command",
+            long_optional="timing",
+            permute=True,
+        ),
+        _effects(shell="-c --command"),
     ),
     # programs whose options run code or write files
     "sort": Program(
@@ -1207,7 +1219,7 @@ _SQLITE_RUNS = (".shell", ".system", ".load", ".output", ".once", ".excel", "loa
 
 
 def _read_tee(program: str, arguments: Sequence[Word]) -> Reading:
-    parsed = parse_options(_PROGRAMS["tee"].options, arguments)
+    parsed = parse_options(PROGRAMS["tee"].options, arguments)
     found = _Found(program)
     how: Effect = "appends" if parsed.has("-a", "--append") else "writes"
     for target in parsed.operands:
@@ -1254,7 +1266,7 @@ def _read_with(check: Callable[[_Found, Parsed, Sequence[Word]], None]) -> Calla
     """A program read by its table, then by `check` for what the table cannot say (operands, `+cmd` words)."""
 
     def read(program: str, arguments: Sequence[Word]) -> Reading:
-        table = _PROGRAMS[_family(program)]
+        table = PROGRAMS[_family(program)]
         parsed = parse_options(table.options, arguments)
         found = _Found(program)
         command = _apply_table(found, table, parsed)
