@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from meowgent.rules import (
 )
 from meowgent.shellsplit import split_command
 from meowgent.tools.workspace import Workspace
-from tests.test_shellsplit import compositions
+from tests.test_shellsplit import EVERYDAY, HIDDEN_LINES, compositions
 
 SHELL_RULES = [
     Rule("run_shell", "allow", command="ls"),
@@ -734,3 +735,83 @@ def test_a_line_that_only_could_run_anything_asks_without_deny_rules(workspace: 
     policy = Policy([Rule("run_shell", "allow", command="git status*")], workspace)
     assert policy.decide(shell("X=rm; $X x")).decision == "ask"
     assert policy.decide(shell("git status; eval 'git status'")).decision == "ask"  # eval never counts as allowed
+
+
+# ---- issue 17: lines that hide what they run fail closed ----
+
+ATTACKS = [
+    "env -iu HOME rm -rf docs",
+    "PS4='$(rm -rf docs)'; set -x; true",
+    "hash -p /bin/rm ls; ls -rf docs",
+    "flock f -c 'rm -rf docs'",
+    "git -c alias.x='!rm -rf docs' x",
+]
+
+
+def chat_scopes(command: str) -> list[Scope]:
+    """The scopes a person could give for this line: exactly it, and each prefix of its first words."""
+    scopes = [Scope("run_shell", command=command)]
+    for size in (1, 2):
+        with contextlib.suppress(ValueError):
+            scopes.append(Scope("run_shell", prefix=" ".join(command.split()[:size])))
+    return scopes
+
+
+@pytest.mark.parametrize("command", ATTACKS)
+def test_each_attack_is_denied_under_a_deny_rule_naming_rm_and_never_passes_a_git_scope(
+    workspace: Path, command: str
+) -> None:
+    rules = [Rule("run_shell", "allow", command="*"), Rule("run_shell", "deny", command="rm *")]
+    verdict = Policy(rules, workspace).decide(
+        shell(command), scopes=[Scope("run_shell", prefix="git"), *chat_scopes(command)]
+    )
+    assert verdict.decision == "deny", verdict
+    assert {"deletes files", "Meowgent can't tell everything this runs"} & set(verdict.risks)
+
+
+@pytest.mark.parametrize("command", HIDDEN_LINES)
+def test_a_hidden_line_is_denied_under_any_deny_rule_and_never_allowed(workspace: Path, command: str) -> None:
+    unrelated = Policy(
+        [Rule("run_shell", "allow", command="*"), Rule("run_shell", "deny", command="curl *")], workspace
+    )
+    assert unrelated.decide(shell(command)).decision == "deny"
+    allow_all = Policy([Rule("run_shell", "allow", command="*"), Rule("run_shell", "allow")], workspace)
+    assert allow_all.decide(shell(command), scopes=chat_scopes(command)).decision == "ask"
+    assert scope_offer(shell(command), workspace) is None  # no "Allow for this chat" that could never match
+    assert "Meowgent can't tell everything this runs" in risk_notes(shell(command), workspace)
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_lines_still_work_with_a_deny_rule(workspace: Path, command: str) -> None:
+    rules = [Rule("run_shell", "allow", command="*"), Rule("run_shell", "deny", command="curl evil*")]
+    expected = "ask" if _writes_a_file(command) else "allow"
+    assert Policy(rules, workspace).decide(shell(command)).decision == expected
+    assert "Meowgent can't tell everything this runs" not in risk_notes(shell(command), workspace)
+
+
+def _writes_a_file(command: str) -> bool:
+    """Everyday lines that edit or delete files: a `*` does not cover their write options."""
+    return any(option in command for option in (" -delete", "sed -i"))
+
+
+# Pieces of shell text that have broken readers before: brackets, quotes, substitutions, here-documents, nesting.
+PIECES = ["{", "}", "[", "]", "(", ")", "$((", "$(", "${", "`", "'", '"', "\\", ";", "|", "&", "<", ">", " ", "\n"]
+PIECES += ["#", "*", "?", "=", "-c", ",", "..", "<<E", "E", "rm x", "eval ", "sudo ", "x=", "PS4=", "a[", "$'"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_the_verdict_of_any_text_is_sound_and_stable(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    """Whatever the text: no exception; allowed only if nothing in it is hidden or denied; hidden means denied
+    under a deny rule; and the same verdict from a fresh reading."""
+    rules = [Rule("run_shell", "allow", command="*"), Rule("run_shell", "deny", command="curl *")]
+    policy = Policy(rules, tmp_path_factory.getbasetemp())
+    split = split_command(text)
+    verdict = policy.decide(shell(text))
+    if verdict.decision == "allow":
+        assert not split.hidden, (text, split)
+        assert split.segments, text
+    if split.hidden:
+        assert verdict.decision == "deny", (text, verdict)
+    split_command.cache_clear()
+    assert Policy(rules, tmp_path_factory.getbasetemp()).decide(shell(text)) == verdict
