@@ -61,6 +61,7 @@ __all__ = [
     "SplitResult",
     "Word",
     "command_word",
+    "forget_readings",
     "invocations",
     "parse_segment",
     "program_name",
@@ -183,6 +184,12 @@ def command_word(segment: str) -> str | None:
     except ValueError:
         return None
     return words[0].literal if words else None
+
+
+def forget_readings() -> None:
+    """Drop the remembered readings of recent lines and segments, so the next reading is a first one (benchmarks)."""
+    split_command.cache_clear()
+    _parse_short_segment.cache_clear()
 
 
 _MAX_NESTED = 8

@@ -22,7 +22,7 @@ from meowgent.rules import (
     scope_offer,
     typed_scope,
 )
-from meowgent.shellsplit import split_command
+from meowgent.shellsplit import forget_readings, split_command
 from meowgent.tools.workspace import Workspace
 from tests.test_shellsplit import EVERYDAY, HIDDEN_LINES, compositions
 
@@ -813,5 +813,5 @@ def test_the_verdict_of_any_text_is_sound_and_stable(tmp_path_factory: pytest.Te
         assert split.segments, text
     if split.hidden:
         assert verdict.decision == "deny", (text, verdict)
-    split_command.cache_clear()
+    forget_readings()
     assert Policy(rules, tmp_path_factory.getbasetemp()).decide(shell(text)) == verdict
