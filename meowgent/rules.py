@@ -20,20 +20,25 @@ globs (`fnmatch`, where `*` also crosses `/`), and a rule with none of them cove
 - `host` is matched against the URL's host name, lowercased; `*.python.org` does not cover `python.org`.
 
 Deny beats ask, and ask beats allow. Without a matching rule, read-only tools are allowed and the
-others ask. A shell command is allowed only if every one of its commands is, substitutions included,
-and only if its meaning is pinned down by its text (see `shellsplit`: `${x@P}`, `$((x))`, `eval`,
-`bash -c`, `$'...'` and the like never count as allowed). The commands that `eval`, `sh -c`, `trap`,
-`xargs` and `find -exec` run are judged like the others. A line that may run commands nowhere in its
-text (`$X x`, `eval "$x"`, `... | sh`, `source f`, a line that cannot be read) is denied when any deny rule
-exists, because that rule could match what it runs.
+others ask. A shell command is allowed only if every one of its commands is, substitutions included.
+The commands that `eval`, `sh -c`, `trap`, `xargs`, `find -exec` and such run are judged like the others.
+
+A shell line whose meaning its text does not pin down is *hidden* (see `shellsplit` for the list:
+`${x@P}`, `$((x))`, `eval`, `bash -c`, `$'...'`, `PS4=...`, `hash -p`, a function definition,
+`flock -c`, `git -c`, `python -c`, a wrapper option Meowgent does not know, a line that cannot be read,
+...). A hidden line fails closed: it is denied while any deny rule exists, because that rule could
+match what it runs; no allow rule and no chat scope covers it, not even one naming the exact line;
+otherwise it asks, and its risk notes say Meowgent can't tell everything it runs.
 
 Deny and ask rules are tried against every reading of a call, so they cannot be dodged: a command
 also as its plain command (quotes removed, `FOO=1` and redirections dropped, `/bin/rm` as `rm`, and
-again after `sudo`, `env` and such), and the whole line; a path both as written (normalized) and
-with symbolic links followed. A `list_files` or `search_files` call over a folder that holds what
-such a rule names asks. Allow rules see only the strict reading: a command as written, a path with
-links followed. A `*` in an allow pattern never stands for an output redirection: to allow
-`make > build.log`, write the `>` in the pattern.
+again after `sudo`, `env` and such, read by their own option tables), and the whole line; a path both
+as written (normalized) and with symbolic links followed. A `list_files` or `search_files` call over a
+folder that holds what such a rule names asks. Allow rules see only the strict reading: a command as
+written, a path with links followed. A `*` in an allow pattern never stands for writing a file: to
+allow `make > build.log`, write the `>` in the pattern; to allow `sort -o sorted.txt in.txt` or
+`git log --output=log.txt`, spell the option (`sort -o *`, `git log --output=*`). The write options
+are in `shellprograms` (`curl -o`, `wget -O`, `find -fprint` and `-delete`, `sed -i`, `tee`, ...).
 
 Path rules judge the file tools only: `cat secrets/key.pem` in the shell is judged by command rules.
 
