@@ -507,6 +507,21 @@ PROGRAMS: dict[str, Program] = {  # option tables; a program in `_CUSTOM` is rea
         _o(long_flags="list list-full help"), _effects(stops="--list --list-full --help"), wraps=True
     ),  # `busybox rm x` runs the applet rm
     "sshpass": Program(_o("ve", "fdpP"), wraps=True),
+    "proxychains": Program(_o("q", "f"), wraps=True),
+    "torsocks": Program(
+        _o("idqh", "uapP", long_flags="isolate quiet debug version " + _HELP, long_values="user pass address port"),
+        _effects(stops="-h --help --version"),
+        wraps=True,
+    ),
+    "unbuffer": Program(_o("p"), wraps=True),
+    "catchsegv": Program(_o(), wraps=True),
+    "cgexec": Program(_o(values="g", long_flags="sticky"), wraps=True),
+    "faketime": Program(
+        _o("mf", long_flags="exclude-monotonic " + _HELP, long_values="date-prog"),
+        _effects(runs="--date-prog", stops="--help --version"),
+        wraps=True,
+        operands=1,
+    ),
     "eatmydata": Program(_o(), wraps=True),
     "fakeroot": Program(
         _o("uhv", "lsib", long_flags="unknown-is-real " + _HELP, long_values="lib faked"),
@@ -713,16 +728,20 @@ def _ssh_option(value: Word | None) -> Effect | None:
 
 
 _FAMILIES = [
-    (re.compile(r"python[0-9.]*|pypy[0-9.]*"), "python"),
+    (re.compile(r"i?python[0-9.]*|pypy[0-9.]*"), "python"),
     (re.compile(r"perl[0-9.]*"), "perl"),
     (re.compile(r"ruby[0-9.]*"), "ruby"),
-    (re.compile(r"nodejs|node"), "node"),
+    (re.compile(r"nodejs|node|ts-node|tsx"), "node"),
     (re.compile(r"php[0-9.]*"), "php"),
     (re.compile(r"lua(jit|[0-9.]*)"), "lua"),
     (re.compile(r"[gmn]?awk"), "awk"),
     (re.compile(r"n?vim?|view|vimdiff|ex|rvim|gvim"), "vim"),
     (re.compile(r"tclsh[0-9.]*|wish[0-9.]*"), "tclsh"),
     (re.compile(r"sqlite3?"), "sqlite3"),
+    (re.compile(r"gsed"), "sed"),
+    (re.compile(r"proxychains4?"), "proxychains"),
+    (re.compile(r"micromamba|mamba"), "conda"),
+    (re.compile(r"pwsh|powershell"), "pwsh"),
 ]
 
 
@@ -771,8 +790,8 @@ _RUBY = _o(
 _NODE = _o(
     "icvh",
     "eprC",
-    long_values="eval print require import loader experimental-loader input-type env-file conditions",
-    long_flags="interactive check " + _HELP,
+    long_values="eval print require import loader experimental-loader input-type env-file conditions run",
+    long_flags="interactive check test " + _HELP,
     lenient_long=True,
     ends=frozenset({"-e", "-p", "--eval", "--print"}),
 )
@@ -1290,6 +1309,87 @@ def _plus_commands(found: _Found, parsed: Parsed, arguments: Sequence[Word]) -> 
             found.problem("runs_code", word.text)
 
 
+def _runner(
+    subcommands: str, before: Options, after: Options, effects: Mapping[str, Effect | ValueCheck] | None = None
+) -> Callable[[str, Sequence[Word]], Reading]:
+    """Tools that run a command in an environment they set up: `uv run CMD`, `poetry run CMD`, `npx CMD`.
+
+    `subcommands` (`run`, `tool run`, comma-separated) name the subcommands that run a command, read
+    after the tool's own options (`before`); "" when the tool itself runs one (`npx`). `after` reads the
+    options before the command. Another subcommand (`uv sync`) runs no command from the line.
+    """
+    paths = [path.split() for path in subcommands.split(",") if path.strip()]
+
+    def read(program: str, arguments: Sequence[Word]) -> Reading:
+        found = _Found(program)
+        operands = list(arguments)
+        if paths:
+            parsed = parse_options(before, arguments)
+            found.unknown_stops(parsed)
+            operands = list(parsed.operands)
+            path = next((path for path in paths if [word.value for word in operands[: len(path)]] == path), None)
+            if found.problems or path is None:
+                return found.reading()
+            operands = operands[len(path) :]
+        inner = parse_options(after, operands)
+        found.unknown_stops(inner)
+        found.options(inner, effects or {})
+        if found.problems or found.stopped:
+            return found.reading()
+        return found.reading(command=inner.operands)
+
+    return read
+
+
+_UV = _o(
+    "qvnh",
+    "p",
+    long_flags="quiet verbose no-cache offline native-tls no-config preview no-progress no-python-downloads " + _HELP,
+    long_values="directory project cache-dir config-file color python-preference allow-insecure-host",
+)
+_UV_RUN = _o(
+    "qvnUhms",
+    "pC",
+    long_flags="all-extras no-dev dev frozen locked isolated no-project no-sync active no-active no-env-file offline"
+    " no-cache refresh no-config native-tls preview no-editable exact all-packages only-dev no-default-groups"
+    " all-groups upgrade reinstall no-build no-binary compile-bytecode no-progress quiet verbose"
+    " no-build-isolation no-sources gui-script module script " + _HELP,
+    long_values="with with-editable with-requirements python project directory package extra group only-group"
+    " no-group env-file index default-index index-url extra-index-url find-links index-strategy"
+    " keyring-provider resolution prerelease exclude-newer link-mode config-file cache-dir color"
+    " config-setting from",
+)
+_UV_RUN_EFFECTS = _effects(stops="-m --module -s --script")  # a module or a script file: nothing named runs
+_POETRY = _o("qvnhV", "CP", long_flags="quiet verbose no-interaction no-ansi ansi no-plugins no-cache " + _HELP,
+             long_values="directory project")  # fmt: skip
+_NOTHING = _o()
+_CONDA_RUN = _o("v", "np", long_flags="no-capture-output live-stream debug-wrapper-scripts dev",
+                long_values="name prefix cwd")  # fmt: skip
+_NPX = _o(
+    "yqh",
+    "pcw",
+    long_flags="yes no quiet prefer-offline prefer-online ignore-existing include-workspace-root workspaces " + _HELP,
+    long_values="package call workspace",
+)
+_NPX_EFFECTS = _effects(shell="-c --call")
+_PIPX_RUN = _o(long_flags="no-cache verbose quiet " + _HELP, long_values="spec python pip-args index-url")
+
+
+def _read_option_words(names: str) -> Callable[[str, Sequence[Word]], Reading]:
+    """Programs that run commands given on the line as options of their own (`gdb -ex 'shell rm x'`,
+    `emacs --eval`): any of these words, or a word only known when it runs, is a problem."""
+    listed = frozenset(names.split())
+
+    def read(program: str, arguments: Sequence[Word]) -> Reading:
+        found = _Found(program)
+        for word in arguments:
+            if word.literal is None or word.literal.partition("=")[0] in listed:
+                found.problem("runs_code", word.text)
+        return found.reading()
+
+    return read
+
+
 def _always(kind: str) -> Callable[[str, Sequence[Word]], Reading]:
     """Programs that run commands handed to them in ways this reading does not follow (a server, a schedule)."""
 
@@ -1309,17 +1409,6 @@ def _read_deno(program: str, arguments: Sequence[Word]) -> Reading:
         found.problem("runs_code", operands[0].text if operands else "")
     return found.reading()
 
-
-def _read_gdb(program: str, arguments: Sequence[Word]) -> Reading:
-    """gdb's commands given on the line (`-ex 'shell rm x'`) or from a file run code."""
-    found = _Found(program)
-    for word in arguments:
-        if word.literal is None or word.literal.lstrip("-") in _GDB_COMMANDS:
-            found.problem("runs_code", word.text)
-    return found.reading()
-
-
-_GDB_COMMANDS = frozenset({"ex", "iex", "x", "ix", "eval-command", "init-eval-command", "command", "init-command"})
 
 _CUSTOM: dict[str, Callable[[str, Sequence[Word]], Reading]] = {
     "git": _read_git,
@@ -1344,21 +1433,40 @@ _CUSTOM: dict[str, Callable[[str, Sequence[Word]], Reading]] = {
     "make": _read_with(_make_operands),
     "vim": _read_with(_plus_commands),
     "less": _read_with(_plus_commands),
-    "gdb": _read_gdb,
+    "gdb": _read_option_words(
+        "-ex --ex -iex --iex -x --x -ix --ix -eval-command --eval-command -init-eval-command"
+        " --init-eval-command -command --command -init-command --init-command"
+    ),
+    "emacs": _read_option_words(
+        "--eval -eval --execute -execute -f --funcall -funcall -l --load -load -batch --batch --script -script -x"
+    ),
+    "uv": _runner("run,tool run", _UV, _UV_RUN, _UV_RUN_EFFECTS),
+    "uvx": _runner("", _UV_RUN, _UV_RUN, _UV_RUN_EFFECTS),
+    "poetry": _runner("run", _POETRY, _NOTHING),
+    "pipenv": _runner("run", _NOTHING, _NOTHING),
+    "pdm": _runner("run", _NOTHING, _NOTHING),
+    "conda": _runner("run", _NOTHING, _CONDA_RUN),
+    "pipx": _runner("run", _NOTHING, _PIPX_RUN),
+    **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", _NPX, _NPX, _NPX_EFFECTS)),
+    "npm": _runner("exec,x", _NOTHING, _NPX, _NPX_EFFECTS),
+    "pnpm": _runner("exec,dlx", _NOTHING, _NPX, _NPX_EFFECTS),
+    "yarn": _runner("exec,dlx", _NOTHING, _NPX, _NPX_EFFECTS),
     "python": _read_interpreter(
         _PYTHON, inline="-c", info="-V --version -h --help --help-env --help-xoptions --help-all", module="-m"
     ),
     "perl": _read_interpreter(_PERL, inline="-e -E", info="-v -V --help --version"),
     "ruby": _read_interpreter(_RUBY, inline="-e", info="-v -h --help --version --copyright"),
-    "node": _read_interpreter(_NODE, inline="-e -p --eval --print", info="-v -h --version --help -c --check"),
+    "node": _read_interpreter(
+        _NODE, inline="-e -p --eval --print", info="-v -h --version --help -c --check", module="--test --run"
+    ),
     "bun": _read_interpreter(_NODE, inline="-e -p --eval --print", info="-v -h --version --help"),
-    "php": _read_interpreter(_PHP, inline="-r -R -B -E -F", info="-v -h -i -m -l --help --info"),
+    "php": _read_interpreter(_PHP, inline="-r -R -B -E -F", info="-v -h -i -m -l --help --info", module="-S"),
     "lua": _read_interpreter(_LUA, inline="-e", info="-v"),
     "expect": _read_interpreter(_EXPECT, inline="-c", info="-v"),
     "tclsh": _read_interpreter(_o(), inline=""),
     "Rscript": _read_interpreter(_R, inline="-e", info="--version --help"),
     "R": _read_interpreter(_R, inline="-e", info="--version --help"),
     "julia": _read_interpreter(_JULIA, inline="-e -E --eval --print", info="-v -h"),
-    **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel"), _always("runs_code")),
+    **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel", "pwsh", "bwrap"), _always("runs_code")),
     "deno": _read_deno,
 }

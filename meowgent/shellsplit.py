@@ -803,26 +803,40 @@ _READ = Options(flags="ers", values="adinNptu")
 _MAPFILE = Options(flags="t", values="dnOsuCc")
 _COMPLETE = Options(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS")
 _BIND = Options(flags="lpsvPSVX", values="mqufrx")
+# Builtins that set variables: how they read their options, the option naming a variable, and how many
+# of their operands are variable names.
+_SETS_NAMED = {
+    "read": (_READ, "-a", None),
+    "mapfile": (_MAPFILE, "", 1),
+    "readarray": (_MAPFILE, "", 1),
+    "printf": (Options(values="v"), "-v", 0),
+    "wait": (Options(flags="nf", values="p"), "-p", 0),
+}
 
 
 def _assigned_names(program: str, arguments: Sequence[Word]) -> Iterator[str | None]:
     """The variables a builtin sets (None for a name only known when it runs): `export PS4=x` sets PS4."""
     if program in _DECLARES:
-        operands = [word for word in arguments if not word.value.startswith(("-", "+"))]
-    elif program == "read":
-        operands = list(parse_options(_READ, arguments).operands)
-    elif program in ("mapfile", "readarray"):
-        operands = list(parse_options(_MAPFILE, arguments).operands)[:1]
+        named = [word for word in arguments if not word.value.startswith(("-", "+"))]
+    elif program in _SETS_NAMED:  # `read NAME`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `wait -p NAME`
+        grammar, option, operands = _SETS_NAMED[program]
+        parsed = parse_options(grammar, arguments)
+        named = [value for value in parsed.values(option) if value is not None]
+        named += [*parsed.operands[:operands], *parsed.unread]
     elif program in ("getopts", "for"):  # `getopts spec NAME`; `for NAME in ...` is a segment too
-        operands = list(arguments[program == "getopts" :][:1])
-    elif program in ("printf", "wait"):  # `printf -v NAME`, `wait -p NAME`
-        flag = "-v" if program == "printf" else "-p"
-        operands = [arguments[i + 1] for i, word in enumerate(arguments[:-1]) if word.literal == flag]
+        named = list(arguments[program == "getopts" :][:1])
     else:
         return
-    for word in operands:
-        name = word.value.partition("=")[0].partition("[")[0].rstrip("+")
-        yield name if word.literal is not None or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
+    for word in named:
+        yield _variable_name(word)
+
+
+def _variable_name(word: Word) -> str | None:
+    """The variable `NAME=value` (or a bare `NAME`) names; None when only running the line would tell."""
+    name = word.value.partition("=")[0].partition("[")[0].rstrip("+")
+    if word.literal is None:  # `"FOO=$x"` still names FOO; `"$n"=x` names what $n holds
+        name = name.lstrip("\"'")
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
 
 
 def _builtin_kind(program: str, arguments: Sequence[Word]) -> str | None:

@@ -745,6 +745,7 @@ ATTACKS = [
     "hash -p /bin/rm ls; ls -rf docs",
     "flock f -c 'rm -rf docs'",
     "git -c alias.x='!rm -rf docs' x",
+    "uv run rm -rf docs",  # the same class as the first: a runner's own options read as the program
 ]
 
 

@@ -69,6 +69,20 @@ def command_of(line: str) -> str:
         ("dbus-run-session -- rm x", "rm x"),
         ("sshpass -p pw rm x", "rm x"),
         ("eatmydata rm x", "rm x"),
+        ("proxychains -q rm x", "rm x"),
+        ("faketime 2020-01-01 rm x", "rm x"),
+        ("uv run rm -rf docs", "rm -rf docs"),
+        ("uv --directory x run --with y pytest -q", "pytest -q"),
+        ("uv tool run ruff check", "ruff check"),
+        ("uvx ruff check", "ruff check"),
+        ("poetry run rm x", "rm x"),
+        ("pipenv run rm x", "rm x"),
+        ("conda run -n base rm x", "rm x"),
+        ("micromamba run -n base rm x", "rm x"),
+        ("pipx run black .", "black ."),
+        ("npx -y rimraf dist", "rimraf dist"),
+        ("npm exec -- rm x", "rm x"),
+        ("pnpm dlx rimraf x", "rimraf x"),
     ],
 )
 def test_a_wrapper_runs_the_command_after_its_own_options(line: str, command: str) -> None:
@@ -79,7 +93,10 @@ def test_a_wrapper_runs_the_command_after_its_own_options(line: str, command: st
 
 @pytest.mark.parametrize(
     "line",
-    ["sudo -l rm x", "sudo --version", "command -v rm", "command -V rm", "ionice -p 12", "taskset -p 1 12", "env"],
+    [
+        *("sudo -l rm x", "sudo --version", "command -v rm", "command -V rm", "ionice -p 12", "taskset -p 1 12", "env"),
+        *("uv sync", "uv run -m pytest", "uv run --script x.py", "npm test", "npm install", "poetry install"),
+    ],
 )
 def test_a_wrapper_that_runs_nothing_hands_on_no_command(line: str) -> None:
     assert read(line).command == ()
@@ -101,6 +118,11 @@ def test_a_wrapper_that_runs_nothing_hands_on_no_command(line: str) -> None:
         ("python -c x", "runs_code"),
         ("python", "runs_input"),
         ("xargs -I {} {}", "unknown_command"),
+        ("uv run --bogus rm x", "option"),
+        ("npx -c 'rm x'", "runs_text"),
+        ("gdb -ex r ./a.out", "runs_code"),
+        ("emacs --eval=x", "runs_code"),
+        ("ipython -c x", "runs_code"),
         ("find . -exec {} \\;", "unknown_command"),
     ],
 )

@@ -396,6 +396,17 @@ HIDDEN_LINES = [
     "wget --use-askpass=x u",
     "curl_x=1; $curl_x",
     "valgrind --db-command=x ls",
+    "read -a PS4",
+    "printf -vPATH %s .",
+    "mapfile -t PATH",
+    "wait -p PATH",
+    "faketime --date-prog=./x 2020 ls",
+    "emacs --eval '(shell-command \"rm x\")'",
+    "ipython -c x",
+    "tsx -e x",
+    "pwsh -c x",
+    "npx -c 'rm x'",
+    "uv run --bogus rm x",
     "fakeroot -l ./x.so ls",
 ]
 # And the lines people run every day: none is hidden, so a person with a deny rule can still work.
@@ -446,6 +457,12 @@ EVERYDAY = [
     "ps aux | grep python",
     "python --version",
     "sudo apt-get install -y jq",
+    "uv run pytest -q",
+    "poetry run pytest",
+    "npx prettier --check .",
+    "node --test",
+    'export "FOO=$BAR"',
+    "read -r line",
 ]
 
 
