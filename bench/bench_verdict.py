@@ -30,7 +30,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "arithmetic that is a subshell `$(( #((`": lambda n: "echo " + "$(( #((\n)) " * (n // 11),
     "expansions `${x:-${x:-…`": lambda n: "echo " + "${x:-" * (n // 5),
     "substitutions `$($(…`": lambda n: "echo " + "$(" * (n // 2),
-    "double quotes `\"$(echo …`": lambda n: "echo " + '"$(echo ' * (n // 8),
+    'double quotes `"$(echo …`': lambda n: "echo " + '"$(echo ' * (n // 8),
     "backquotes": lambda n: "echo " + "`" * n,
     "backslashes": lambda n: "echo " + "\\" * n,
     "single quotes `'a''a'…`": lambda n: "echo " + "'a'" * (n // 3),
