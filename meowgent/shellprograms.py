@@ -22,13 +22,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Literal
+from typing import Literal, cast
 
 from meowgent.shelloptions import Option, Options, Parsed, may_be_option, parse_options
 from meowgent.shellscripts import awk_runs_or_writes, sed_effects
 from meowgent.shellwords import Problem, Word, short
 
-__all__ = ["PROGRAMS", "Program", "Reading", "Write", "read_program", "runs_value"]
+__all__ = ["PROGRAMS", "Program", "Reading", "Write", "read_program", "runs_value", "variable_name"]
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -182,13 +182,11 @@ class _Found:
             self.texts.append((f"{self.program} {spelling}", (value,)))
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
-        if target is not None and target.literal in _NOT_FILES:
-            return
-        assert how in ("writes", "appends", "edits", "deletes", "sets")
-        self.writes.append(Write(spelling, target, "replaces" if how == "writes" else how))
+        if target is None or target.literal not in _NOT_FILES:
+            self.writes.append(Write(spelling, target, _WRITE_HOW[how]))
 
     def assignment(self, word: Word) -> None:
-        name = _assigned_name(word)
+        name = variable_name(word)
         if name is None or runs_value(name):
             self.problem("variable", word.text)
 
@@ -217,17 +215,25 @@ class _Found:
                 if effect is not None:
                     self.effect(effect if not callable(effect) else "runs", Option("-" + letter, None, word))
 
-    def reading(self, **more: object) -> Reading:
+    def reading(self, command: Sequence[Word] = (), *, adds_input: bool = False) -> Reading:
         return Reading(
-            problems=tuple(dict.fromkeys(self.problems)),
-            texts=tuple(self.texts),
-            writes=tuple(self.writes),
-            started=tuple(self.started),
-            **more,  # type: ignore[arg-type]
+            tuple(command),
+            adds_input,
+            tuple(self.started),
+            tuple(self.texts),
+            tuple(dict.fromkeys(self.problems)),
+            tuple(self.writes),
         )
 
 
 _NOT_FILES = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr"})
+_WRITE_HOW: dict[str, WriteHow] = {
+    "writes": "replaces",
+    "appends": "appends",
+    "edits": "edits",
+    "deletes": "deletes",
+    "sets": "sets",
+}
 
 
 # ---- variables whose value runs ----
@@ -263,21 +269,25 @@ def runs_value(name: str) -> bool:
     return name in _RUNNING_VARIABLES or name.startswith(_RUNNING_PREFIXES)
 
 
-_NAME = re.compile(r"[^=\s]+(?==)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _assigned_name(word: Word) -> str | None:
-    """The variable `NAME=value` sets; None when only running the line would tell (`"$n"=x`)."""
-    text = word.literal if word.literal is not None else word.text
-    match = _NAME.match(text)
-    if match is None or (word.literal is None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", match.group())):
-        return None
-    return match.group()
+def variable_name(word: Word) -> str | None:
+    """The variable a `NAME=value`, `NAME+=value` or `NAME[i]=value` word, or a bare `NAME`, names.
+
+    None when only running the line would tell: `"$n"=x` names whatever $n holds, but `"FOO=$x"` names FOO.
+    """
+    name = word.value.partition("=")[0].partition("[")[0].rstrip("+")
+    if word.literal is None:
+        name = name.lstrip("\"'")
+        return name if _IDENTIFIER.fullmatch(name) else None
+    return name or None
 
 
 def _is_assignment(word: Word) -> bool:
-    text = word.literal if word.literal is not None else word.text
-    return _NAME.match(text) is not None and not text.startswith("-")
+    """Whether env or sudo takes the word for `NAME=value` rather than the command."""
+    name, equals, _value = word.value.partition("=")
+    return bool(equals and name) and not name.startswith("-") and not any(char.isspace() for char in name)
 
 
 # ---- the tables ----
@@ -292,7 +302,11 @@ def _o(
     long_flags: str = "",
     long_values: str = "",
     long_optional: str = "",
-    **switches: bool | frozenset[str],
+    numbers: bool = False,
+    lone_dash: bool = False,
+    permute: bool = False,
+    ends: frozenset[str] = frozenset(),
+    lenient_long: bool = False,
 ) -> Options:
     """An option table from space-separated long names, to keep the tables below short."""
     return Options(
@@ -303,13 +317,17 @@ def _o(
         frozenset(long_flags.split()),
         frozenset(long_values.split()),
         frozenset(long_optional.split()),
-        **switches,  # type: ignore[arg-type]
+        numbers=numbers,
+        lone_dash=lone_dash,
+        permute=permute,
+        ends=ends,
+        lenient_long=lenient_long,
     )
 
 
 def _effects(**groups: str) -> dict[str, Effect | ValueCheck]:
     """`runs="-c --command"` → {"-c": "runs", "--command": "runs"}."""
-    return {name: effect for effect, names in groups.items() for name in names.split()}  # type: ignore[misc]
+    return {name: cast(Effect, effect) for effect, names in groups.items() for name in names.split()}
 
 
 _HELP = "help version"
@@ -1298,7 +1316,7 @@ def _read_with(check: Callable[[_Found, Parsed, Sequence[Word]], None]) -> Calla
 def _make_operands(found: _Found, parsed: Parsed, arguments: Sequence[Word]) -> None:
     """`make SHELL=...` changes the shell every recipe runs with."""
     for word in parsed.operands:
-        if _is_assignment(word) and _assigned_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
+        if _is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
             found.problem("runs_code", word.text)
 
 

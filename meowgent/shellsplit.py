@@ -51,7 +51,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from meowgent.shelloptions import Options, parse_options
-from meowgent.shellprograms import read_program, runs_value
+from meowgent.shellprograms import read_program, runs_value, variable_name
 from meowgent.shellwords import Problem, Word, literal, short
 
 __all__ = [
@@ -416,8 +416,8 @@ class _Parser:
     def _assignment(self, word: Word) -> None:
         if _SUBSCRIPTED.match(word.text):
             self.findings.note("subscript", word.text)
-        name = word.text.partition("=")[0].rstrip("+")
-        if runs_value(name):
+        name = variable_name(word)
+        if name is None or runs_value(name):
             self.findings.note("variable", word.text)
 
     def _bash(self, program: str, arguments: Sequence[Word]) -> bool:
@@ -828,15 +828,7 @@ def _assigned_names(program: str, arguments: Sequence[Word]) -> Iterator[str | N
     else:
         return
     for word in named:
-        yield _variable_name(word)
-
-
-def _variable_name(word: Word) -> str | None:
-    """The variable `NAME=value` (or a bare `NAME`) names; None when only running the line would tell."""
-    name = word.value.partition("=")[0].partition("[")[0].rstrip("+")
-    if word.literal is None:  # `"FOO=$x"` still names FOO; `"$n"=x` names what $n holds
-        name = name.lstrip("\"'")
-    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
+        yield variable_name(word)
 
 
 def _builtin_kind(program: str, arguments: Sequence[Word]) -> str | None:
