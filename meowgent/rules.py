@@ -594,9 +594,11 @@ def _writes(parsed: SimpleCommand) -> Iterator[Write]:
 
 
 def _spells(pattern: str, spelling: str) -> bool:
+    """Whether the pattern writes `spelling` at the start of one of its words (`>` anywhere, as before)."""
     if spelling == ">":
         return ">" in pattern
-    return re.search(r"(?:^|\s)" + re.escape(spelling), pattern) is not None
+    starts = [0, *(index + 1 for index, char in enumerate(pattern) if char.isspace())]
+    return any(pattern.startswith(spelling, start) for start in starts)
 
 
 def _views(segment: str) -> tuple[str, ...]:

@@ -428,7 +428,7 @@ class _Parser:
             self.findings.note("arithmetic", snippet)
         if program in _NAMES_VARIABLES and any(_SUBSCRIPTED.match(text) for text in texts):
             self.findings.note("subscript", snippet)
-        if program in _DECLARES and any(re.fullmatch(r"[-+][a-zA-Z]*[in][a-zA-Z]*", text) for text in texts):
+        if program in _DECLARES and any(_evaluates(text) for text in texts):
             self.findings.note("evaluates", snippet)
         for name in _assigned_names(program, arguments):
             if name is None or runs_value(name):
@@ -812,6 +812,11 @@ _SETS_NAMED = {
     "printf": (Options(values="v"), "-v", 0),
     "wait": (Options(flags="nf", values="p"), "-p", 0),
 }
+
+
+def _evaluates(option: str) -> bool:
+    """`declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)."""
+    return option[:1] in ("-", "+") and option[1:].isalpha() and ("i" in option or "n" in option)
 
 
 def _assigned_names(program: str, arguments: Sequence[Word]) -> Iterator[str | None]:
