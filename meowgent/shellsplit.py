@@ -322,6 +322,7 @@ class _Parser:
                 if isinstance(token, _Redirection):
                     words.append(token)
                 elif isinstance(token, _Operator):
+                    after_time = False
                     if token.text == "(" and words:
                         raise _Unparsable("defines", f"{words[-1]}(")
                     if token.text == "(" and self.text.startswith("(", self.pos):

@@ -56,6 +56,8 @@ SPLITS = [
     ("for f in *; do rm $f; done", ["for f in *", "rm $f"]),
     ("while ! ls; do sleep 1; done", ["ls", "sleep 1"]),
     ("time rm x", ["rm x"]),
+    ("time -p rm x", ["rm x"]),  # bash's `time` keyword takes -p
+    ("time; -p x", ["-p x"]),
     ("echo \\\n  rm x", ["echo rm x"]),  # a line continuation, not a newline
     ("ls 2>&1 >out", ["ls 2>&1 > out"]),
     ("ls &>/dev/null", ["ls &> /dev/null"]),
