@@ -335,8 +335,9 @@ _HELP = "help version"
 PROGRAMS: dict[str, Program] = {  # option tables; a program in `_CUSTOM` is read by code, from its table if it has one
     "sudo": Program(
         _o(
-            "AbEHKklnPSsieVv",
-            "ugCDhprtTUR",
+            "AbBEeHiKklNnPSsVv",
+            "acCDgpRrTtUu",
+            optional="h",
             long_flags="askpass background set-home login non-interactive preserve-groups stdin shell"
             " reset-timestamp remove-timestamp list validate edit bell " + _HELP,
             long_values="user group close-from chdir host prompt role type command-timeout other-user chroot",
@@ -532,6 +533,7 @@ PROGRAMS: dict[str, Program] = {  # option tables; a program in `_CUSTOM` is rea
         wraps=True,
     ),
     "unbuffer": Program(_o("p"), wraps=True),
+    **dict.fromkeys(("gosu", "su-exec", "setuidgid"), Program(_o(), wraps=True, operands=1)),  # `gosu USER cmd`
     "catchsegv": Program(_o(), wraps=True),
     "cgexec": Program(_o(values="g", long_flags="sticky"), wraps=True),
     "faketime": Program(

@@ -69,6 +69,8 @@ def command_of(line: str) -> str:
         ("dbus-run-session -- rm x", "rm x"),
         ("sshpass -p pw rm x", "rm x"),
         ("eatmydata rm x", "rm x"),
+        ("sudo -c class -a type rm x", "rm x"),  # sudo's -c and -a take values: the command is after them
+        ("gosu bob rm x", "rm x"),
         ("proxychains -q rm x", "rm x"),
         ("faketime 2020-01-01 rm x", "rm x"),
         ("uv run rm -rf docs", "rm -rf docs"),
