@@ -30,6 +30,7 @@ BENCHES = (
     "tokens",
     "mcp",
     "sandbox",
+    "verdict",
     "load",
 )
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""

@@ -20,20 +20,25 @@ globs (`fnmatch`, where `*` also crosses `/`), and a rule with none of them cove
 - `host` is matched against the URL's host name, lowercased; `*.python.org` does not cover `python.org`.
 
 Deny beats ask, and ask beats allow. Without a matching rule, read-only tools are allowed and the
-others ask. A shell command is allowed only if every one of its commands is, substitutions included,
-and only if its meaning is pinned down by its text (see `shellsplit`: `${x@P}`, `$((x))`, `eval`,
-`bash -c`, `$'...'` and the like never count as allowed). The commands that `eval`, `sh -c`, `trap`,
-`xargs` and `find -exec` run are judged like the others. A line that may run commands nowhere in its
-text (`$X x`, `eval "$x"`, `... | sh`, `source f`, a line that cannot be read) is denied when any deny rule
-exists, because that rule could match what it runs.
+others ask. A shell command is allowed only if every one of its commands is, substitutions included.
+The commands that `eval`, `sh -c`, `trap`, `xargs`, `find -exec` and such run are judged like the others.
+
+A shell line whose meaning its text does not pin down is *hidden* (see `shellsplit` for the list:
+`${x@P}`, `$((x))`, `eval`, `bash -c`, `$'...'`, `PS4=...`, `hash -p`, a function definition,
+`flock -c`, `git -c`, `python -c`, a wrapper option Meowgent does not know, a line that cannot be read,
+...). A hidden line fails closed: it is denied while any deny rule exists, because that rule could
+match what it runs; no allow rule and no chat scope covers it, not even one naming the exact line;
+otherwise it asks, and its risk notes say Meowgent can't tell everything it runs.
 
 Deny and ask rules are tried against every reading of a call, so they cannot be dodged: a command
 also as its plain command (quotes removed, `FOO=1` and redirections dropped, `/bin/rm` as `rm`, and
-again after `sudo`, `env` and such), and the whole line; a path both as written (normalized) and
-with symbolic links followed. A `list_files` or `search_files` call over a folder that holds what
-such a rule names asks. Allow rules see only the strict reading: a command as written, a path with
-links followed. A `*` in an allow pattern never stands for an output redirection: to allow
-`make > build.log`, write the `>` in the pattern.
+again after `sudo`, `env` and such, read by their own option tables), and the whole line; a path both
+as written (normalized) and with symbolic links followed. A `list_files` or `search_files` call over a
+folder that holds what such a rule names asks. Allow rules see only the strict reading: a command as
+written, a path with links followed. A `*` in an allow pattern never stands for writing a file: to
+allow `make > build.log`, write the `>` in the pattern; to allow `sort -o sorted.txt in.txt` or
+`git log --output=log.txt`, spell the option (`sort -o *`, `git log --output=*`). The write options
+are in `shellprograms` (`curl -o`, `wget -O`, `find -fprint` and `-delete`, `sed -i`, `tee`, ...).
 
 Path rules judge the file tools only: `cat secrets/key.pem` in the shell is judged by command rules.
 
@@ -56,6 +61,7 @@ from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
+from meowgent.shellprograms import Write, read_program
 from meowgent.shellsplit import SimpleCommand, Word, invocations, parse_segment, program_name, split_command
 from meowgent.tools import ExternalTool, ToolError, get_tool, registry
 from meowgent.tools.workspace import Workspace
@@ -92,6 +98,8 @@ ADMIN = "runs with admin rights"
 PERMISSIONS = "changes permissions"
 OVERWRITES = "overwrites an existing file"
 EDITS = "edits a file"
+HIDDEN = "Meowgent can't tell everything this runs"
+"""A sentence of its own, not a "this ..." phrase: the line is hidden (see `shellsplit`)."""
 
 
 class RulesError(Exception):
@@ -132,8 +140,9 @@ class Scope:
 
     Each tool is scoped by what it acts on, so the words on the button are all it allows:
     - run_shell takes exactly one of `command` (this exact command line) or `prefix` (commands starting
-      with these words: every command of the line must start with them and the line must be pinned down,
-      so prefix `git status` covers neither `git status && rm -rf x` nor `git status ${x@P}`);
+      with these words: every command of the line must start with them, so prefix `git status` does not
+      cover `git status && rm -rf x`); neither covers a hidden line (see `shellsplit`), such as
+      `git status ${x@P}` or `git -c alias.x='!rm x' x`, even written exactly as it was allowed;
     - write_file and edit_file take `path`, a pattern over workspace paths as in rules (`*` also crosses
       `/`, `dir/**` covers the folder and all under it), matched against the path with links followed;
     - web_fetch takes `host`, a host name (or a pattern such as `*.python.org`), lowercased;
@@ -177,7 +186,7 @@ class Scope:
         if not isinstance(argument, str):
             return False
         if self.command is not None:
-            return argument.strip() == self.command.strip()
+            return argument.strip() == self.command.strip() and not split_command(argument).hidden
         if self.prefix is not None:
             return _all_start_with(argument, _prefix_words(self.prefix))
         if self.path is not None:
@@ -231,11 +240,13 @@ class ScopeOffer:
 
 
 def scope_offer(call: ToolCall, workspace: Path) -> ScopeOffer | None:
-    """The chat scope that fits the call (this command, this file, this host); None if its arguments cannot tell."""
+    """The chat scope that fits the call (this command, this file, this host); None if its arguments cannot tell,
+    or if no scope could ever cover it (a hidden shell line)."""
     kinds = _SCOPED_BY.get(call.name, ())
     try:
         if "command" in kinds:
-            return ScopeOffer(Scope(call.name, command=str(call.arguments["command"])), "prefix")
+            command = str(call.arguments["command"])  # a hidden line can't be allowed for the chat: no offer
+            return None if split_command(command).hidden else ScopeOffer(Scope(call.name, command=command), "prefix")
         if "path" in kinds:
             folder = Workspace(workspace)
             path = folder.relative(folder.resolve(str(call.arguments["path"])))
@@ -515,13 +526,14 @@ def _judge_command(command: str, rules: Sequence[Rule]) -> tuple[Decision, str]:
     denied = next((verdict for verdict in judged if verdict[0] == "deny"), None)
     if denied:
         return denied
-    # What the line runs unseen could be anything, so any deny rule could match it.
-    unseen = next((rule for rule in rules if rule.action == "deny"), None) if split.hidden else None
-    if unseen is not None:
-        unknown = f"it may run commands only known when it runs ({split.problem})"
-        return "deny", f"{unknown}, and the rule {unseen} could match them"
-    if not split.complete:
-        return "ask", f"the command could not be read safely: {split.problem}"
+    if split.hidden:  # it may run anything, so any deny rule could match it, and no allow rule covers it
+        unseen = next((rule for rule in rules if rule.action == "deny"), None)
+        if unseen is not None:
+            return (
+                "deny",
+                f"Meowgent can't tell everything it runs ({split.problem}), and the rule {unseen} could match",
+            )
+        return "ask", f"Meowgent can't tell everything it runs: {split.problem}"
     asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
     if asked:
         return asked
@@ -549,17 +561,44 @@ def _loose_matches(views: tuple[str, ...], rules: Sequence[Rule]) -> Iterator[tu
 
 
 def _allows(pattern: str | None, segment: str) -> bool:
-    """The strict reading: the segment as written, where `*` never covers a redirection that writes a file."""
+    """The strict reading: the segment as written, where `*` never covers writing a file.
+
+    A redirection that writes is covered only by a pattern that writes a `>`; a write option (`git log
+    --output=FILE`, `sort -o`, `tee`, `sed -i`) only by a pattern that spells that option at the start of
+    one of its words, as `sort -o sorted.txt *` does.
+    """
     if pattern is None:
         return True
-    return fnmatchcase(segment, pattern) and (">" in pattern or not _writes(segment))
+    if not fnmatchcase(segment, pattern):
+        return False
+    needed = _write_spellings(segment)
+    return needed is not None and all(_spells(pattern, spelling) for spelling in needed)
 
 
-def _writes(segment: str) -> bool:
+def _write_spellings(segment: str) -> list[str] | None:
+    """What a pattern must spell to cover the files `segment` writes; None if it cannot be read."""
     try:
-        return any(redirect.writes for redirect in parse_segment(segment).redirects)
+        parsed = parse_segment(segment)
     except ValueError:
-        return True  # unreadable counts as writing: the stricter answer
+        return None
+    spellings = [">" for redirect in parsed.redirects if redirect.writes]
+    return spellings + [write.spelling for write in _writes(parsed)]
+
+
+def _writes(parsed: SimpleCommand) -> Iterator[Write]:
+    """The files each command of the segment writes through its options or operands (wrappers included)."""
+    for invocation in invocations(parsed.words):
+        program = program_name(invocation[0])
+        if program is not None:
+            yield from read_program(program, invocation[1:]).writes
+
+
+def _spells(pattern: str, spelling: str) -> bool:
+    """Whether the pattern writes `spelling` at the start of one of its words (`>` anywhere, as before)."""
+    if spelling == ">":
+        return ">" in pattern
+    starts = [0, *(index + 1 for index, char in enumerate(pattern) if char.isspace())]
+    return any(pattern.startswith(spelling, start) for start in starts)
 
 
 def _views(segment: str) -> tuple[str, ...]:
@@ -585,9 +624,9 @@ def _prefix_words(prefix: str) -> list[str]:
 
 
 def _all_start_with(command: str, wanted: list[str]) -> bool:
-    """Whether every command of a pinned-down line starts with the words `wanted`."""
+    """Whether every command of a line that is not hidden starts with the words `wanted`."""
     split = split_command(command)
-    return split.complete and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
+    return not split.hidden and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
 
 
 def _starts_with(segment: str, wanted: list[str]) -> bool:
@@ -595,7 +634,7 @@ def _starts_with(segment: str, wanted: list[str]) -> bool:
         parsed = parse_segment(segment)
     except ValueError:
         return False
-    writes = any(redirect.writes for redirect in parsed.redirects)
+    writes = any(redirect.writes for redirect in parsed.redirects) or any(_writes(parsed))
     return not writes and _texts(parsed)[: len(wanted)] == wanted
 
 
@@ -617,13 +656,13 @@ _SUBCOMMAND_RISKS: dict[str, dict[str, str]] = {
     "git": {"clean": DELETES, **dict.fromkeys(("push", "pull", "clone", "fetch"), NETWORK)},
     **dict.fromkeys(("pip", "pip3", "npm", "pnpm", "yarn"), _INSTALLS),
 }
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _OPTIONS_WITH_VALUE = frozenset({"-C", "-c"})  # git's: `git -C repo push` still pushes
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 
 
 def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
-    for segment in split_command(command).segments:
+    split = split_command(command)
+    for segment in split.segments:
         try:
             parsed = parse_segment(segment)
         except ValueError:
@@ -635,6 +674,19 @@ def _shell_risks(command: str, workspace: Path) -> Iterator[str]:
             truncates = redirect.operator.lstrip("0123456789") in _TRUNCATING and redirect.writes
             if truncates and _is_existing_file(redirect.target.literal, workspace, expand_user=True):
                 yield OVERWRITES
+        for write in _writes(parsed):
+            yield from _write_risks(write, workspace)
+    if split.hidden:
+        yield HIDDEN
+
+
+def _write_risks(write: Write, workspace: Path) -> Iterator[str]:
+    if write.how == "deletes":
+        yield DELETES
+    elif write.how == "edits":
+        yield EDITS
+    elif write.how == "replaces" and _is_existing_file(write.target and write.target.literal, workspace):
+        yield OVERWRITES
 
 
 def _program_risks(program: str, arguments: list[str]) -> Iterator[str]:
@@ -642,9 +694,6 @@ def _program_risks(program: str, arguments: list[str]) -> Iterator[str]:
         program, arguments = arguments[1], arguments[2:]  # `python -m pip install` is pip
     if program in _PROGRAM_RISKS:
         yield _PROGRAM_RISKS[program]
-    runs = {arguments[i + 1].rpartition("/")[2] for i, a in enumerate(arguments[:-1]) if a in _FIND_RUNS}
-    if program == "find" and ("-delete" in arguments or runs & _DELETERS):
-        yield DELETES
     risk = _SUBCOMMAND_RISKS.get(program, {}).get(_subcommand(arguments) or "")
     if risk:
         yield risk

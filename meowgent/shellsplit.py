@@ -8,37 +8,60 @@ Segments come in the order bash starts them: a substitution before the command t
 
 Quoting follows bash: single quotes are literal; double quotes still run `$( ... )` and backquotes; a
 backslash escapes one character; `#` starts a comment only at the start of a word. Keywords that open
-or close a block (`if`, `then`, `do`, `done`, `{`, `}`, `!`, ...) are dropped from the start of a
-segment, so `if true; then rm x; fi` gives `true` and `rm x`.
+or close a block (`if`, `then`, `do`, `done`, `{`, `}`, `!`, `time -p`, ...) are dropped from the start
+of a segment, so `if true; then rm x; fi` gives `true` and `rm x`.
 
-What this parser cannot read with confidence makes the result incomplete instead of guessing:
-unbalanced quotes or brackets, `case` blocks, function definitions, arrays. So does a line whose
-meaning is not pinned down by its text, because bash would run code hidden in a variable's value or
-in a string: expansions with side effects (`${x:=...}`, `${x@P}`, `${!x}`, `${a[i]}`, `${x:1}`),
-arithmetic (`$((x))`, `((x))`, `let`, `[[ x -eq 1 ]]`), array subscripts, `eval`, `bash -c`, `trap`,
-`source`, `$'...'` words. The texts that `eval`, `sh -c`, `trap`, `xargs` and `find -exec` run are
-split too, and their commands become segments, so `eval 'rm x'` gives `eval 'rm x'` and `rm x`.
-A caller must never auto-allow an incomplete result; the segments it does hold were still seen,
-so a deny on one of them still applies. When `hidden` is set, the line may also run commands that
-are nowhere in its text (a command named by a variable, `eval "$x"`, a script, a line that could not be read):
-a deny rule could match those, so a careful caller denies what its deny rules might cover.
+**Hidden.** A line whose meaning its text does not pin down is *hidden*: `SplitResult.problems` says
+why, as `Problem`s (a kind code and the snippet). A caller must treat a hidden line as possibly running
+anything: never allowed by a rule or a chat scope, and denied while any deny rule exists, since that
+rule could match what it runs. The segments it does hold were still seen, so a deny on one of them
+applies as usual. A line is hidden when, at least:
+- it cannot be read with confidence: unbalanced quotes or brackets, `case` blocks, arrays, nesting too
+  deep, here-documents whose body is ambiguous;
+- bash evaluates a value as code: `${x:=...}`, `${x@P}`, `${!x}`, `${a[i]}`, `${x:1}`, arithmetic
+  (`$((x))`, `((x))`, `let`, `[[ x -eq 1 ]]`), array subscripts, `declare -i`/`-n`, `$'...'` words;
+- it runs a text as a command line, now or later: `eval`, `bash -c`, `trap`, and the programs that
+  do it (`flock -c`, `su -c`, `ssh host cmd`, `watch`, ...); a literal text is also split, so its
+  commands are segments (`eval 'rm x'` gives `eval 'rm x'` and `rm x`);
+- it sets a variable bash or a program runs, or that picks the program a name runs: `PS4`,
+  `PROMPT_COMMAND`, `BASH_ENV`, `PATH`, `LD_PRELOAD`, `GIT_SSH_COMMAND`, `PAGER`, ... (see
+  `shellprograms.runs_value`), as `NAME=x cmd`, `NAME=x`, `export`/`declare`/`local`/`readonly`, `read`,
+  `printf -v`, `for NAME`, or `env NAME=x`; or a callback bash runs: `mapfile -C`, `compgen -C`/`-F`,
+  `complete -C`/`-F`, `bind -x`, `fc`;
+- it changes what a name runs: `hash -p`, `alias`, `enable`, a function definition (any form);
+- a command is only known when it runs (`$X x`), or it runs a file or its input (`source f`, `bash f`,
+  `curl x | sh`);
+- a program's own options run code or hide what runs (see `shellprograms`): a wrapper with an option its
+  table does not know, `git -c`, `tar --to-command`, `python -c`, `sed 's/x/y/e'`, and so on.
+Running a script file (`python x.py`, `make`, `pytest`) is not hidden: the file is not on the card
+either way, and what holds there is the OS sandbox, not this reading.
+
+The texts that `eval`, `sh -c`, `trap`, `xargs` and `find -exec` run are split too, and their commands
+become segments. Parsing is linear in the length of the line: no regex backtracks over it, arithmetic
+that turns out to be a subshell is read again only once, and nesting (wrappers inside wrappers, `eval`
+inside `eval`) is capped.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
+
+from meowgent.shelloptions import Options, parse_options
+from meowgent.shellprograms import read_program, runs_value, variable_name
+from meowgent.shellwords import Problem, Word, literal, short
 
 __all__ = [
-    "WRAPPERS",
+    "Problem",
     "Redirect",
     "SimpleCommand",
     "SplitResult",
     "Word",
     "command_word",
+    "forget_readings",
     "invocations",
     "parse_segment",
     "program_name",
@@ -48,27 +71,25 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class SplitResult:
-    """The simple commands of a command line; `complete` is False when part of it could not be read."""
+    """The simple commands of a command line, and why its meaning is not pinned down (none: it is)."""
 
     segments: tuple[str, ...]
-    complete: bool = True
-    problem: str = ""
-    """Why the command is incomplete, as a sentence fragment for a person; empty when complete."""
-    hidden: bool = False
-    """Whether it may run commands that are not among the segments, which only running it would show."""
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def hidden(self) -> bool:
+        """Whether the line may run code that its segments do not show; see the module docstring."""
+        return bool(self.problems)
+
+    @property
+    def problem(self) -> str:
+        """The first few problems as an English sentence fragment, for the verdict's reason; empty if none."""
+        shown = "; ".join(map(str, self.problems[:_SHOWN_PROBLEMS]))
+        more = len(self.problems) - _SHOWN_PROBLEMS
+        return f"{shown}; and {more} more" if more > 0 else shown
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One word of a segment: `text` as written, `literal` its value after quote removal.
-
-    `literal` is None when only running the command would tell the value: it holds an expansion
-    (`$x`, a substitution placeholder) or an unquoted glob or brace pattern.
-    """
-
-    text: str
-    literal: str | None
-
+_SHOWN_PROBLEMS = 3
 
 _WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -100,23 +121,36 @@ class SimpleCommand:
     redirects: tuple[Redirect, ...]
 
 
+@functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all
 def split_command(command: str) -> SplitResult:
     """The simple commands in `command`, substitutions included; see the module docstring for the rules."""
     segments: list[str] = []
-    findings = _Findings()
+    findings = _Findings(budget=len(command) + _NESTED_BUDGET)
     try:
         _Parser(command, segments, findings).parse_list(closer="")
     except _Unparsable as exc:
-        findings.note(str(exc), hidden=True)
+        findings.add(exc.problem)
     except RecursionError:
-        findings.note("it is nested too deeply to read", hidden=True)
-    if not findings.problems:
-        return SplitResult(tuple(segments))
-    return SplitResult(tuple(segments), complete=False, problem="; ".join(findings.problems), hidden=findings.hidden)
+        findings.note("too_deep", short(command))
+    return SplitResult(tuple(segments), tuple(findings.problems))
 
 
 def parse_segment(segment: str) -> SimpleCommand:
     """Take one segment (as `split_command` gives it) apart; ValueError if it is not one simple command."""
+    # Each segment of a call is taken apart for its verdict, its risk notes and its scopes: remember the
+    # short ones (a long one holds many words, and is rare).
+    return _parse_short_segment(segment) if len(segment) <= _REMEMBERED else _parse_segment(segment)
+
+
+_REMEMBERED = 4096
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_short_segment(segment: str) -> SimpleCommand:
+    return _parse_segment(segment)
+
+
+def _parse_segment(segment: str) -> SimpleCommand:
     parser = _Parser(segment, [])
     tokens: list[str | _Redirection] = []
     try:
@@ -125,7 +159,7 @@ def parse_segment(segment: str) -> SimpleCommand:
                 raise ValueError(f"{segment!r} is more than one simple command (it has {token.text!r})")
             tokens.append(token)
     except _Unparsable as exc:
-        raise ValueError(f"{segment!r} cannot be read: {exc}") from None
+        raise ValueError(f"{segment!r} cannot be read: {exc.problem}") from None
     return _simple_command(tokens)
 
 
@@ -135,11 +169,11 @@ def _simple_command(tokens: Sequence[str | _Redirection]) -> SimpleCommand:
     redirects: list[Redirect] = []
     for token in tokens:
         if isinstance(token, _Redirection):
-            redirects.append(Redirect(token.operator, _word(token.target)))
+            redirects.append(Redirect(token.operator, Word.of(token.target)))
         elif not words and _ASSIGNMENT.match(token):
-            assignments.append(_word(token))
+            assignments.append(Word.of(token))
         else:
-            words.append(_word(token))
+            words.append(Word.of(token))
     return SimpleCommand(tuple(assignments), tuple(words), tuple(redirects))
 
 
@@ -152,38 +186,32 @@ def command_word(segment: str) -> str | None:
     return words[0].literal if words else None
 
 
-# Commands that run the command after their options: `sudo rm x` runs `rm x`.
-WRAPPERS = frozenset(
-    {"sudo", "doas", "env", "command", "builtin", "exec", "nohup", "time"}  # run it as given (`/usr/bin/time`)
-    | {"nice", "ionice", "setsid", "stdbuf", "timeout", "xargs"}  # run it with a limit or a setting
-)
-# The wrappers' options that take the next word as their value: `sudo -u bob rm x` runs `rm x`.
-_WRAPPER_VALUES = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U"}),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "--unset", "--chdir"}),
-    "exec": frozenset({"-a"}),
-    "nice": frozenset({"-n"}),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "xargs": frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter"}),
-}
-# What a wrapper may take before the command: options, `NAME=value` (env), a duration (timeout).
-_WRAPPER_ARGUMENT = re.compile(r"-.*|[A-Za-z_][A-Za-z0-9_]*=.*|\d+(\.\d+)?[smhd]?", re.DOTALL)
+def forget_readings() -> None:
+    """Drop the remembered readings of recent lines and segments, so the next reading is a first one (benchmarks)."""
+    split_command.cache_clear()
+    _parse_short_segment.cache_clear()
+
+
+_MAX_NESTED = 8
+"""Wrappers inside wrappers, or texts run inside texts, read before the line counts as too deep to read."""
+_NESTED_BUDGET = 4096
+"""Characters that texts and commands handed on may add to the line's length in reading (see `_Findings.spend`)."""
 
 
 def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
-    """The command with its arguments, then again the command each wrapper runs (`sudo env rm x`: three)."""
-    while words:
+    """The command with its arguments, then again the command each wrapper runs (`sudo env rm x`: three).
+
+    The wrappers' own option tables (`shellprograms`) say where their command starts: `env -iu HOME rm x`
+    runs `rm x`. Past `_MAX_NESTED` wrappers it stops; the splitter marks such a line hidden.
+    """
+    for _ in range(_MAX_NESTED):
+        if not words:
+            return
         yield words
         program = program_name(words[0])
-        if program not in WRAPPERS:
+        if program is None:
             return
-        takes_value = _WRAPPER_VALUES.get(program, frozenset())
-        words = words[1:]
-        while words and _WRAPPER_ARGUMENT.fullmatch(words[0].literal or words[0].text):
-            words = words[2:] if words[0].literal in takes_value else words[1:]
+        words = read_program(program, words[1:]).command
 
 
 def program_name(word: Word) -> str | None:
@@ -201,33 +229,55 @@ _METACHARACTERS = frozenset(" \t\n|&;()<>")
 _SEPARATORS = (";;&", "&&", "||", ";;", ";&", "|&", ";", "|", "&", "\n")
 _REDIRECTIONS = ("&>>", "<<<", "<<-", "&>", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">")
 _OPERATORS = tuple(sorted(_SEPARATORS + _REDIRECTIONS, key=len, reverse=True))
+_OPERATOR_STARTS = frozenset(operator[0] for operator in _OPERATORS)
+# Characters that need no attention inside a word: one character class, so matching a run never backtracks.
+_PLAIN_RUN = re.compile(r"[^ \t\n|&;()<>\\'\"$`]+")
 _HEREDOCS = frozenset({"<<", "<<-"})
 
 # Reserved words that only open, continue or close a block: the command after them is what runs.
 _SKIPPED_KEYWORDS = frozenset({"!", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "time"})
 # Reserved words whose grammar this parser does not follow; guessing there could hide a command.
-_UNREAD_KEYWORDS = frozenset({"case", "esac", "select", "function", "coproc"})
+_UNREAD_KEYWORDS = frozenset({"case", "esac", "select", "coproc"})
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _COMMAND_PLACEHOLDER = "$(...)"
 
 
 class _Unparsable(Exception):
-    """The command cannot be read with confidence; the message says why."""
+    """The command cannot be read with confidence; `problem` says why."""
+
+    def __init__(self, kind: str, snippet: str) -> None:
+        super().__init__(kind, snippet)
+        self.problem = Problem(kind, short(snippet))
 
 
 class _Findings:
-    """What makes a line's meaning not pinned down by its text, gathered while it is parsed."""
+    """What makes a line's meaning not pinned down by its text, gathered while it is parsed (each once)."""
 
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-        self.hidden = False
+    def __init__(self, *, budget: int = 0) -> None:
+        self._problems: dict[Problem, None] = {}
+        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
 
-    def note(self, problem: str, *, hidden: bool = False) -> None:
-        """Record a problem; `hidden` when the line may run commands that are nowhere among its segments."""
-        if problem not in self.problems:
-            self.problems.append(problem)
-        self.hidden |= hidden
+    @property
+    def problems(self) -> list[Problem]:
+        return list(self._problems)
+
+    def note(self, kind: str, snippet: str) -> None:
+        self.add(Problem(kind, short(snippet)))
+
+    def add(self, problem: Problem) -> None:
+        self._problems[problem] = None
+
+    def spend(self, text: str) -> bool:
+        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
+
+        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
+        (the line's length and a little more) keeps the whole reading linear in the line's length.
+        """
+        self.budget -= len(text)
+        if self.budget < 0:
+            self.note("too_many", text)
+        return self.budget >= 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,49 +299,63 @@ class _Redirection:
 class _Parser:
     """Recursive descent over the text; every simple command it finishes is appended to `segments`."""
 
-    def __init__(self, text: str, segments: list[str], findings: _Findings | None = None) -> None:
+    def __init__(self, text: str, segments: list[str], findings: _Findings | None = None, *, depth: int = 0) -> None:
         self.text = text
         self.pos = 0
         self.segments = segments
         self.findings = findings or _Findings()
+        self.depth = depth  # texts run inside texts, and commands handed on inside commands, around this one
         self.heredocs: list[tuple[str, bool]] = []  # (delimiter as written, strip tabs), bodies not read yet
+        self.outer_heredocs = 0  # how many of `heredocs` belong to the lines around the substitution being read
+        # `$((` read once per start: a `$((` that turns out to be `$( (`, read again, would read again
+        # every `$((` inside it, which doubles the work with each level.
+        self.arithmetic: dict[tuple[int, bool], tuple[int, str, tuple[str, ...]] | _Unparsable] = {}
 
     def parse_list(self, closer: str) -> None:
         """Read commands up to `closer` (`)` ends a substitution) or, when it is empty, to the end of the text."""
         words: list[str | _Redirection] = []
         opened: list[str] = []  # the `(` and `{` still open inside this list
+        after_time = False  # bash's `time` keyword takes `-p`
+        outer, self.outer_heredocs = self.outer_heredocs, len(self.heredocs) if closer else self.outer_heredocs
         try:
             while (token := self.next_token()) is not None:
                 if isinstance(token, _Redirection):
                     words.append(token)
                 elif isinstance(token, _Operator):
+                    after_time = False
                     if token.text == "(" and words:
-                        raise _Unparsable("a '(' inside a command (a function definition or an array) is not split")
+                        raise _Unparsable("defines", f"{words[-1]}(")
                     if token.text == "(" and self.text.startswith("(", self.pos):
-                        self.findings.note(_ARITHMETIC)  # `((x))`: x's value is evaluated
+                        self.findings.note("arithmetic", self.text[self.pos - 1 : self.pos + 20])  # `((x))`
                     self._flush(words)
                     if token.text == "(":
                         opened.append("(")
                     elif token.text == ")" and not opened and closer == ")":
+                        if len(self.heredocs) > self.outer_heredocs:
+                            raise _Unparsable("heredoc", "<< inside $(...)")  # its body would come after the `)`
                         return
                     elif token.text == ")":
                         _close(opened, "(")
                 elif words:
                     words.append(token)
-                else:
+                elif not (after_time and token in ("-p", "--")):
+                    after_time = token == "time"
                     self._command_start(token, words, opened)
             if closer:
-                raise _Unparsable(f"a '$(' or '<(' is never closed with {closer!r}")
+                raise _Unparsable("unclosed", "$(")
             if opened:
-                raise _Unparsable(f"a {opened[-1]!r} is never closed")
+                raise _Unparsable("unclosed", opened[-1])
         finally:  # also on error: the words read so far are still worth judging
+            self.outer_heredocs = outer
             self._flush(words)
 
     def _command_start(self, word: str, words: list[str | _Redirection], opened: list[str]) -> None:
         if word in _SKIPPED_KEYWORDS:
             return
         if word in _UNREAD_KEYWORDS:
-            raise _Unparsable(f"'{word}' blocks are not split into commands")
+            raise _Unparsable("block", word)
+        if word == "function":
+            raise _Unparsable("defines", word)
         if word == "{":
             opened.append("{")
         elif word == "}":
@@ -305,61 +369,99 @@ class _Parser:
             self._inspect(_simple_command(words))
             words.clear()
 
-    def _add(self, segment: str) -> None:
-        """A segment found inside another (what `xargs` or `find -exec` runs), as text."""
+    def _add(self, words: Sequence[Word], tail: str = "") -> None:
+        """A command found inside another (what `xargs` or `find -exec` runs), as a segment of its own."""
+        segment = " ".join(word.text for word in words) + tail
         self.segments.append(segment)
-        with contextlib.suppress(ValueError):  # its own parse already reported the problem
-            self._inspect(parse_segment(segment))
+        if self.depth >= _MAX_NESTED:
+            self.findings.note("too_many", segment)
+            return
+        if not self.findings.spend(segment):
+            return
+        self.depth += 1
+        try:
+            with contextlib.suppress(ValueError):  # its own parse already reported the problem
+                self._inspect(parse_segment(segment))
+        finally:
+            self.depth -= 1
 
     # ---- what a finished segment runs besides itself ----
 
     def _inspect(self, parsed: SimpleCommand) -> None:
-        """Note what in a segment runs code its words do not show, and split the texts it hands to a shell."""
-        if any(_SUBSCRIPTED.match(word.text) for word in parsed.assignments):
-            self.findings.note(_SUBSCRIPT)
-        for words in invocations(parsed.words):
-            if self._inspect_command(words[0], words[1:]):
+        """Note what in a segment leaves its meaning open, and split the texts and commands it hands on."""
+        for word in parsed.assignments:
+            self._assignment(word)
+        words: Sequence[Word] = parsed.words
+        for _ in range(_MAX_NESTED):
+            if not words:
                 return
+            program = program_name(words[0])
+            if program is None:
+                self.findings.note("unknown_command", words[0].text)
+                return
+            if self._bash(program, words[1:]):
+                return
+            reading = read_program(program, words[1:])
+            for problem in reading.problems:
+                self.findings.add(problem)
+            for who, text in reading.texts:
+                self._run_text(text, who)
+            for started in reading.started:
+                self._add(started)
+            if reading.adds_input and reading.command:  # xargs: the command gets more words from the input
+                self._add(reading.command, " ...")
+                return
+            words = reading.command
+        self.findings.note("too_many", " ".join(word.text for word in parsed.words))
 
-    def _inspect_command(self, command: Word, arguments: Sequence[Word]) -> bool:
-        """Check one command; True when what it runs was handed on as a segment of its own."""
-        program = program_name(command)
-        if program is None:
-            self.findings.note(f"the command {_short(command.text)} is only known when it runs", hidden=True)
-            return True
-        texts = [argument.literal or argument.text for argument in arguments]
+    def _assignment(self, word: Word) -> None:
+        if _SUBSCRIPTED.match(word.text):
+            self.findings.note("subscript", word.text)
+        name = variable_name(word)
+        if name is None or runs_value(name):
+            self.findings.note("variable", word.text)
+
+    def _bash(self, program: str, arguments: Sequence[Word]) -> bool:
+        """Check a bash builtin (or a shell); True when nothing more is to be read from the segment."""
+        texts = [argument.value for argument in arguments]
+        snippet = " ".join([program, *texts])
         if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
-            self.findings.note(_ARITHMETIC)
+            self.findings.note("arithmetic", snippet)
         if program in _NAMES_VARIABLES and any(_SUBSCRIPTED.match(text) for text in texts):
-            self.findings.note(_SUBSCRIPT)
-        if program in _DECLARES and any(re.fullmatch(r"[-+][a-zA-Z]*[in][a-zA-Z]*", text) for text in texts):
-            self.findings.note(f"`{program} -i` or `-n` evaluates values as arithmetic or names")
+            self.findings.note("subscript", snippet)
+        if program in _DECLARES and any(_evaluates(text) for text in texts):
+            self.findings.note("evaluates", snippet)
+        for name in _assigned_names(program, arguments):
+            if name is None or runs_value(name):
+                self.findings.note("variable", snippet)
+        kind = _builtin_kind(program, arguments)
+        if kind is not None:
+            self.findings.note(kind, snippet)
         if program == "eval":
-            self._run_text(arguments, "eval runs its arguments as a new command line")
+            self.findings.note("runs_text", "eval")
+            self._run_text(arguments, "eval")
         elif program == "trap":
-            action = [word for word in arguments if not (word.literal or "").startswith("-")][:1]
-            self._run_text(action, "trap runs its text later as a command line")
+            self._trap(arguments)
         elif program in _SHELLS:
             self._shell(program, arguments)
         elif program in ("source", "."):
-            self.findings.note(f"{program} runs the commands in a file", hidden=True)
-        elif program == "env" and any(text.startswith(("-S", "--split-string")) for text in texts):
-            self.findings.note("env -S splits a text into a command", hidden=True)
-        elif program == "xargs":
-            handed = _after_options(arguments, "xargs")
-            if handed:  # it adds arguments read from its input, shown as `...`
-                self._add(" ".join(word.text for word in handed) + " ...")
-            return True
-        elif program == "find":
-            for executed in _find_executes(arguments):
-                self._add(" ".join(word.text for word in executed))
-        return False
+            self.findings.note("runs_file", snippet)
+        else:
+            return False
+        return True
+
+    def _trap(self, arguments: Sequence[Word]) -> None:
+        """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
+        action = [word for word in arguments if not word.value.startswith("-")][:1]
+        if action and action[0].value not in ("", "-"):
+            self.findings.note("runs_later", "trap " + action[0].text)
+            self._run_text(action, "trap")
 
     def _shell(self, program: str, arguments: Sequence[Word]) -> None:
         """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
         has_c, skip = False, False
         for index, word in enumerate(arguments):
-            text = word.literal or word.text
+            text = word.value
             if skip:
                 skip = False
             elif text in ("-o", "+o", "-O", "+O"):
@@ -367,26 +469,33 @@ class _Parser:
             elif text.startswith(("-", "+")) and text not in ("-", "--"):
                 has_c |= not text.startswith("--") and "c" in text
             elif has_c:
-                self._run_text(arguments[index : index + 1], f"{program} -c runs its text as a new command line")
+                self.findings.note("runs_text", f"{program} -c")
+                self._run_text(arguments[index : index + 1], f"{program} -c")
                 return
             else:  # a script: shell commands a deny rule cannot see
-                self.findings.note(f"{program} runs the commands in a file", hidden=True)
+                self.findings.note("runs_file", f"{program} {text}")
                 return
         # `printf 'rm x' | sh`: the commands come from another program's output.
-        self.findings.note(f"{program} runs the commands it reads from its input", hidden=True)
+        self.findings.note("runs_input", program)
 
-    def _run_text(self, words: Sequence[Word], why: str) -> None:
+    def _run_text(self, words: Sequence[Word], who: str) -> None:
         """Split a text a command runs as a command line (eval joins its arguments with spaces)."""
-        self.findings.note(why)
         if not words:
             return
         if any(word.literal is None for word in words):
-            self.findings.note(f"{why}, and that text is only known when it runs", hidden=True)
+            self.findings.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
             return
+        if self.depth >= _MAX_NESTED:
+            self.findings.note("too_many", who)
+            return
+        text = " ".join(word.value for word in words)
+        if not self.findings.spend(text):
+            return
+        nested = _Parser(text, self.segments, self.findings, depth=self.depth + 1)
         try:
-            _Parser(" ".join(word.literal or "" for word in words), self.segments, self.findings).parse_list(closer="")
+            nested.parse_list(closer="")
         except _Unparsable as exc:
-            self.findings.note(f"{why}, and that text cannot be read: {exc}", hidden=True)
+            self.findings.add(exc.problem)
 
     # ---- tokens ----
 
@@ -403,6 +512,8 @@ class _Parser:
             return _Operator(self.text[self.pos - 1])
         operator = self._operator()
         if operator == "\n" and self.heredocs:
+            if self.outer_heredocs:  # whether the body belongs inside the substitution or after it is unclear
+                raise _Unparsable("heredoc", "<< before $(...) with a new line inside")
             self._read_heredocs()
         if operator in _REDIRECTIONS:
             return self._redirection(operator)
@@ -414,6 +525,8 @@ class _Parser:
         return word
 
     def _operator(self) -> str:
+        if self.pos >= len(self.text) or self.text[self.pos] not in _OPERATOR_STARTS:
+            return ""
         if self._at_process_substitution():
             return ""
         for operator in _OPERATORS:
@@ -427,7 +540,7 @@ class _Parser:
         if self.pos >= len(self.text) or (
             self.text[self.pos] in _METACHARACTERS and not self._at_process_substitution()
         ):
-            raise _Unparsable(f"the redirection {operator!r} has no target")
+            raise _Unparsable("no_target", operator)
         target = self._word()
         if operator.lstrip("0123456789") in _HEREDOCS:
             self.heredocs.append((target, operator.endswith("-")))
@@ -437,9 +550,9 @@ class _Parser:
         """The bodies of the here-documents of the line just ended; unquoted ones expand like "...", so they can run."""
         pending, self.heredocs = self.heredocs, []
         for written, strip_tabs in pending:
-            delimiter = _literal(written)
+            delimiter = literal(written)
             if delimiter is None:
-                raise _Unparsable(f"the here-document delimiter {written} is not a plain word")
+                raise _Unparsable("heredoc", f"<< {written}")
             start, end = self.pos, self.pos
             while end < len(self.text):
                 line_end = self.text.find("\n", end)
@@ -450,7 +563,7 @@ class _Parser:
                 end = line_end + 1
             self.pos = min(self.text.find("\n", end) + 1 or len(self.text), len(self.text))
             if not any(quote in written for quote in "'\"\\"):  # a quoted delimiter keeps the body literal
-                _Parser(self.text[start:end], self.segments, self.findings).expand_text()
+                _Parser(self.text[start:end], self.segments, self.findings, depth=self.depth).expand_text()
 
     def expand_text(self) -> None:
         """Parse the substitutions in text that expands like a double-quoted string, but with no quotes to end."""
@@ -498,9 +611,11 @@ class _Parser:
                 pieces.append(self._dollar(quoted=False))
             elif char == "`":
                 pieces.append(self._backquoted(quoted=False))
-            else:
-                pieces.append(char)
-                self.pos += 1
+            else:  # a run of plain characters, taken at once
+                run = _PLAIN_RUN.match(self.text, self.pos)
+                end = run.end() if run else self.pos + 1
+                pieces.append(self.text[self.pos : end])
+                self.pos = end
         return "".join(pieces)
 
     def _escape(self) -> str:
@@ -511,7 +626,7 @@ class _Parser:
     def _single_quoted(self) -> str:
         end = self.text.find("'", self.pos + 1)
         if end < 0:
-            raise _Unparsable("a single quote (') is never closed")
+            raise _Unparsable("unclosed", "'")
         start, self.pos = self.pos, end + 1
         return self.text[start : self.pos]
 
@@ -521,7 +636,7 @@ class _Parser:
         while self.pos < len(self.text) and self.text[self.pos] != "'":
             self.pos += 2 if self.text[self.pos] == "\\" else 1
         if self.pos >= len(self.text):
-            raise _Unparsable("a $' quote is never closed")
+            raise _Unparsable("unclosed", "$'")
         self.pos += 1
         return self.text[start : self.pos]
 
@@ -543,7 +658,7 @@ class _Parser:
             else:
                 pieces.append(char)
                 self.pos += 1
-        raise _Unparsable('a double quote (") is never closed')
+        raise _Unparsable("unclosed", '"')
 
     def _dollar(self, *, quoted: bool) -> str:
         if self.text.startswith("$((", self.pos):
@@ -558,21 +673,41 @@ class _Parser:
             self._skip_balanced("{", "}")
             expansion = self.text[start : self.pos]
             if not _PLAIN_EXPANSION.fullmatch(expansion):
-                self.findings.note(f"the expansion {_short(expansion)} can run code hidden in a variable's value")
+                self.findings.note("expansion", expansion)
             return expansion
         if self.text.startswith("$[", self.pos):  # the old spelling of $((...))
             start = self.pos
             self.pos += 2
             self._skip_balanced("[", "]")
-            self.findings.note(_ARITHMETIC)
+            self.findings.note("arithmetic", self.text[start : self.pos])
             return self.text[start : self.pos]
         if not quoted and self.text.startswith("$'", self.pos):
-            self.findings.note("a $'...' word spells its text in escapes")
-            return self._ansi_c_quoted()
+            word = self._ansi_c_quoted()
+            self.findings.note("escapes", word)
+            return word
         self.pos += 1
         return "$"
 
     def _arithmetic(self) -> str:
+        """`$(( ... ))`, read once per start and remembered (see `self.arithmetic`)."""
+        key = (self.pos, bool(self.heredocs))
+        remembered = self.arithmetic.get(key)
+        if isinstance(remembered, _Unparsable):
+            raise _Unparsable(remembered.problem.kind, remembered.problem.snippet)
+        if remembered is not None:
+            self.pos, placeholder, segments = remembered
+            self.segments.extend(segments)
+            return placeholder
+        seen = len(self.segments)
+        try:
+            placeholder = self._read_arithmetic()
+        except _Unparsable as exc:
+            self.arithmetic[key] = exc
+            raise
+        self.arithmetic[key] = (self.pos, placeholder, tuple(self.segments[seen:]))
+        return placeholder
+
+    def _read_arithmetic(self) -> str:
         """`$(( ... ))` is arithmetic only if its closing parens are adjacent; else bash reads `$( ( ... ) ... )`."""
         start, seen = self.pos, len(self.segments)
         self.pos += 3
@@ -580,8 +715,8 @@ class _Parser:
             self._skip_balanced("(", ")")
             if self.text.startswith(")", self.pos):
                 self.pos += 1
-                if not _NUMBERS_ONLY.fullmatch(self.text[start + 3 : self.pos - 2]):
-                    self.findings.note(_ARITHMETIC)
+                if not _NUMBERS_ONLY.fullmatch(self.text, start + 3, self.pos - 2):
+                    self.findings.note("arithmetic", self.text[start : self.pos])
                 return "$((...))"
         except _Unparsable:
             pass  # read it as a command substitution instead, which is the stricter reading
@@ -602,7 +737,7 @@ class _Parser:
             elif char == '"':
                 self._double_quoted()
             elif char == "'":
-                raise _Unparsable(f"single quotes inside ${opener}...{closer} are read differently by each shell")
+                raise _Unparsable("quoting", f"' inside ${opener}...{closer}")
             elif char == "$":
                 self._dollar(quoted=True)
             elif char == "`":
@@ -612,7 +747,7 @@ class _Parser:
                 self.pos += 1
                 if depth == 0:
                     return
-        raise _Unparsable(f"a ${opener} is never closed with {closer!r}")
+        raise _Unparsable("unclosed", f"${opener}")
 
     def _process_substitution(self) -> str:
         direction = self.text[self.pos]
@@ -628,29 +763,28 @@ class _Parser:
             char = self.text[self.pos]
             if char == "`":
                 self.pos += 1
-                _Parser("".join(body), self.segments, self.findings).parse_list(closer="")
+                _Parser("".join(body), self.segments, self.findings, depth=self.depth).parse_list(closer="")
                 return _COMMAND_PLACEHOLDER
             following = self.text[self.pos + 1 : self.pos + 2]
             if char == "\\" and following in ("$", "`", "\\"):
                 body.append(following)
                 self.pos += 2
             elif char == "\\" and following == '"' and quoted:
-                raise _Unparsable('\\" inside backquotes inside double quotes is read differently by each shell')
+                raise _Unparsable("quoting", '\\" inside `...` inside "..."')
             elif char == "\\":
                 body.append(char + following)
                 self.pos += 1 + len(following)
             else:
                 body.append(char)
                 self.pos += 1
-        raise _Unparsable("a backquote (`) is never closed")
+        raise _Unparsable("unclosed", "`")
 
 
 # ---- code that hides in values ----
 
-_ARITHMETIC = "arithmetic such as $((x)) or ((x)) can run code hidden in a variable's value"
-_SUBSCRIPT = "an array subscript such as a[x] can run code hidden in a variable's value"
 _NAME = r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[-@*#?$!])"
 # `${x}`, `${#x}`, `${a[@]}` and the operators that only test, cut or replace: none of them evaluates a value.
+# Matched whole (fullmatch): the name alternatives cannot overlap an operator, so this never backtracks far.
 _PLAIN_EXPANSION = re.compile(
     rf"\$\{{(?:#?{_NAME}(?:\[[@*]\])?|{_NAME}(?:\[[@*]\])?(?::?[-+?]|##?|%%?|/[/#%]?|\^\^?|,,?)[^\0]*)\}}", re.DOTALL
 )
@@ -664,122 +798,71 @@ _NAMES_VARIABLES = frozenset(
 )
 _DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+# How the builtins that set variables read their options: their operands are the names they set.
+_READ = Options(flags="ers", values="adinNptu")
+_MAPFILE = Options(flags="t", values="dnOsuCc")
+_COMPLETE = Options(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS")
+_BIND = Options(flags="lpsvPSVX", values="mqufrx")
+# Builtins that set variables: how they read their options, the option naming a variable, and how many
+# of their operands are variable names.
+_SETS_NAMED = {
+    "read": (_READ, "-a", None),
+    "mapfile": (_MAPFILE, "", 1),
+    "readarray": (_MAPFILE, "", 1),
+    "printf": (Options(values="v"), "-v", 0),
+    "wait": (Options(flags="nf", values="p"), "-p", 0),
+}
 
 
-def _after_options(words: Sequence[Word], program: str) -> Sequence[Word]:
-    """The words after a wrapper's options, as `invocations` skips them."""
-    return next(islice(invocations([Word(program, program), *words]), 1, None), ())
+def _evaluates(option: str) -> bool:
+    """`declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)."""
+    return option[:1] in ("-", "+") and option[1:].isalpha() and ("i" in option or "n" in option)
 
 
-def _find_executes(arguments: Sequence[Word]) -> Iterator[Sequence[Word]]:
-    """The commands `find ... -exec cmd {} ;` runs, one per `-exec` (or -execdir, -ok, -okdir)."""
-    index = 0
-    while index < len(arguments):
-        if arguments[index].literal in _FIND_RUNS:
-            end = next(
-                (i for i in range(index + 1, len(arguments)) if arguments[i].literal in (";", "+")), len(arguments)
-            )
-            if end > index + 1:
-                yield arguments[index + 1 : end]
-            index = end
-        index += 1
+def _assigned_names(program: str, arguments: Sequence[Word]) -> Iterator[str | None]:
+    """The variables a builtin sets (None for a name only known when it runs): `export PS4=x` sets PS4."""
+    if program in _DECLARES:
+        named = [word for word in arguments if not word.value.startswith(("-", "+"))]
+    elif program in _SETS_NAMED:  # `read NAME`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `wait -p NAME`
+        grammar, option, operands = _SETS_NAMED[program]
+        parsed = parse_options(grammar, arguments)
+        named = [value for value in parsed.values(option) if value is not None]
+        named += [*parsed.operands[:operands], *parsed.unread]
+    elif program in ("getopts", "for"):  # `getopts spec NAME`; `for NAME in ...` is a segment too
+        named = list(arguments[program == "getopts" :][:1])
+    else:
+        return
+    for word in named:
+        yield variable_name(word)
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 40 else text[:37] + "..."
+def _builtin_kind(program: str, arguments: Sequence[Word]) -> str | None:
+    """The problem kind of a builtin that binds code to a name or an event: `hash -p`, `alias`, `mapfile -C`, ..."""
+    texts = [word.value for word in arguments]
+    options = [text for text in texts if text.startswith("-")]
+    if program == "hash" and any("p" in option for option in options):
+        return "rebinds"  # `hash -p /bin/rm ls`: `ls` runs rm
+    if program == "alias" and any(
+        "=" in text or word.literal is None for text, word in zip(texts, arguments, strict=True)
+    ):
+        return "rebinds"
+    if program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts):
+        return "rebinds"  # `enable -n` lets a program shadow a builtin; `enable -f` loads code
+    callbacks = {"mapfile": (_MAPFILE, "-C"), "readarray": (_MAPFILE, "-C"), "bind": (_BIND, "-x")}
+    callbacks |= dict.fromkeys(("compgen", "complete"), (_COMPLETE, "-C -F"))
+    if program in callbacks:
+        grammar, names = callbacks[program]
+        parsed = parse_options(grammar, arguments)
+        if parsed.has(*names.split()) or parsed.unknown or parsed.unread:
+            return "runs_later"
+    if program == "fc":
+        return "runs_code"  # it runs commands from the history, or an editor
+    return None
 
 
 def _close(opened: list[str], opener: str) -> None:
     if not opened or opened[-1] != opener:
         closer = ")" if opener == "(" else "}"
-        raise _Unparsable(f"a {closer!r} closes nothing that was opened")
+        raise _Unparsable("stray", closer)
     opened.pop()
-
-
-# ---- literal values ----
-
-
-def _word(text: str) -> Word:
-    return Word(text, _literal(text))
-
-
-_GLOB = re.compile(r"[*?]|\[[^\0]*\]|\{[^\0]*(,|\.\.)[^\0]*\}")
-
-
-def _literal(text: str) -> str | None:
-    """The value of a word after quote removal, or None when it depends on an expansion or a glob."""
-    value: list[str] = []
-    unquoted: list[str] = []  # the unquoted characters, with quoted ones as NUL, to spot globs
-    pos = 0
-    while pos < len(text):
-        char = text[pos]
-        if char == "\\":
-            piece, pos = text[pos + 1 : pos + 2], pos + 2
-            quoted = True
-        elif char == "'":
-            end = text.index("'", pos + 1)
-            piece, pos, quoted = text[pos + 1 : end], end + 1, True
-        elif char == '"':
-            inner, pos = _double_quoted_literal(text, pos)
-            if inner is None:
-                return None
-            piece, quoted = inner, True
-        elif text.startswith("$'", pos):
-            end = _ansi_c_end(text, pos)
-            piece, pos, quoted = _ansi_c_value(text[pos + 2 : end - 1]), end, True
-        elif char in "$`":
-            return None
-        else:
-            piece, pos, quoted = char, pos + 1, False
-        value.append(piece)
-        unquoted.append("\0" * len(piece) if quoted else piece)
-    return None if _GLOB.search("".join(unquoted)) else "".join(value)
-
-
-def _ansi_c_end(text: str, pos: int) -> int:
-    """Where the `$'...'` word starting at `pos` ends (just past its closing quote)."""
-    pos += 2
-    while text[pos] != "'":
-        pos += 2 if text[pos] == "\\" else 1
-    return pos + 1
-
-
-_ANSI_C_ESCAPE = re.compile(
-    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))", re.DOTALL
-)
-_ANSI_C_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-
-
-def _ansi_c_value(body: str) -> str:
-    """The value of a `$'...'` body, as bash decodes it (`\\x72m` is `rm`)."""
-
-    def decode(match: re.Match[str]) -> str:
-        hexa, short, long, octal, control, other = match.groups()
-        number = hexa or short or long
-        if number:
-            return chr(min(int(number, 16), 0x10FFFF))
-        if octal:
-            return chr(int(octal, 8) & 0xFF)
-        if control:
-            return chr(ord(control.upper()) & 0x1F)
-        return _ANSI_C_SIMPLE.get(other, other)  # \\ \' \" \? stand for themselves
-
-    return _ANSI_C_ESCAPE.sub(decode, body)
-
-
-def _double_quoted_literal(text: str, pos: int) -> tuple[str | None, int]:
-    """The value of the double-quoted part starting at `pos`, None if it expands anything, and where it ends."""
-    value: list[str] = []
-    pos += 1
-    while text[pos] != '"':
-        char = text[pos]
-        if char in "$`":
-            return None, pos
-        if char == "\\" and text[pos + 1] in '$`"\\':
-            value.append(text[pos + 1])
-            pos += 2
-        else:
-            value.append(char)
-            pos += 1
-    return "".join(value), pos + 1

@@ -84,8 +84,10 @@ _TEXT: dict[str, dict[str, str]] = {
         "fetch": "Read a web page from {host}:",
         "unknown_site": "an unknown site",
         "other_tool": "Use the tool {tool} with:",
-        "heads_up": "⚠️ Heads up: this {risks}.",
+        "heads_up": "⚠️ Heads up: {risks}.",
+        "risk_this": "this {risks}",
         "risk_separator": ", ",
+        "risk_sentences": ". ",
         # what a call does, as the titles of chat panels and the lines of the card
         "act_write": "Write {path}",
         "act_writing": "Writing {path}… {lines} lines so far",
@@ -264,8 +266,10 @@ _TEXT: dict[str, dict[str, str]] = {
         "fetch": "讀取網頁，來源是 {host}：",
         "unknown_site": "未知的網站",
         "other_tool": "使用工具 {tool}，參數如下：",
-        "heads_up": "⚠️ 請注意：這個動作會{risks}。",
+        "heads_up": "⚠️ 請注意：{risks}。",
+        "risk_this": "這個動作會{risks}",
         "risk_separator": "、",
+        "risk_sentences": "。",
         "act_write": "寫入 {path}",
         "act_writing": "正在寫入 {path}…目前 {lines} 行",
         "act_writing_one": "正在寫入 {path}…目前 1 行",
@@ -381,6 +385,11 @@ _RISKS = {
     "overwrites an existing file": "覆寫既有的檔案",
     "edits a file": "修改檔案",
 }
+# Risk notes that are sentences of their own rather than "this …" phrases, by language.
+_RISK_SENTENCES = {
+    ENGLISH: {"Meowgent can't tell everything this runs": "Meowgent can't tell everything this runs"},
+    CHINESE: {"Meowgent can't tell everything this runs": "Meowgent 無法確知這會執行的所有內容"},
+}
 
 # Errors in the chat, by ErrorEvent.kind. Commands in backticks from the English message are kept.
 _ERRORS = {
@@ -461,10 +470,11 @@ def pick_language(accept_language: str | None) -> str:
 
 
 def risks(language: str, notes: tuple[str, ...]) -> str:
-    """Risk notes joined in `language`."""
-    if language == ENGLISH:
-        return t(language, "risk_separator").join(notes)
-    return t(language, "risk_separator").join(_RISKS.get(note, note) for note in notes)
+    """Risk notes in `language`: "this …" and the phrases joined, then the notes that are sentences of their own."""
+    sentences = _RISK_SENTENCES.get(language, _RISK_SENTENCES[ENGLISH])
+    phrases = [note if language == ENGLISH else _RISKS.get(note, note) for note in notes if note not in sentences]
+    said = [t(language, "risk_this", risks=t(language, "risk_separator").join(phrases))] if phrases else []
+    return t(language, "risk_sentences").join(said + [sentences[note] for note in notes if note in sentences])
 
 
 def audit_words(language: str, field: str, value: str) -> str:
