@@ -21,6 +21,7 @@ from typing import Annotated, BinaryIO, Literal
 from pydantic import Field
 
 from meowgent.tools import ToolContext, ToolError, cap_text, tool
+from meowgent.tools.globs import Glob
 from meowgent.tools.workspace import Workspace
 
 MAX_READ_CHARS = 100_000
@@ -619,58 +620,10 @@ def _glob_matcher(glob: str, argument: str) -> Callable[[str], bool]:
         raise ToolError(f"{argument} {glob!r} must stay inside the folder searched: no leading '/' and no '..'.")
     if glob.startswith("!"):
         raise ToolError(f"{argument} {glob!r} starts with '!'; only globs that select files are supported.")
-    regex = re.compile(_glob_regex(glob, argument), re.DOTALL)
+    matches = Glob(glob, argument=argument)
     if "/" in glob:
-        return lambda relpath: regex.fullmatch(relpath) is not None
-    return lambda relpath: regex.fullmatch(relpath.rpartition("/")[2]) is not None
-
-
-def _glob_regex(glob: str, argument: str) -> str:
-    out: list[str] = []
-    braces = 0
-    i = 0
-    while i < len(glob):
-        char = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if char == "[":
-            close = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
-            close = glob.find("]", close + 1)  # a ']' first in the class is literal
-            if close == -1:
-                raise ToolError(f"{argument} {glob!r} has a '[' without its ']'.")
-            body = glob[i + 1 : close]
-            negate = body[:1] in ("!", "^")
-            body = "".join("\\" + c if c in "\\[]&~|^" else c for c in body[negate:])
-            out.append(f"[{'^' if negate else ''}{body}]")
-            i = close + 1
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "{":
-            braces += 1
-            out.append("(?:")
-        elif char == "}" and braces:
-            braces -= 1
-            out.append(")")
-        elif char == "," and braces:
-            out.append("|")
-        elif char == "\\" and i + 1 < len(glob):
-            i += 1
-            out.append(re.escape(glob[i]))
-        else:
-            out.append(re.escape(char))
-        i += 1
-    if braces:
-        raise ToolError(f"{argument} {glob!r} has a '{{' without its '}}'.")
-    return "".join(out)
+        return matches
+    return lambda relpath: matches(relpath.rpartition("/")[2])
 
 
 def _where(name: str) -> str:
