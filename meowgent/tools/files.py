@@ -40,7 +40,8 @@ SEARCH_TIMEOUT = 10.0
 child process that is killed at this deadline; ripgrep is linear-time but gets the same limit for huge trees."""
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _POLL_SECONDS = 0.1
-_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+│", re.MULTILINE)
+# Spaces and tabs only: with \s, a run of line breaks made every line start rescan the rest (quadratic).
+_LINE_NUMBER_PREFIX = re.compile(r"^[ \t]*\d+│", re.MULTILINE)
 
 Backend = Literal["rg", "python"]
 Match = tuple[str, int, str]
