@@ -51,9 +51,10 @@ _ARTICLE_MAX_LINK_DENSITY = 0.15
 # An article under this share of the page's visible text means the page has no single article.
 _SLIVER_SHARE = 0.15
 
-# lxml refuses a str that declares its own encoding; XHTML pages start with one.
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
-_TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
+# lxml refuses a str that declares its own encoding (XHTML pages start with one), and libxml2 takes time
+# cubic in the length of an unclosed `<?xml` at the very start. A browser shows neither, so leading
+# processing instructions go, closed or not.
+_LEADING_INSTRUCTIONS = re.compile(r"(?:\s*<\?[^>]*>?)*")
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 # html2text keeps the space that starts a heading's text: "##  Title".
 _HEADING_GAP = re.compile(r"^(#{1,6})  +", re.M)
@@ -89,7 +90,7 @@ class _Readability(Document):
 def extract_markdown(html: str, url: str) -> tuple[str, str]:
     """The page's title (else url) and its main text as Markdown; links become their text, images are dropped."""
     try:
-        doc = lxml.html.document_fromstring(_XML_DECLARATION.sub("", html, count=1))
+        doc = lxml.html.document_fromstring(html[_LEADING_INSTRUCTIONS.match(html).end() :])
     except lxml.etree.ParserError:  # nothing but whitespace
         return "", ""
     title = _title(doc) or url
@@ -195,6 +196,8 @@ def _visible_chars(text: str) -> int:
 
 
 def _tidy(markdown: str) -> str:
-    markdown = _TRAILING_SPACE.sub("", markdown)
+    # Line by line, not with the regex `[ \t]+$` (re.M): that one rescans a run of spaces from each of its
+    # characters when no line end follows, quadratic in a long <pre>.
+    markdown = "\n".join(line.rstrip(" \t") for line in markdown.split("\n"))
     markdown = _HEADING_GAP.sub(r"\1 ", markdown)
     return _EXTRA_BLANK_LINES.sub("\n\n", markdown).strip("\n")
