@@ -20,6 +20,7 @@ from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field
 
+from meowgent.linediff import unified_diff
 from meowgent.tools import ToolContext, ToolError, cap_text, tool
 from meowgent.tools.globs import Glob
 from meowgent.tools.workspace import Workspace
@@ -32,6 +33,10 @@ _LINE_KEEP = MAX_LINE_CHARS * 4 + 8  # bytes read of a line: enough for MAX_LINE
 _READ_CHUNK = 65_536  # the rest of a long line is skipped in pieces this size, so memory stays flat
 BINARY_SNIFF_BYTES = 8192
 MAX_DIFF_CHARS = 4_000
+_ROUGH_DIFF = (
+    " The change is too big to compare line by line, so the diff shows all of its old lines removed"
+    " and all of its new lines added."
+)
 MAX_MATCHES = 200
 MAX_MATCH_LINE_CHARS = 300
 MAX_SEARCH_FILE_BYTES = 2 * 1024 * 1024
@@ -224,8 +229,10 @@ def edit_file(
     start = starts[0]
     updated = text[:start] + new + text[start + len(old) :]
     _write_atomic(workspace, target, updated.encode("utf-8", "surrogateescape"))
-    diff = difflib.unified_diff(text.splitlines(), updated.splitlines(), f"a/{name}", f"b/{name}", lineterm="")
-    return f"Edited {name} at line {_line_of(text, start)}.\n" + cap_text(_printable("\n".join(diff)), MAX_DIFF_CHARS)
+    diff = unified_diff(text, updated, before=f"a/{name}", after=f"b/{name}")
+    rough = "" if diff.exact else _ROUGH_DIFF
+    shown = cap_text(_printable("\n".join(diff.lines)), MAX_DIFF_CHARS)
+    return f"Edited {name} at line {_line_of(text, start)}.{rough}\n{shown}"
 
 
 @tool(risky=False)

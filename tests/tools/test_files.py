@@ -278,6 +278,15 @@ def test_edit_caps_a_long_diff(tmp_path: Path) -> None:
     assert (tmp_path / "big.txt").read_text() == "new\n" * 2_000
 
 
+def test_an_edit_too_big_to_compare_says_its_diff_is_rough(tmp_path: Path) -> None:
+    """difflib took 50 s on 170 KB of these lines; this is ten times that, compared within a bounded work."""
+    (tmp_path / "big.txt").write_text("keep\n" + "x\n" * 850_000 + "end\n")
+    result = call(tmp_path, "edit_file", path="big.txt", old="x\n" * 850_000, new="x\ny\n" * 990)
+    assert result.startswith("Edited big.txt at line 2. The change is too big to compare line by line, so the diff")
+    assert result.splitlines()[1:4] == ["--- a/big.txt", "+++ b/big.txt", "@@ -1,850002 +1,1982 @@"]
+    assert (tmp_path / "big.txt").read_text() == "keep\n" + "x\ny\n" * 990 + "end\n"
+
+
 # list_files
 
 
