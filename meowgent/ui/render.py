@@ -297,10 +297,19 @@ def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
     parts = []
     for key in shown:
         text = arguments[key]
-        parts += [label(key, language), tag("pre", "\n".join(text.last_lines(LIVE_LINES)))]
+        parts += [label(key, language), tag("pre", _live_text(key, text))]
     raw = tag("pre", panel.raw.head() if panel.raw.whole else "…" + panel.raw.tail(), cls="mg-box")
     parts.append(tag("details", tag("summary", t(language, "technical")), raw))
     return title, join(parts)
+
+
+def _live_text(key: str, text: StreamedText) -> str:
+    """The last lines of an argument being written; a command's runs of blank lines folded, as everywhere."""
+    if key != "command":
+        return "\n".join(text.last_lines(LIVE_LINES))
+    # While the command is whole in the head, the marks count its real runs, not only those in its last lines.
+    folded = visible_lines(text.head() if text.whole else "\n".join(text.last_lines(LIVE_LINES)))
+    return "\n".join(folded.split("\n")[-LIVE_LINES:])
 
 
 def _head_text(text: StreamedText | None) -> str | None:

@@ -236,3 +236,18 @@ def test_a_huge_file_travels_whole_once_not_twice(workspace):
     assert "row 000000" in said(second)
     assert "row 099999" in said(second)
     assert "more characters not shown here" in said(second)
+
+
+# ---- what the card says is what happens (issue 17) ----
+
+
+def test_the_issues_command_shows_every_line_on_the_card(workspace):
+    command = "echo safe" + "\n" * 40 + "touch hidden.txt"
+    card = describe_queue((ToolCall("c1", "run_shell", {"command": command}),), workspace)
+    assert card.details == "echo safe\n⟨↵×40⟩ touch hidden.txt"
+    assert "Run echo safe ⏎ ⟨↵×40⟩ touch hidden.txt" in said(card)
+    later = describe_queue(
+        (ToolCall("c0", "run_shell", {"command": "ls"}), ToolCall("c1", "run_shell", {"command": command})), workspace
+    )
+    box = re.search(r'<pre class="mg-box">(.*?)</pre>', later.summary).group(1)
+    assert html_text(box) == "echo safe\n⟨↵×40⟩ touch hidden.txt"

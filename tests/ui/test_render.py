@@ -317,6 +317,14 @@ def test_an_edit_is_a_coloured_diff():
     assert '<span class="mg-del">&#45;y &#61; 2</span><span class="mg-add">&#43;y &#61; 3</span>' in message.content
 
 
+def test_a_command_being_written_folds_its_blank_lines():
+    call = ToolCall("c1", "run_shell", {"command": "echo safe" + "\n" * 40 + "touch x"})
+    view = view_of(*streamed(call))
+    assert "echo safe\n⟨↵×40⟩ touch x" in text_of(panel(view, "c1"))
+    view.apply(ToolCallReady(call, True))
+    assert "echo safe\n⟨↵×40⟩ touch x" in text_of(panel(view, "c1"))
+
+
 def test_a_waiting_call_says_so_and_stays_pending():
     view = view_of(UserMessage("save it"), *ready(WRITE), ApprovalNeeded((WRITE,)), Done("paused"))
     message = panel(view, WRITE.id)
