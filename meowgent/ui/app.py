@@ -246,7 +246,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 card_description.summary,
                 gr.skip() if waiting else "",
                 *edit_section_frame(waiting[0] if waiting else None, language),
-                gr.update(visible=len(waiting) > 1),
+                # "Approve all" only where every call shows whole; on_approve_all checks it again.
+                gr.update(visible=len(waiting) > 1 and not card_description.cut_short),
                 [call.id for call in waiting],
                 gr.update(choices=scope_choices(owner, chat, language), value=[]),
                 gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat), language),
@@ -404,6 +405,17 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             yield from on_decide(key, chat, {_head(shown_ids): Decision(True, arguments=arguments)}, request)
 
         def on_approve_all(key: str, chat: str, shown_ids: list[str], request: gr.Request):
+            try:
+                waiting = service.waiting(owner_of(key, request), chat)
+            except ChatError as exc:
+                warn(exc, request)
+                return
+            # The button is hidden then, but every event is an endpoint: a call the card cut short is never
+            # approved with the others.
+            language = language_of(request)
+            if set(shown_ids) & set(describe_queue(waiting, settings.workspace, language).cut_short):
+                gr.Warning(t(language, "approve_all_cut"))
+                return
             yield from on_decide(key, chat, {call_id: Decision(True) for call_id in shown_ids}, request)
 
         def on_card_change(key: str, chat: str, shown_ids: list[str], language: str, request: gr.Request):

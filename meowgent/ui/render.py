@@ -6,7 +6,6 @@ nothing per token; `messages()` builds what the page shows, at most ~20 times a 
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -32,6 +31,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.linediff import LineDiff, unified_diff
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
 from meowgent.ui.livecall import LiveCall, StreamedText
@@ -328,7 +328,7 @@ def label(key: str, language: str) -> Html:
 def arguments_html(name: str, arguments: dict[str, Any], language: str) -> Html:
     """What a call will do or did, readable: a file's text, a diff, a command, then the raw JSON one click away."""
     if name == "edit_file" and isinstance(arguments.get("old"), str) and isinstance(arguments.get("new"), str):
-        shown = diff_html(arguments["old"], arguments["new"], language)
+        shown = diff_html(edit_diff(arguments["old"], arguments["new"], language), language)
     else:
         shown = join(
             [
@@ -351,16 +351,60 @@ def technical_html(arguments: dict[str, Any], language: str) -> Html:
     return tag("details", tag("summary", t(language, "technical")), shown)
 
 
-def diff_html(old: str, new: str, language: str) -> Html:
-    """A coloured before/after diff, built only from escaped lines."""
-    before, after = t(language, "diff_before"), t(language, "diff_after")
-    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), before, after, lineterm="")
-    classes = {"-": "mg-del", "+": "mg-add", "@": "mg-hunk"}
-    spans = []
+def edit_diff(old: str, new: str, language: str) -> LineDiff:
+    """What an edit changes, line by line, headed "before" and "after" in `language`."""
+    return unified_diff(old, new, before=t(language, "diff_before"), after=t(language, "diff_after"))
+
+
+def diff_html(diff: LineDiff, language: str, *, limit: int = RESULT_VIEW_CHARS) -> Html:
+    """A coloured diff built only from escaped lines: its head and tail when longer than `limit` characters,
+    under a plain sentence when it was too big to compare line by line. Lines of one kind in a row share one
+    element, so the markup stays a small part of the page."""
+    runs: list[tuple[str, list[str]]] = []
+    for line, shown in head_and_tail(diff.lines, limit, language=language):
+        cls = _diff_class(line)
+        if runs and runs[-1][0] == cls:
+            runs[-1][1].append(shown)
+        else:
+            runs.append((cls, [shown]))
+    spans = [tag("span", "\n".join(lines) or " ", cls=cls) for cls, lines in runs]
+    rough = [] if diff.exact else [tag("p", t(language, "diff_rough"))]
+    return join([*rough, tag("pre", join(spans), cls="mg-diff")])
+
+
+def _diff_class(line: str | None) -> str:
+    """How a diff line looks: None is where lines were left out, drawn like the headings."""
+    if line is None or line.startswith(("---", "+++")):
+        return "mg-hunk"
+    return {"-": "mg-del", "+": "mg-add", "@": "mg-hunk"}.get(line[:1], "mg-same")
+
+
+def lines_chars(lines: list[str]) -> int:
+    """The characters `lines` take shown one under another."""
+    return sum(len(line) + 1 for line in lines) - 1 if lines else 0
+
+
+def head_and_tail(lines: list[str], limit: int, *, language: str) -> list[tuple[str | None, str]]:
+    """(line, what is shown of it) for the lines that fit in `limit` characters: all of them, or those of the
+    first three quarters and the last quarter, with (None, "… N more characters …") between."""
+    total = lines_chars(lines)
+    if total <= limit:
+        return [(line, line) for line in lines]
+    head, tail = _first_chars(lines, limit * 3 // 4), _first_chars(lines[::-1], limit - limit * 3 // 4, end=True)
+    hidden = total - sum(len(shown) for _, shown in head + tail)
+    return [*head, (None, t(language, "more_chars", count=f"{hidden:,}")), *tail[::-1]]
+
+
+def _first_chars(lines: list[str], budget: int, *, end: bool = False) -> list[tuple[str | None, str]]:
+    """The first lines (or, with `end`, the last ones, given reversed) that fit in `budget` characters, the
+    last of them cut to fit."""
+    taken: list[tuple[str | None, str]] = []
     for line in lines:
-        cls = "mg-hunk" if line.startswith(("---", "+++")) else classes.get(line[:1], "")
-        spans.append(tag("span", line or " ", cls=cls or "mg-same"))
-    return tag("pre", join(spans), cls="mg-diff")
+        if budget <= 0:
+            break
+        taken.append((line, line[len(line) - budget :] if end and len(line) > budget else line[:budget]))
+        budget -= len(line) + 1
+    return taken
 
 
 def output_html(output: str, language: str) -> Html:

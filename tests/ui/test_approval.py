@@ -6,7 +6,7 @@ import re
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.ui.approval import describe_call, describe_queue
+from meowgent.ui.approval import CARD_BOX_CHARS, describe_call, describe_queue
 from meowgent.ui.i18n import CHINESE
 from tests.ui.conftest import html_text
 
@@ -236,6 +236,7 @@ def test_a_huge_file_travels_whole_once_not_twice(workspace):
     assert "row 000000" in said(second)
     assert "row 099999" in said(second)
     assert "more characters not shown here" in said(second)
+    assert second.cut_short == ("c1",)  # so "Approve all" may not approve it
 
 
 # ---- what the card says is what happens (issue 17) ----
@@ -251,3 +252,31 @@ def test_the_issues_command_shows_every_line_on_the_card(workspace):
     )
     box = re.search(r'<pre class="mg-box">(.*?)</pre>', later.summary).group(1)
     assert html_text(box) == "echo safe\n⟨↵×40⟩ touch hidden.txt"
+
+
+def test_an_edit_too_big_to_compare_says_so_on_the_card(workspace):
+    """Ten times the 170 KB edit that took 18 s to show: the diff is bounded and says it is rough."""
+    call = ToolCall("c1", "edit_file", {"path": "a.txt", "old": "x\n" * 850_000, "new": "x\ny\n" * 990})
+    card = describe_queue((call,), workspace)
+    assert "This change is too big to compare line by line" in said(card)
+    assert card.details.startswith("--- before\n+++ after\n@@ -1,850000 +1,1980 @@\n x\n-x\n")  # whole, in the box
+    assert len(html_text(card.summary)) < CARD_BOX_CHARS + 1_000  # the card shows the diff's head and tail
+    assert "more characters not shown here" in said(card)
+    assert card.cut_short == ()  # the first call's text is whole in the box
+    second = describe_queue((ToolCall("c0", "run_shell", {"command": "ls"}), call), workspace)
+    assert second.cut_short == ("c1",)
+
+
+def test_a_queue_with_a_call_cut_short_asks_for_each_one(workspace):
+    calls = (
+        ToolCall("c1", "run_shell", {"command": "ls"}),
+        ToolCall("c2", "write_file", {"path": "big.txt", "content": "x" * (CARD_BOX_CHARS + 1)}),
+        ToolCall("c3", "run_shell", {"command": "pwd"}),
+    )
+    card = describe_queue(calls, workspace)
+    assert card.cut_short == ("c2",)
+    assert "each one waits for its own approval" in said(card)
+    whole = describe_queue((calls[0], calls[2]), workspace)
+    assert whole.cut_short == ()
+    assert "“Approve all” runs all of them" in said(whole)
+    assert describe_queue(calls[1:], workspace).cut_short == ()  # first in line: whole in the box

@@ -317,6 +317,16 @@ def test_an_edit_is_a_coloured_diff():
     assert '<span class="mg-del">&#45;y &#61; 2</span><span class="mg-add">&#43;y &#61; 3</span>' in message.content
 
 
+def test_a_huge_edit_shows_the_head_and_tail_of_its_diff_and_says_when_it_is_rough():
+    """Ten times the 170 KB edit whose panel took 5.7 s: bounded work, bounded page."""
+    call = ToolCall("c1", "edit_file", {"path": "a.txt", "old": "x\n" * 850_000, "new": "x\ny\n" * 990})
+    shown = text_of(panel(view_of(*ready(call)), call.id))
+    assert shown.startswith("This change is too big to compare line by line")
+    assert "more characters not shown here" in shown
+    diff = shown[shown.index("--- before") : shown.index("Technical details")]
+    assert len(diff) < RESULT_VIEW_CHARS + 200
+
+
 def test_a_command_being_written_folds_its_blank_lines():
     call = ToolCall("c1", "run_shell", {"command": "echo safe" + "\n" * 40 + "touch x"})
     view = view_of(*streamed(call))
