@@ -9,6 +9,7 @@ language this page chose.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -32,7 +33,7 @@ from meowgent.private import private_temp_folder
 from meowgent.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
 from meowgent.store import Store
-from meowgent.ui.approval import describe_queue
+from meowgent.ui.approval import describe_queue, link_target
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
 from meowgent.ui.export import write_export
@@ -67,6 +68,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
     mcp_tools = McpTools.from_settings(settings).start()  # servers start in the background, stop at exit
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
+    link_target_of = functools.partial(link_target, settings.workspace)  # chat panels name a link's real target
 
     with gr.Blocks(title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS)) as demo:
         # The owner key is an opaque random id, kept by the browser like a session cookie. Gradio sends
@@ -306,7 +308,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def follow(owner: str, chat: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
             """Render the conversation's log, then keep streaming while an answer runs."""
-            view = ChatView(language_of(request))
+            view = ChatView(language_of(request), link_target=link_target_of)
             try:
                 batches = service.follow(owner, chat, poll=FRAME_SECONDS)
             except ChatError as exc:
@@ -349,7 +351,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         def on_language(key: str, chat: str, picked: str, model_name: str, request: gr.Request):
             languages[request.session_hash or ""] = picked
             banner, _ = on_tick(model_name, request)
-            yield picked, banner, *wording(picked), *frame(ChatView(picked), owner_of(key, request), chat, request)
+            view = ChatView(picked, link_target=link_target_of)
+            yield picked, banner, *wording(picked), *frame(view, owner_of(key, request), chat, request)
             for update in follow(owner_of(key, request), chat, request):
                 yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(relabeled))), *update
 

@@ -7,6 +7,7 @@ model chose can't end a code span, draw over the page or load anything.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -35,6 +36,8 @@ class CallDescription:
     details: str
     diff: LineDiff | None = None
     """An edit's diff, worked out once for both its coloured view and `details`."""
+    target: str | None = None
+    """Where a write or edit really goes, when a symbolic link sends its path elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -65,11 +68,15 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
         case "write_file":
             content = str(arguments.get("content", ""))
             path = str(arguments.get("path", ""))
-            return CallDescription(_write_summary(workspace, path, content, language), content)
+            target = link_target(workspace, path)
+            summary = _write_summary(workspace, path, content, language, target=target)
+            return CallDescription(_through_link(summary, path, target, language), content, target=target)
         case "edit_file":
             path = str(arguments.get("path", ""))
+            target = link_target(workspace, path)
             diff = edit_diff(str(arguments.get("old", "")), str(arguments.get("new", "")), language)
-            return CallDescription(_say(language, "edit_file", path=_code(path)), "\n".join(diff.lines), diff)
+            summary = _say(language, "edit_file", path=_path(path, target))
+            return CallDescription(_through_link(summary, path, target, language), "\n".join(diff.lines), diff, target)
         case "web_fetch":
             url = str(arguments.get("url", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
@@ -78,6 +85,18 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
     return CallDescription(
         _mcp_summary(call.name, language) or _say(language, "other_tool", tool=_code(call.name)), details
     )
+
+
+def link_target(workspace: Path, path: str) -> str | None:
+    """Where a write to `path` really goes (workspace-relative) when a symbolic link on the way leads elsewhere;
+    None when it goes where its name says, or cannot go anywhere (the tool refuses it, and the card says so)."""
+    space = Workspace(workspace)
+    try:
+        target = space.resolve(path)
+    except (ToolError, ValueError):  # outside, a loop, or a name no file system can store
+        return None
+    named = Path(os.path.normpath(space.root / path))
+    return space.relative(target) if target != named else None
 
 
 def _mcp_summary(name: str, language: str) -> Html | None:
@@ -130,7 +149,7 @@ def _step(call: ToolCall, description: CallDescription, workspace: Path, languag
     """One call on the card: "Run `make test`", the sentence that says where and how, a warning, then its text:
     an edit's diff, and when `boxed` (a call after the first) any other text; the first call's text is in the
     box under the card."""
-    title = action(call.name, lookup(call.arguments), language)
+    title = action(call.name, lookup(call.arguments), language, target=description.target)
     # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
     parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
     if warning := risk_line(call, workspace, language):
@@ -159,16 +178,31 @@ def _code(value: str) -> Html:
     return tag("code", value)
 
 
-def _write_summary(workspace: Path, path: str, content: str, language: str) -> Html:
+def _path(path: str, target: str | None) -> Html:
+    """A path as the model wrote it, and where it really leads when a link sends it elsewhere."""
+    return _code(path) if target is None else join([_code(path), " → ", _code(target)])
+
+
+def _through_link(summary: Html, path: str, target: str | None, language: str) -> Html:
+    """The summary, and a plain warning when a symbolic link sends the change to another file."""
+    if target is None:
+        return summary
+    return join(
+        [summary, tag("div", tag("strong", _say(language, "through_link", path=_code(path), target=_code(target))))]
+    )
+
+
+def _write_summary(workspace: Path, path: str, content: str, language: str, *, target: str | None) -> Html:
     size = len(content.encode("utf-8", "surrogatepass"))
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     amount = t(language, "amount_one" if lines == 1 else "amount_many", lines=f"{lines:,}", size=f"{size:,}")
     try:
-        target = Workspace(workspace).resolve(path)
+        resolved = Workspace(workspace).resolve(path)
     except ToolError:
         return _say(language, "write_outside", path=_code(path), amount=amount)
     except ValueError:  # UnicodeEncodeError: a name no file system can store
         return _say(language, "write_invalid", path=_code(path), amount=amount)
-    if target.is_file():
-        return _say(language, "replace_file", path=_code(path), size=f"{target.stat().st_size:,}", amount=amount)
-    return _say(language, "create_file", path=_code(path), amount=amount)
+    shown = _path(path, target)
+    if resolved.is_file():
+        return _say(language, "replace_file", path=shown, size=f"{resolved.stat().st_size:,}", amount=amount)
+    return _say(language, "create_file", path=shown, amount=amount)

@@ -1,13 +1,15 @@
 """From agent events to chat messages: an incremental view, with no I/O.
 
 `ChatView.apply(event)` is O(size of the event), so a long answer or a 1 MB tool call costs
-nothing per token; `messages()` builds what the page shows, at most ~20 times a second.
+nothing per token; `messages()` builds what the page shows, at most ~20 times a second. The one
+question about the world, where a symbolic link sends a write, is a function the page passes in.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -104,12 +106,17 @@ class _Note:
 _Item = _Text | _Thinking | _Call | _Note
 
 
+LinkTarget = Callable[[str], str | None]
+"""Where a write to a path really goes when a symbolic link sends it elsewhere (None when it does not)."""
+
+
 class ChatView:
     """What the page shows of one conversation, built from its events."""
 
-    def __init__(self, language: str = ENGLISH) -> None:
+    def __init__(self, language: str = ENGLISH, *, link_target: LinkTarget | None = None) -> None:
         self.language = language
         """Shown in this language; change it and call messages() again to switch."""
+        self._link_target = link_target or _no_links
         self._items: list[_Item] = []
         self._calls: dict[str, _Call] = {}
         self.waiting: tuple[ToolCall, ...] = ()
@@ -179,7 +186,7 @@ class ChatView:
             version = (self.language, _version(item))
             cached = self._rendered.get(id(item))
             if cached is None or cached[0] != version:
-                cached = self._rendered[id(item)] = (version, _render(item, self.language))
+                cached = self._rendered[id(item)] = (version, _render(item, self.language, self._link_target))
             out.extend(cached[1])
         return out
 
@@ -222,7 +229,11 @@ def _version(item: _Item) -> tuple[Any, ...]:
     return ()
 
 
-def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
+def _no_links(path: str) -> None:
+    return None
+
+
+def _render(item: _Item, language: str, link_target: LinkTarget) -> list[gr.ChatMessage]:
     match item:
         case _Text(role, prose):
             return [gr.ChatMessage(role=role, content=block(prose.html()))]
@@ -235,7 +246,7 @@ def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
                 metadata["duration"] = round(seconds, 1)
             return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
-            return _render_call(item, language)
+            return _render_call(item, language, link_target)
         case _Note("error", text, kind):
             return [_note("⚠️ " + error_text(language, text, kind))]
         case _Note("notice", text, kind):
@@ -250,10 +261,12 @@ def _note(text: str) -> gr.ChatMessage:
     return gr.ChatMessage(role="assistant", content=block(prose_html(text)))
 
 
-def _render_call(panel: _Call, language: str) -> list[gr.ChatMessage]:
+def _render_call(panel: _Call, language: str, link_target: LinkTarget) -> list[gr.ChatMessage]:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
-        title = action(name, lookup(arguments), language)
+        path = arguments.get("path")
+        target = link_target(path) if name in ("write_file", "edit_file") and isinstance(path, str) else None
+        title = action(name, lookup(arguments), language, target=target)
         body = arguments_html(name, arguments, language)
     else:
         title, body = _live_view(panel, language)

@@ -1,5 +1,6 @@
 """ChatView as a pure function: events in, gr.ChatMessage list out, no browser."""
 
+import functools
 import json
 import re
 import time
@@ -26,6 +27,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.ui.approval import link_target
 from meowgent.ui.livecall import TAIL_CHARS
 from meowgent.ui.render import LIVE_LINES, RESULT_VIEW_CHARS, ChatView, fence, trim_for_view
 from tests.ui.conftest import html_text
@@ -325,6 +327,18 @@ def test_a_huge_edit_shows_the_head_and_tail_of_its_diff_and_says_when_it_is_rou
     assert "more characters not shown here" in shown
     diff = shown[shown.index("--- before") : shown.index("Technical details")]
     assert len(diff) < RESULT_VIEW_CHARS + 200
+
+
+def test_a_change_through_a_link_names_its_real_file_in_the_panel_title(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "NOTES.md").symlink_to(".git/config")
+    view = ChatView(link_target=functools.partial(link_target, tmp_path))
+    write = ToolCall("c1", "write_file", {"path": "NOTES.md", "content": "x"})
+    for event in [*ready(write), ApprovalNeeded((write,))]:
+        view.apply(event)
+    assert title_of(panel(view, "c1")) == "Write NOTES.md → .git/config"
+    assert title_of(panel(view_of(*ready(write)), "c1")) == "Write NOTES.md"  # a view that cannot look
 
 
 def test_a_command_being_written_folds_its_blank_lines():
