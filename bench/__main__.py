@@ -18,7 +18,20 @@ from pathlib import Path
 
 from bench.report import machine
 
-BENCHES = ("stream", "families", "agent", "ui", "fetch", "search", "memory", "limits", "tokens", "mcp", "load")
+BENCHES = (
+    "stream",
+    "families",
+    "agent",
+    "ui",
+    "fetch",
+    "search",
+    "memory",
+    "limits",
+    "linear",
+    "tokens",
+    "mcp",
+    "load",
+)
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 _SECTION = re.compile(r"^<!-- bench:(\w+) -->$", re.MULTILINE)
