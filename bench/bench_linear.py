@@ -21,6 +21,7 @@ from pathlib import Path
 from bench.report import machine, table
 from meowgent.config import Settings
 from meowgent.events import ApprovalNeeded, ToolCall, ToolCallProgress, ToolCallReady, ToolCallStarted
+from meowgent.toolcall import CallParseError, parse_tool_call
 from meowgent.tools import run_tool
 from meowgent.tools.extract import extract_markdown
 from meowgent.tools.globs import MAX_GLOB_CHARS, Glob
@@ -100,6 +101,19 @@ def _edit_hint(breaks: int) -> Callable[[], object]:
     return lambda: run_tool("edit_file", {"path": "f.py", "old": "\n" * breaks, "new": "y"}, settings=settings)
 
 
+def _fenced_call(kb: int) -> Callable[[], object]:
+    """A tool call's text that opens a Markdown fence and never closes it."""
+    raw = "```" + " " * kb * 1000 + "x"
+
+    def parse() -> object:
+        try:
+            return parse_tool_call(raw, call_id="c")
+        except CallParseError as exc:  # the answer the model gets: not valid JSON
+            return exc
+
+    return parse
+
+
 def _big_edit(lines: int) -> tuple[str, str]:
     """difflib's bad case: many equal lines against a few hundred others (85,000 lines is 170 KB)."""
     return "x\n" * lines, "x\ny\n" * (lines // 850)
@@ -159,6 +173,7 @@ CASES = [
     Case("web page with a `<pre>` of spaces", "KB", 40, _page(_pre_of_spaces), "3.0 s (400 KB: 585 s)"),
     Case("web page starting with an unclosed `<?xml` and spaces", "KB", 40, _page(_open_declaration), "5.7 s"),
     Case("web page with line breaks between no-break spaces", "KB", 20, _page(_broken_spaces), "9.4 s"),
+    Case("a tool call's text: an unclosed fence, then spaces", "KB", 20, _fenced_call, "3.0 s (200 KB: 51 s)"),
     Case("edit_file's hint on an `old` of line breaks", "line breaks", 20_000, _edit_hint, "2.5 s (200,000: 248 s)"),
     Case("edit_file of 170 KB (its result's diff)", "lines", 85_000, _edit_tool, "50 s"),
     Case("the approval card for that edit", "lines", 85_000, _card, "18 s (issue 17)"),
