@@ -27,6 +27,7 @@ BENCHES = (
     "search",
     "memory",
     "limits",
+    "linear",
     "tokens",
     "mcp",
     "sandbox",

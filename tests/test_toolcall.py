@@ -1,7 +1,11 @@
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from meowgent.events import ToolCall
-from meowgent.toolcall import CallParseError, parse_tool_call, peek_call
+from meowgent.toolcall import CallParseError, _unfence, parse_tool_call, peek_call
 
 
 @pytest.mark.parametrize(
@@ -18,6 +22,29 @@ from meowgent.toolcall import CallParseError, parse_tool_call, peek_call
 )
 def test_tolerated_forms(raw):
     assert parse_tool_call(raw, call_id="c1") == ToolCall("c1", "read_file", {"path": "a.md"})
+
+
+OLD_FENCE = re.compile(r"^```[\w-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+"""The regex _unfence used before: right on small texts, but it backtracked on an opening without a closing."""
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="`js-{} \n\t", max_size=14))
+def test_unfencing_reads_as_the_old_regex_did(raw):
+    text = raw.strip()
+    fenced = OLD_FENCE.match(text)
+    assert _unfence(raw) == (fenced.group(1).strip() if fenced else text)
+
+
+def test_an_opening_fence_without_a_closing_one_is_read_in_linear_time():
+    """20 KB of spaces after an opening fence took a regex 3 s; here 200 KB, and the call is plain JSON after all."""
+    for tail in (" " * 200_000 + "x", "\n" * 200_000 + "x"):
+        with pytest.raises(CallParseError, match="not valid JSON"):
+            parse_tool_call("```" + tail, call_id="c")
+    call = '{"name": "read_file", "arguments": {"path": "a.md"}}'
+    assert parse_tool_call("```json" + " " * 200_000 + "\n" + call + "\n```", call_id="c").name == "read_file"
+    with pytest.raises(CallParseError, match="was empty"):
+        parse_tool_call("``````", call_id="c")
 
 
 @pytest.mark.parametrize("arguments", ["", "null"])

@@ -26,8 +26,10 @@ _PAGE_CHROME = frozenset({"nav", "aside", "footer"})
 _INVISIBLE_TAGS = _NEVER_SHOWN | _CONTROLS_AND_EMBEDS | _PAGE_CHROME
 _BOILERPLATE_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
-# HTML's own whitespace (not U+00A0); runs of it mean one space outside <pre>.
-_HTML_SPACES = re.compile(r"[ \t\n\r\f]{2,}")
+# HTML's own whitespace (not U+00A0): outside <pre>, a run of it, or one line break or tab, shows as one space.
+_HTML_SPACES = re.compile(r"[ \t\n\r\f]{2,}|[\t\n\r\f]")
+# What a browser does not show and lxml refuses to store: C0 control characters but tab, line feed and return.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
 
 # Mozilla Readability's lists (Readability.js REGEXPS.unlikelyCandidates, okMaybeItsACandidate, shareElements).
 _UNLIKELY = re.compile(
@@ -51,9 +53,10 @@ _ARTICLE_MAX_LINK_DENSITY = 0.15
 # An article under this share of the page's visible text means the page has no single article.
 _SLIVER_SHARE = 0.15
 
-# lxml refuses a str that declares its own encoding; XHTML pages start with one.
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
-_TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
+# lxml refuses a str that declares its own encoding (XHTML pages start with one), and libxml2 takes time
+# cubic in the length of an unclosed `<?xml` at the very start. A browser shows neither, so leading
+# processing instructions go, closed or not.
+_LEADING_INSTRUCTIONS = re.compile(r"(?:\s*<\?[^>]*>?)*")
 _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 # html2text keeps the space that starts a heading's text: "##  Title".
 _HEADING_GAP = re.compile(r"^(#{1,6})  +", re.M)
@@ -89,7 +92,7 @@ class _Readability(Document):
 def extract_markdown(html: str, url: str) -> tuple[str, str]:
     """The page's title (else url) and its main text as Markdown; links become their text, images are dropped."""
     try:
-        doc = lxml.html.document_fromstring(_XML_DECLARATION.sub("", html, count=1))
+        doc = lxml.html.document_fromstring(html[_LEADING_INSTRUCTIONS.match(html).end() :])
     except lxml.etree.ParserError:  # nothing but whitespace
         return "", ""
     title = _title(doc) or url
@@ -118,10 +121,12 @@ def _title(doc: lxml.html.HtmlElement) -> str:
 
 
 def _drop_invisible(doc: lxml.html.HtmlElement) -> None:
-    """Drop what a reader never sees, and collapse whitespace runs, which make readability-lxml's regexes slow."""
+    """Drop what a reader never sees, and lay out the text outside <pre> as a browser shows it (see `_as_shown`)."""
     preformatted = {inner for pre in doc.iter("pre", "textarea") for inner in pre.iter()}
     doomed = []
     for element in doc.iter():
+        if element.tail and element.getparent() not in preformatted:  # a tail is its parent's text
+            element.tail = _as_shown(element.tail)
         if (
             not isinstance(element.tag, str)  # comments and processing instructions
             or element.tag in _INVISIBLE_TAGS
@@ -131,12 +136,19 @@ def _drop_invisible(doc: lxml.html.HtmlElement) -> None:
             or _HIDDEN_STYLE.search(element.get("style") or "")
         ):
             doomed.append(element)
-        elif element not in preformatted:
-            if element.text:
-                element.text = _HTML_SPACES.sub(" ", element.text)
-            if element.tail:
-                element.tail = _HTML_SPACES.sub(" ", element.tail)
+        elif element.text and element not in preformatted:
+            element.text = _as_shown(element.text)
     _drop_all(doomed)
+
+
+def _as_shown(text: str) -> str:
+    """Each run of HTML whitespace as one space, control characters gone.
+
+    Whitespace runs make readability-lxml's regexes slow, and a line break must go even alone: html2text's
+    Markdown escaping rescans from every line start (quadratic on line breaks between no-break spaces).
+    lxml refuses to store control characters.
+    """
+    return _HTML_SPACES.sub(" ", _CONTROLS.sub("", text))
 
 
 def _drop_unlikely(doc: lxml.html.HtmlElement) -> None:
@@ -195,6 +207,8 @@ def _visible_chars(text: str) -> int:
 
 
 def _tidy(markdown: str) -> str:
-    markdown = _TRAILING_SPACE.sub("", markdown)
+    # Line by line, not with the regex `[ \t]+$` (re.M): that one rescans a run of spaces from each of its
+    # characters when no line end follows, quadratic in a long <pre>.
+    markdown = "\n".join(line.rstrip(" \t") for line in markdown.split("\n"))
     markdown = _HEADING_GAP.sub(r"\1 ", markdown)
     return _EXTRA_BLANK_LINES.sub("\n\n", markdown).strip("\n")

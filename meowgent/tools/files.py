@@ -20,7 +20,9 @@ from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field
 
+from meowgent.linediff import unified_diff
 from meowgent.tools import ToolContext, ToolError, cap_text, tool
+from meowgent.tools.globs import Glob
 from meowgent.tools.workspace import Workspace
 
 MAX_READ_CHARS = 100_000
@@ -31,6 +33,10 @@ _LINE_KEEP = MAX_LINE_CHARS * 4 + 8  # bytes read of a line: enough for MAX_LINE
 _READ_CHUNK = 65_536  # the rest of a long line is skipped in pieces this size, so memory stays flat
 BINARY_SNIFF_BYTES = 8192
 MAX_DIFF_CHARS = 4_000
+_ROUGH_DIFF = (
+    " The change is too big to compare line by line, so the diff shows all of its old lines removed"
+    " and all of its new lines added."
+)
 MAX_MATCHES = 200
 MAX_MATCH_LINE_CHARS = 300
 MAX_SEARCH_FILE_BYTES = 2 * 1024 * 1024
@@ -39,7 +45,8 @@ SEARCH_TIMEOUT = 10.0
 child process that is killed at this deadline; ripgrep is linear-time but gets the same limit for huge trees."""
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _POLL_SECONDS = 0.1
-_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+│", re.MULTILINE)
+# Spaces and tabs only: with \s, a run of line breaks made every line start rescan the rest (quadratic).
+_LINE_NUMBER_PREFIX = re.compile(r"^[ \t]*\d+│", re.MULTILINE)
 
 Backend = Literal["rg", "python"]
 Match = tuple[str, int, str]
@@ -222,8 +229,10 @@ def edit_file(
     start = starts[0]
     updated = text[:start] + new + text[start + len(old) :]
     _write_atomic(workspace, target, updated.encode("utf-8", "surrogateescape"))
-    diff = difflib.unified_diff(text.splitlines(), updated.splitlines(), f"a/{name}", f"b/{name}", lineterm="")
-    return f"Edited {name} at line {_line_of(text, start)}.\n" + cap_text(_printable("\n".join(diff)), MAX_DIFF_CHARS)
+    diff = unified_diff(text, updated, before=f"a/{name}", after=f"b/{name}")
+    rough = "" if diff.exact else _ROUGH_DIFF
+    shown = cap_text(_printable("\n".join(diff.lines)), MAX_DIFF_CHARS)
+    return f"Edited {name} at line {_line_of(text, start)}.{rough}\n{shown}"
 
 
 @tool(risky=False)
@@ -619,58 +628,10 @@ def _glob_matcher(glob: str, argument: str) -> Callable[[str], bool]:
         raise ToolError(f"{argument} {glob!r} must stay inside the folder searched: no leading '/' and no '..'.")
     if glob.startswith("!"):
         raise ToolError(f"{argument} {glob!r} starts with '!'; only globs that select files are supported.")
-    regex = re.compile(_glob_regex(glob, argument), re.DOTALL)
+    matches = Glob(glob, argument=argument)
     if "/" in glob:
-        return lambda relpath: regex.fullmatch(relpath) is not None
-    return lambda relpath: regex.fullmatch(relpath.rpartition("/")[2]) is not None
-
-
-def _glob_regex(glob: str, argument: str) -> str:
-    out: list[str] = []
-    braces = 0
-    i = 0
-    while i < len(glob):
-        char = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if char == "[":
-            close = i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1
-            close = glob.find("]", close + 1)  # a ']' first in the class is literal
-            if close == -1:
-                raise ToolError(f"{argument} {glob!r} has a '[' without its ']'.")
-            body = glob[i + 1 : close]
-            negate = body[:1] in ("!", "^")
-            body = "".join("\\" + c if c in "\\[]&~|^" else c for c in body[negate:])
-            out.append(f"[{'^' if negate else ''}{body}]")
-            i = close + 1
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "{":
-            braces += 1
-            out.append("(?:")
-        elif char == "}" and braces:
-            braces -= 1
-            out.append(")")
-        elif char == "," and braces:
-            out.append("|")
-        elif char == "\\" and i + 1 < len(glob):
-            i += 1
-            out.append(re.escape(glob[i]))
-        else:
-            out.append(re.escape(char))
-        i += 1
-    if braces:
-        raise ToolError(f"{argument} {glob!r} has a '{{' without its '}}'.")
-    return "".join(out)
+        return matches
+    return lambda relpath: matches(relpath.rpartition("/")[2])
 
 
 def _where(name: str) -> str:

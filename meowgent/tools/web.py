@@ -31,7 +31,9 @@ _PARAGRAPH_SEARCH = 500
 # Room for the header and footer inside the tool output cap, so a window is never cut in its middle.
 _FRAME_ROOM = 1000
 _ERROR_EXCERPT = 800
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.I)
+# The spaces around an optional quote are read in one way only: `\s*["']?\s*` split a run of spaces
+# every possible way, 0.5 s of backtracking on a 4 KB head.
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*(?:["']\s*)?([\w.:-]+)""", re.I)
 # Browsers read these labels as windows-1252 (WHATWG Encoding); the page's author meant it so.
 _WINDOWS_1252_ALIASES = frozenset({"ascii", "iso8859-1"})
 

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from meowgent.ui.i18n import t
-from meowgent.ui.safehtml import Html, fill, tag, visible_lines
+from meowgent.ui.safehtml import Html, fill, join, tag, visible_lines
 
 OBJECT_CHARS = 60
 """The longest object shown in a title; the full value is in the panel and on the card."""
@@ -20,20 +20,24 @@ Lookup = Callable[[str], str | None]
 """An argument by name as text so far, or None when the call has not written it (yet)."""
 
 
-def action(name: str | None, argument: Lookup, language: str, *, live_lines: int | None = None) -> Html:
-    """The verb and object of a call; `live_lines` makes a write read "Writing report.md… 57 lines so far"."""
+def action(
+    name: str | None, argument: Lookup, language: str, *, live_lines: int | None = None, target: str | None = None
+) -> Html:
+    """The verb and object of a call; `live_lines` makes a write read "Writing report.md… 57 lines so far", and
+    `target`, where a symbolic link sends a write or edit, makes it read "Write NOTES.md → .git/config"."""
     if not name:
         return fill(t(language, "preparing"))
     path, say = argument("path"), _sayer(language)
     match name:
         case "write_file" if path:
+            written = where(path, target)
             if live_lines is not None:
                 if live_lines == 1:
-                    return say("act_writing_one", path=obj(path))
-                return say("act_writing", path=obj(path), lines=f"{live_lines:,}")
-            return say("act_write", path=obj(path))
+                    return say("act_writing_one", path=written)
+                return say("act_writing", path=written, lines=f"{live_lines:,}")
+            return say("act_write", path=written)
         case "edit_file" if path:
-            return say("act_editing" if live_lines is not None else "act_edit", path=obj(path))
+            return say("act_editing" if live_lines is not None else "act_edit", path=where(path, target))
         case "run_shell" if command := argument("command"):
             return say("act_run", command=obj(command))
         case "web_fetch" if url := argument("url"):
@@ -63,6 +67,11 @@ def obj(value: str, limit: int = OBJECT_CHARS) -> Html:
     """A short, one-line, escaped view of a value the model chose."""
     line = visible_lines(value).replace("\n", " ⏎ ")
     return tag("code", line if len(line) <= limit else line[:limit] + "…")
+
+
+def where(path: str, target: str | None) -> Html:
+    """A path the model chose, and where it really leads when a link sends it elsewhere: `NOTES.md → .git/config`."""
+    return obj(path) if target is None else join([obj(path), " → ", obj(target)])
 
 
 def page_of(url: str) -> str:

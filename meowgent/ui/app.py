@@ -9,6 +9,7 @@ language this page chose.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import logging
@@ -34,7 +35,7 @@ from meowgent.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
 from meowgent.store import Store
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
-from meowgent.ui.approval import describe_queue
+from meowgent.ui.approval import describe_queue, link_target
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
 from meowgent.ui.export import write_export
@@ -85,6 +86,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
     if isinstance(sandbox, NoSandbox):
         log.warning("Commands run without a sandbox on this computer: %s", sandbox.reason)
     languages: dict[str, str] = {}  # by Gradio session; a dict, since gr.State values are per event input
+    link_target_of = functools.partial(link_target, settings.workspace)  # chat panels name a link's real target
 
     with gr.Blocks(title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS)) as demo:
         # The owner key is an opaque random id, kept by the browser like a session cookie. Gradio sends
@@ -275,7 +277,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 card_description.summary,
                 gr.skip() if waiting else "",
                 *edit_section_frame(waiting[0] if waiting else None, language),
-                gr.update(visible=len(waiting) > 1),
+                # "Approve all" only where every call shows whole; on_approve_all checks it again.
+                gr.update(visible=len(waiting) > 1 and not card_description.cut_short),
                 [call.id for call in waiting],
                 gr.update(choices=scope_choices(owner, chat, language), value=[]),
                 gr.skip() if running else context_meter(view.tokens_used, context_in_use(owner, chat), language),
@@ -334,7 +337,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
         def follow(owner: str, chat: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
             """Render the conversation's log, then keep streaming while an answer runs."""
-            view = ChatView(language_of(request))
+            view = ChatView(language_of(request), link_target=link_target_of)
             try:
                 batches = service.follow(owner, chat, poll=FRAME_SECONDS)
             except ChatError as exc:
@@ -380,7 +383,8 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 yield _unchanged(2 + len(relabeled) + len(shown))
                 return
             banner, _ = on_tick(key, model_name, request)
-            yield picked, banner, *wording(picked), *frame(ChatView(picked), owner_of(key, request), chat, request)
+            view = ChatView(picked, link_target=link_target_of)
+            yield picked, banner, *wording(picked), *frame(view, owner_of(key, request), chat, request)
             for update in follow(owner_of(key, request), chat, request):
                 yield gr.skip(), gr.skip(), *(gr.skip() for _ in range(len(relabeled))), *update
 
@@ -451,6 +455,17 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             yield from on_decide(key, chat, decision, request, network_choice=network_choice)
 
         def on_approve_all(key: str, chat: str, shown_ids: list[str], network_choice: str, request: gr.Request):
+            try:
+                waiting = service.waiting(owner_of(key, request), chat)
+            except ChatError as exc:
+                warn(exc, request)
+                return
+            # The button is hidden then, but every event is an endpoint: a call the card cut short is never
+            # approved with the others.
+            language = language_of(request)
+            if set(shown_ids) & set(describe_queue(waiting, settings.workspace, language).cut_short):
+                gr.Warning(t(language, "approve_all_cut"))
+                return
             decisions = {call_id: Decision(True) for call_id in shown_ids}
             yield from on_decide(key, chat, decisions, request, network_choice=network_choice)
 

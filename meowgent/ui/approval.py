@@ -6,20 +6,21 @@ model chose can't end a code span, draw over the page or load anything.
 
 from __future__ import annotations
 
-import difflib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
+from meowgent.linediff import LineDiff
 from meowgent.mcp.config import SEPARATOR
 from meowgent.rules import NETWORK, risk_notes
 from meowgent.tools import ExternalTool, ToolError, get_tool
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
-from meowgent.ui.render import browser_safe, diff_html, trim_for_view
+from meowgent.ui.render import browser_safe, diff_html, edit_diff, lines_chars, trim_for_view
 from meowgent.ui.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
 
 CARD_BOX_CHARS = 50_000
@@ -33,6 +34,28 @@ class CallDescription:
 
     summary: Html
     details: str
+    diff: LineDiff | None = None
+    """An edit's diff, worked out once for both its coloured view and `details`."""
+    target: str | None = None
+    """Where a write or edit really goes, when a symbolic link sends its path elsewhere."""
+
+
+@dataclass(frozen=True)
+class Card:
+    """The card for the waiting calls: `summary` is all of them (safe HTML), `details` the first one's text."""
+
+    summary: Html
+    details: str
+    cut_short: tuple[str, ...] = ()
+    """The ids of the calls whose text the card shows only in part: "Approve all" may not approve them."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call as the card lists it; `cut` when its text shows only in part."""
+
+    html: Html
+    cut: bool = False
 
 
 def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> CallDescription:
@@ -45,13 +68,15 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
         case "write_file":
             content = str(arguments.get("content", ""))
             path = str(arguments.get("path", ""))
-            return CallDescription(_write_summary(workspace, path, content, language), content)
+            target = link_target(workspace, path)
+            summary = _write_summary(workspace, path, content, language, target=target)
+            return CallDescription(_through_link(summary, path, target, language), content, target=target)
         case "edit_file":
             path = str(arguments.get("path", ""))
-            old, new = str(arguments.get("old", "")), str(arguments.get("new", ""))
-            before, after = t(language, "diff_before"), t(language, "diff_after")
-            diff = difflib.unified_diff(old.splitlines(), new.splitlines(), before, after, lineterm="")
-            return CallDescription(_say(language, "edit_file", path=_code(path)), "\n".join(diff))
+            target = link_target(workspace, path)
+            diff = edit_diff(str(arguments.get("old", "")), str(arguments.get("new", "")), language)
+            summary = _say(language, "edit_file", path=_path(path, target))
+            return CallDescription(_through_link(summary, path, target, language), "\n".join(diff.lines), diff, target)
         case "web_fetch":
             url = str(arguments.get("url", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
@@ -60,6 +85,18 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
     return CallDescription(
         _mcp_summary(call.name, language) or _say(language, "other_tool", tool=_code(call.name)), details
     )
+
+
+def link_target(workspace: Path, path: str) -> str | None:
+    """Where a write to `path` really goes (workspace-relative) when a symbolic link on the way leads elsewhere;
+    None when it goes where its name says, or cannot go anywhere (the tool refuses it, and the card says so)."""
+    space = Workspace(workspace)
+    try:
+        target = space.resolve(path)
+    except (ToolError, ValueError):  # outside, a loop, or a name no file system can store
+        return None
+    named = Path(os.path.normpath(space.root / path))
+    return space.relative(target) if target != named else None
 
 
 def _mcp_summary(name: str, language: str) -> Html | None:
@@ -90,25 +127,31 @@ def describe_queue(
     *,
     network: bool = False,
     sandboxed: bool = True,
-) -> CallDescription:
+) -> Card:
     """Every waiting call, in order, each in full: what it does, a warning if any, and its command or text.
 
-    `details` is the text of the first call, which "Approve" decides. `network` is the chat's setting for its
-    commands, `sandboxed` whether commands run in the sandbox on this computer.
+    `details` is the text of the first call, which "Approve" decides. A later call's text longer than
+    CARD_BOX_CHARS shows in part, so the card then asks for each call on its own (`cut_short`). `network` is the
+    chat's setting for its commands, `sandboxed` whether commands run in the sandbox on this computer.
     """
     if not calls:
-        return CallDescription(Html(""), "")
-    # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
+        return Card(Html(""), "")
+    descriptions = [describe_call(call, workspace, language) for call in calls]
     where = _Sandbox(network, sandboxed)
-    steps = [_step(call, workspace, language, where, boxed=index > 0) for index, call in enumerate(calls)]
+    # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
+    steps = [
+        _step(call, description, workspace, language, where, boxed=index > 0)
+        for index, (call, description) in enumerate(zip(calls, descriptions, strict=True))
+    ]
+    cut_short = tuple(call.id for call, step in zip(calls, steps, strict=True) if step.cut)
     if len(calls) == 1:
-        card = join([tag("h3", t(language, "card_one")), steps[0]])
+        card = join([tag("h3", t(language, "card_one")), steps[0].html])
     else:
-        items = join([tag("li", step) for step in steps])
+        items = join([tag("li", step.html) for step in steps])
         heading = tag("h3", t(language, "card_many", count=len(calls)))
-        card = join([heading, tag("ol", items), tag("p", t(language, "card_many_hint"))])
-    head = describe_call(calls[0], workspace, language)
-    return CallDescription(block(card, cls="mg mg-card"), _shown_text(calls[0], head.details))
+        hint = t(language, "card_many_hint_cut" if cut_short else "card_many_hint")
+        card = join([heading, tag("ol", items), tag("p", hint)])
+    return Card(block(card, cls="mg mg-card"), _shown_text(calls[0], descriptions[0].details), cut_short)
 
 
 @dataclass(frozen=True)
@@ -127,27 +170,31 @@ class _Sandbox:
         return t(language, "network_needed") if not self.network and NETWORK in risk_notes(call, workspace) else ""
 
 
-def _step(call: ToolCall, workspace: Path, language: str, where: _Sandbox, *, boxed: bool) -> Html:
-    """One call on the card: "Run `make test`", the sentence that says where and how, a warning, the full text
-    (when `boxed`; the head call's text is in the box under the card)."""
-    description = describe_call(call, workspace, language)
-    title = action(call.name, lookup(call.arguments), language)
+def _step(
+    call: ToolCall, description: CallDescription, workspace: Path, language: str, where: _Sandbox, *, boxed: bool
+) -> Step:
+    """One call on the card: "Run `make test`", the sentence that says where and how, a warning, then its text:
+    an edit's diff, and when `boxed` (a call after the first) any other text; the first call's text is in the
+    box under the card."""
+    title = action(call.name, lookup(call.arguments), language, target=description.target)
     # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
     parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
     if warning := risk_line(call, workspace, language):
         parts.append(tag("div", tag("strong", warning)))
     if sandbox_line := where.line(call, workspace, language):
         parts.append(tag("div", sandbox_line))
-    if call.name == "edit_file":
-        parts.append(diff_html(str(call.arguments.get("old", "")), str(call.arguments.get("new", "")), language))
-    elif boxed:
-        shown = trim_for_view(_shown_text(call, description.details), CARD_BOX_CHARS, language=language)
-        parts.append(tag("pre", shown, cls="mg-box"))
-    return join(parts)
+    if description.diff is not None:
+        parts.append(diff_html(description.diff, language, limit=CARD_BOX_CHARS))
+        return Step(join(parts), cut=boxed and lines_chars(description.diff.lines) > CARD_BOX_CHARS)
+    if not boxed:
+        return Step(join(parts))
+    text = _shown_text(call, description.details)
+    parts.append(tag("pre", trim_for_view(text, CARD_BOX_CHARS, language=language), cls="mg-box"))
+    return Step(join(parts), cut=len(text) > CARD_BOX_CHARS)
 
 
 def _shown_text(call: ToolCall, details: str) -> str:
-    """Details as the page shows them: invisible characters marked, a command's first line in view."""
+    """Details as the page shows them: invisible characters marked, a command's blank lines folded."""
     text = visible_lines(details) if call.name == "run_shell" else details
     return browser_safe(show_invisible(text))
 
@@ -160,16 +207,31 @@ def _code(value: str) -> Html:
     return tag("code", value)
 
 
-def _write_summary(workspace: Path, path: str, content: str, language: str) -> Html:
+def _path(path: str, target: str | None) -> Html:
+    """A path as the model wrote it, and where it really leads when a link sends it elsewhere."""
+    return _code(path) if target is None else join([_code(path), " → ", _code(target)])
+
+
+def _through_link(summary: Html, path: str, target: str | None, language: str) -> Html:
+    """The summary, and a plain warning when a symbolic link sends the change to another file."""
+    if target is None:
+        return summary
+    return join(
+        [summary, tag("div", tag("strong", _say(language, "through_link", path=_code(path), target=_code(target))))]
+    )
+
+
+def _write_summary(workspace: Path, path: str, content: str, language: str, *, target: str | None) -> Html:
     size = len(content.encode("utf-8", "surrogatepass"))
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     amount = t(language, "amount_one" if lines == 1 else "amount_many", lines=f"{lines:,}", size=f"{size:,}")
     try:
-        target = Workspace(workspace).resolve(path)
+        resolved = Workspace(workspace).resolve(path)
     except ToolError:
         return _say(language, "write_outside", path=_code(path), amount=amount)
     except ValueError:  # UnicodeEncodeError: a name no file system can store
         return _say(language, "write_invalid", path=_code(path), amount=amount)
-    if target.is_file():
-        return _say(language, "replace_file", path=_code(path), size=f"{target.stat().st_size:,}", amount=amount)
-    return _say(language, "create_file", path=_code(path), amount=amount)
+    shown = _path(path, target)
+    if resolved.is_file():
+        return _say(language, "replace_file", path=shown, size=f"{resolved.stat().st_size:,}", amount=amount)
+    return _say(language, "create_file", path=shown, amount=amount)

@@ -589,6 +589,18 @@ _TEXT[ENGLISH].update(
         "audit_network_off": "off",
     }
 )
+# ---- what the card shows of long or misleading text (meowgent.ui.approval, meowgent.ui.render) ----
+_TEXT[ENGLISH].update(
+    {
+        "diff_rough": "This change is too big to compare line by line, so all of its old lines show as removed "
+        "and all of its new lines as added, even lines that stay the same.",
+        "through_link": "⚠️ {path} is a link to another file: this changes {target}.",
+        "card_many_hint_cut": "“Approve” decides the first one alone. Some of them are too long to show here in "
+        "full, so each one waits for its own approval, where it shows whole.",
+        "approve_all_cut": "Some of these requests are too long to show on the card in full, so approve them one "
+        "at a time. Nothing was run.",
+    }
+)
 _TEXT[CHINESE].update(
     {
         "sandbox_missing": "⚠️ 這台電腦上的指令沒有在沙箱中執行：它們能修改你所有的檔案，也能連上網路。"
@@ -604,5 +616,11 @@ _TEXT[CHINESE].update(
         "audit_network": "網路",
         "audit_network_on": "開啟",
         "audit_network_off": "關閉",
+        "diff_rough": "這個修改太大，無法逐行比對，所以舊的每一行都列為刪除、新的每一行都列為新增，"
+        "即使有些行其實沒有變。",
+        "through_link": "⚠️ {path} 是指向另一個檔案的連結：實際改動的是 {target}。",
+        "card_many_hint_cut": "「核准」只決定第一個動作。其中有些內容太長，這裡無法完整顯示，所以每個動作都要各自核准，"
+        "輪到它時會完整顯示。",
+        "approve_all_cut": "其中有些請求太長，卡片上無法完整顯示，請一次核准一個。沒有執行任何動作。",
     }
 )

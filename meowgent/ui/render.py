@@ -1,14 +1,15 @@
 """From agent events to chat messages: an incremental view, with no I/O.
 
 `ChatView.apply(event)` is O(size of the event), so a long answer or a 1 MB tool call costs
-nothing per token; `messages()` builds what the page shows, at most ~20 times a second.
+nothing per token; `messages()` builds what the page shows, at most ~20 times a second. The one
+question about the world, where a symbolic link sends a write, is a function the page passes in.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.linediff import LineDiff, unified_diff
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
 from meowgent.ui.livecall import LiveCall, StreamedText
@@ -104,12 +106,17 @@ class _Note:
 _Item = _Text | _Thinking | _Call | _Note
 
 
+LinkTarget = Callable[[str], str | None]
+"""Where a write to a path really goes when a symbolic link sends it elsewhere (None when it does not)."""
+
+
 class ChatView:
     """What the page shows of one conversation, built from its events."""
 
-    def __init__(self, language: str = ENGLISH) -> None:
+    def __init__(self, language: str = ENGLISH, *, link_target: LinkTarget | None = None) -> None:
         self.language = language
         """Shown in this language; change it and call messages() again to switch."""
+        self._link_target = link_target or _no_links
         self._items: list[_Item] = []
         self._calls: dict[str, _Call] = {}
         self.waiting: tuple[ToolCall, ...] = ()
@@ -179,7 +186,7 @@ class ChatView:
             version = (self.language, _version(item))
             cached = self._rendered.get(id(item))
             if cached is None or cached[0] != version:
-                cached = self._rendered[id(item)] = (version, _render(item, self.language))
+                cached = self._rendered[id(item)] = (version, _render(item, self.language, self._link_target))
             out.extend(cached[1])
         return out
 
@@ -222,7 +229,11 @@ def _version(item: _Item) -> tuple[Any, ...]:
     return ()
 
 
-def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
+def _no_links(path: str) -> None:
+    return None
+
+
+def _render(item: _Item, language: str, link_target: LinkTarget) -> list[gr.ChatMessage]:
     match item:
         case _Text(role, prose):
             return [gr.ChatMessage(role=role, content=block(prose.html()))]
@@ -235,7 +246,7 @@ def _render(item: _Item, language: str) -> list[gr.ChatMessage]:
                 metadata["duration"] = round(seconds, 1)
             return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
-            return _render_call(item, language)
+            return _render_call(item, language, link_target)
         case _Note("error", text, kind):
             return [_note("⚠️ " + error_text(language, text, kind))]
         case _Note("notice", text, kind):
@@ -250,10 +261,12 @@ def _note(text: str) -> gr.ChatMessage:
     return gr.ChatMessage(role="assistant", content=block(prose_html(text)))
 
 
-def _render_call(panel: _Call, language: str) -> list[gr.ChatMessage]:
+def _render_call(panel: _Call, language: str, link_target: LinkTarget) -> list[gr.ChatMessage]:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
-        title = action(name, lookup(arguments), language)
+        path = arguments.get("path")
+        target = link_target(path) if name in ("write_file", "edit_file") and isinstance(path, str) else None
+        title = action(name, lookup(arguments), language, target=target)
         body = arguments_html(name, arguments, language)
     else:
         title, body = _live_view(panel, language)
@@ -297,10 +310,19 @@ def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
     parts = []
     for key in shown:
         text = arguments[key]
-        parts += [label(key, language), tag("pre", "\n".join(text.last_lines(LIVE_LINES)))]
+        parts += [label(key, language), tag("pre", _live_text(key, text))]
     raw = tag("pre", panel.raw.head() if panel.raw.whole else "…" + panel.raw.tail(), cls="mg-box")
     parts.append(tag("details", tag("summary", t(language, "technical")), raw))
     return title, join(parts)
+
+
+def _live_text(key: str, text: StreamedText) -> str:
+    """The last lines of an argument being written; a command's runs of blank lines folded, as everywhere."""
+    if key != "command":
+        return "\n".join(text.last_lines(LIVE_LINES))
+    # While the command is whole in the head, the marks count its real runs, not only those in its last lines.
+    folded = visible_lines(text.head() if text.whole else "\n".join(text.last_lines(LIVE_LINES)))
+    return "\n".join(folded.split("\n")[-LIVE_LINES:])
 
 
 def _head_text(text: StreamedText | None) -> str | None:
@@ -319,7 +341,7 @@ def label(key: str, language: str) -> Html:
 def arguments_html(name: str, arguments: dict[str, Any], language: str) -> Html:
     """What a call will do or did, readable: a file's text, a diff, a command, then the raw JSON one click away."""
     if name == "edit_file" and isinstance(arguments.get("old"), str) and isinstance(arguments.get("new"), str):
-        shown = diff_html(arguments["old"], arguments["new"], language)
+        shown = diff_html(edit_diff(arguments["old"], arguments["new"], language), language)
     else:
         shown = join(
             [
@@ -342,16 +364,60 @@ def technical_html(arguments: dict[str, Any], language: str) -> Html:
     return tag("details", tag("summary", t(language, "technical")), shown)
 
 
-def diff_html(old: str, new: str, language: str) -> Html:
-    """A coloured before/after diff, built only from escaped lines."""
-    before, after = t(language, "diff_before"), t(language, "diff_after")
-    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), before, after, lineterm="")
-    classes = {"-": "mg-del", "+": "mg-add", "@": "mg-hunk"}
-    spans = []
+def edit_diff(old: str, new: str, language: str) -> LineDiff:
+    """What an edit changes, line by line, headed "before" and "after" in `language`."""
+    return unified_diff(old, new, before=t(language, "diff_before"), after=t(language, "diff_after"))
+
+
+def diff_html(diff: LineDiff, language: str, *, limit: int = RESULT_VIEW_CHARS) -> Html:
+    """A coloured diff built only from escaped lines: its head and tail when longer than `limit` characters,
+    under a plain sentence when it was too big to compare line by line. Lines of one kind in a row share one
+    element, so the markup stays a small part of the page."""
+    runs: list[tuple[str, list[str]]] = []
+    for line, shown in head_and_tail(diff.lines, limit, language=language):
+        cls = _diff_class(line)
+        if runs and runs[-1][0] == cls:
+            runs[-1][1].append(shown)
+        else:
+            runs.append((cls, [shown]))
+    spans = [tag("span", "\n".join(lines) or " ", cls=cls) for cls, lines in runs]
+    rough = [] if diff.exact else [tag("p", t(language, "diff_rough"))]
+    return join([*rough, tag("pre", join(spans), cls="mg-diff")])
+
+
+def _diff_class(line: str | None) -> str:
+    """How a diff line looks: None is where lines were left out, drawn like the headings."""
+    if line is None or line.startswith(("---", "+++")):
+        return "mg-hunk"
+    return {"-": "mg-del", "+": "mg-add", "@": "mg-hunk"}.get(line[:1], "mg-same")
+
+
+def lines_chars(lines: list[str]) -> int:
+    """The characters `lines` take shown one under another."""
+    return sum(len(line) + 1 for line in lines) - 1 if lines else 0
+
+
+def head_and_tail(lines: list[str], limit: int, *, language: str) -> list[tuple[str | None, str]]:
+    """(line, what is shown of it) for the lines that fit in `limit` characters: all of them, or those of the
+    first three quarters and the last quarter, with (None, "… N more characters …") between."""
+    total = lines_chars(lines)
+    if total <= limit:
+        return [(line, line) for line in lines]
+    head, tail = _first_chars(lines, limit * 3 // 4), _first_chars(lines[::-1], limit - limit * 3 // 4, end=True)
+    hidden = total - sum(len(shown) for _, shown in head + tail)
+    return [*head, (None, t(language, "more_chars", count=f"{hidden:,}")), *tail[::-1]]
+
+
+def _first_chars(lines: list[str], budget: int, *, end: bool = False) -> list[tuple[str | None, str]]:
+    """The first lines (or, with `end`, the last ones, given reversed) that fit in `budget` characters, the
+    last of them cut to fit."""
+    taken: list[tuple[str | None, str]] = []
     for line in lines:
-        cls = "mg-hunk" if line.startswith(("---", "+++")) else classes.get(line[:1], "")
-        spans.append(tag("span", line or " ", cls=cls or "mg-same"))
-    return tag("pre", join(spans), cls="mg-diff")
+        if budget <= 0:
+            break
+        taken.append((line, line[len(line) - budget :] if end and len(line) > budget else line[:budget]))
+        budget -= len(line) + 1
+    return taken
 
 
 def output_html(output: str, language: str) -> Html:

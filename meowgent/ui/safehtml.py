@@ -17,12 +17,27 @@ _LINE = "&#10;"  # a real line break inside <pre>, whitespace elsewhere
 _ESCAPES = {ord(c): f"&#{ord(c)};" for c in string.punctuation} | {ord("\n"): _LINE, ord("\r"): "&#13;"}
 
 # Characters that change how text around them looks without being seen: bidi controls can make
-# `touch x` read as a comment, zero-width ones hide differences. Shown as ⟨U+202E⟩ where it matters.
+# `touch x` read as a comment, zero-width ones hide differences, tag characters carry hidden ASCII, and
+# line separators break a line where no line break is. Shown as ⟨U+202E⟩ where it matters.
 _BIDI = "\u202a-\u202e\u2066-\u2069"
-_ZERO_WIDTH = "\u200b-\u200f\u2060\ufeff"
+_ZERO_WIDTH = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028\u2029\u2060-\u2064\u206a-\u206f"
+    "\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+)
 _INVISIBLE = re.compile(f"[{_BIDI}{_ZERO_WIDTH}]")
 _BIDI_ONLY = re.compile(f"[{_BIDI}]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+# In a command, what looks like nothing, or like something else: a run of blank lines (line breaks with
+# only blank space between) that pushes the next command below the fold, a run of blank space that
+# pushes it out to the right or out of a title, a carriage return, and a space that is not the one bash
+# splits words at.
+_FOLDED_LINE_BREAKS = 3
+_BLANK_LINES = re.compile(f"\\n(?:[^\\S\\n]*\\n){{{_FOLDED_LINE_BREAKS - 1},}}")
+_OTHER_SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+_FOLDED_BLANKS = 16
+_BLANK_RUN = re.compile(f"[ \t{_OTHER_SPACES}]{{{_FOLDED_BLANKS},}}")
+_LOOKALIKE = re.compile(f"[\r{_OTHER_SPACES}]")
 
 
 class Html(str):
@@ -78,10 +93,21 @@ def block(*children: str | Html, cls: str = "mg") -> Html:
 
 
 def visible_lines(text: str) -> str:
-    """Leading blank lines shown as one `⟨↵×40⟩` mark, so the first real line of a command is always in view."""
+    """A command as it must be shown for every part of it to be seen: leading blank lines as one `⟨↵×40⟩` mark
+    before the first real line, any later run of two or more blank lines as such a mark at the start of the
+    line after it, 16 or more blank characters in a row as `⟨␣×200⟩`, and carriage returns and spaces other
+    than the plain one as `⟨U+000D⟩`."""
     stripped = text.lstrip("\n\r \t")
-    blank = text[: len(text) - len(stripped)].count("\n")
-    return f"⟨↵×{blank}⟩ {stripped}" if blank else text
+    if leading := text[: len(text) - len(stripped)].count("\n"):
+        text = f"⟨↵×{leading}⟩ {stripped}"
+    text = _BLANK_LINES.sub(_fold_line_breaks, text)
+    text = _BLANK_RUN.sub(lambda run: f"⟨␣×{len(run.group())}⟩", text)
+    return _LOOKALIKE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+
+
+def _fold_line_breaks(run: re.Match[str]) -> str:
+    breaks = run.group().count("\n")
+    return f"\n⟨↵×{breaks}⟩" + ("" if run.end() == len(run.string) else " ")
 
 
 def shown_text(markup: str) -> str:

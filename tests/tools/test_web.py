@@ -509,6 +509,14 @@ def test_decoding(body: bytes, header: str | None, is_html: bool, text: str) -> 
     assert decode_body(body, header_charset=header, is_html=is_html) == text
 
 
+def test_a_meta_charset_followed_by_spaces_is_read_one_way() -> None:
+    """The page's head is read in one pass: spaces after `charset=` are not split every possible way."""
+    head = b"<meta charset=" + b" " * 4_000
+    assert decode_body(head + b"\xe9", header_charset=None, is_html=True) == head.decode() + "\ufffd"  # UTF-8
+    koi = b'<meta charset=  "  koi8-r">'
+    assert decode_body(koi + b"\xeb", header_charset=None, is_html=True) == koi.decode() + "К"
+
+
 # --- quality on real pages -----------------------------------------------------------------------------------
 
 # Mozilla's answer for a home page is one block of headlines out of five; web_fetch gives the model the

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from gradio_client import Client
 
+from meowgent.ui.approval import CARD_BOX_CHARS
 from tests.scripted_ollama import Text, reply, tool_call_text
 from tests.ui.conftest import chat_text, html_text
 
@@ -140,6 +141,29 @@ def test_approve_all_decides_every_call_the_card_showed(running_app, client):
     assert (running_app.workspace / "a.md").read_text() == "A"
     assert (running_app.workspace / "b.md").read_text() == "B"
     assert card == ""
+
+
+def test_approve_all_never_approves_a_call_the_card_cut_short(running_app, client):
+    """The button is hidden then; a click sent anyway (every event is an endpoint) runs nothing."""
+    long = "x" * (CARD_BOX_CHARS + 1)
+    running_app.ollama.script(
+        Text(
+            tool_call_text("write_file", {"path": "a.md", "content": "A"})
+            + tool_call_text("write_file", {"path": "b.md", "content": long})
+        ),
+        reply("Both written."),
+    )
+    key, _, _ = open_page(client)
+    values = client.predict(key, "write two", api_name="/on_send")
+    assert "each one waits for its own approval" in screen(values)[1]
+    client.predict(key, api_name="/on_approve_all")
+    assert not (running_app.workspace / "a.md").exists()
+    assert not (running_app.workspace / "b.md").exists()
+    client.predict(key, "", api_name="/on_approve")
+    assert (running_app.workspace / "a.md").read_text() == "A"
+    assert card_details(client, key) == long  # now first in line: whole in the box under the card
+    client.predict(key, "", api_name="/on_approve")
+    assert (running_app.workspace / "b.md").read_text() == long
 
 
 def test_allowing_a_write_for_this_chat_allows_that_file_and_not_another(running_app, client):

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.ui.approval import describe_call, describe_queue
+from meowgent.ui.approval import CARD_BOX_CHARS, describe_call, describe_queue, link_target
 from meowgent.ui.i18n import CHINESE
 from tests.ui.conftest import html_text
 
@@ -261,3 +261,83 @@ def test_a_huge_file_travels_whole_once_not_twice(workspace):
     assert "row 000000" in said(second)
     assert "row 099999" in said(second)
     assert "more characters not shown here" in said(second)
+    assert second.cut_short == ("c1",)  # so "Approve all" may not approve it
+
+
+# ---- what the card says is what happens (issue 17) ----
+
+
+def test_the_issues_command_shows_every_line_on_the_card(workspace):
+    command = "echo safe" + "\n" * 40 + "touch hidden.txt"
+    card = describe_queue((ToolCall("c1", "run_shell", {"command": command}),), workspace)
+    assert card.details == "echo safe\n⟨↵×40⟩ touch hidden.txt"
+    assert "Run echo safe ⏎ ⟨↵×40⟩ touch hidden.txt" in said(card)
+    later = describe_queue(
+        (ToolCall("c0", "run_shell", {"command": "ls"}), ToolCall("c1", "run_shell", {"command": command})), workspace
+    )
+    box = re.search(r'<pre class="mg-box">(.*?)</pre>', later.summary).group(1)
+    assert html_text(box) == "echo safe\n⟨↵×40⟩ touch hidden.txt"
+
+
+@pytest.mark.parametrize("tool", ["write_file", "edit_file"])
+def test_a_change_through_a_link_names_the_file_it_really_changes(workspace, tool):
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text("[core]\n")
+    (workspace / "NOTES.md").symlink_to(".git/config")
+    call = ToolCall("c1", tool, {"path": "NOTES.md", "content": "x", "old": "[core]", "new": "[alias]"})
+    card = said(describe_queue((call,), workspace))
+    arrow = "NOTES.md → .git/config"
+    assert f"{'Write' if tool == 'write_file' else 'Edit'} {arrow}" in card  # the title
+    assert "⚠️ NOTES.md is a link to another file: this changes .git/config." in card
+    if tool == "write_file":
+        assert f"Replace the file {arrow} (now 7 bytes)" in card
+    chinese = said(describe_queue((call,), workspace, CHINESE))
+    assert "NOTES.md 是指向另一個檔案的連結：實際改動的是 .git/config。" in chinese
+
+
+def test_a_plain_path_or_one_outside_gets_no_arrow(workspace, tmp_path):
+    (workspace / "notes.md").write_text("x")
+    (workspace / "docs").mkdir()
+    (tmp_path / "secret.txt").write_text("s")
+    (workspace / "innocent.txt").symlink_to(tmp_path / "secret.txt")
+    for path in ("notes.md", "./docs/../notes.md", "new.md", "innocent.txt", "../x"):
+        assert link_target(workspace, path) is None, path
+        assert "→" not in said(
+            describe_queue((ToolCall("c1", "write_file", {"path": path, "content": "x"}),), workspace)
+        )
+
+
+def test_a_hostile_link_target_is_escaped(workspace):
+    (workspace / "x`<img src=x>").write_text("y")
+    (workspace / "a.md").symlink_to("x`<img src=x>")
+    card = describe_queue((ToolCall("c1", "write_file", {"path": "a.md", "content": "x"}),), workspace)
+    assert "a.md → x`<img src=x>" in said(card)
+    assert tags_in(card.summary) <= OUR_TAGS
+
+
+def test_an_edit_too_big_to_compare_says_so_on_the_card(workspace):
+    """Ten times the 170 KB edit that took 18 s to show: the diff is bounded and says it is rough."""
+    call = ToolCall("c1", "edit_file", {"path": "a.txt", "old": "x\n" * 850_000, "new": "x\ny\n" * 990})
+    card = describe_queue((call,), workspace)
+    assert "This change is too big to compare line by line" in said(card)
+    assert card.details.startswith("--- before\n+++ after\n@@ -1,850000 +1,1980 @@\n x\n-x\n")  # whole, in the box
+    assert len(html_text(card.summary)) < CARD_BOX_CHARS + 1_000  # the card shows the diff's head and tail
+    assert "more characters not shown here" in said(card)
+    assert card.cut_short == ()  # the first call's text is whole in the box
+    second = describe_queue((ToolCall("c0", "run_shell", {"command": "ls"}), call), workspace)
+    assert second.cut_short == ("c1",)
+
+
+def test_a_queue_with_a_call_cut_short_asks_for_each_one(workspace):
+    calls = (
+        ToolCall("c1", "run_shell", {"command": "ls"}),
+        ToolCall("c2", "write_file", {"path": "big.txt", "content": "x" * (CARD_BOX_CHARS + 1)}),
+        ToolCall("c3", "run_shell", {"command": "pwd"}),
+    )
+    card = describe_queue(calls, workspace)
+    assert card.cut_short == ("c2",)
+    assert "each one waits for its own approval" in said(card)
+    whole = describe_queue((calls[0], calls[2]), workspace)
+    assert whole.cut_short == ()
+    assert "“Approve all” runs all of them" in said(whole)
+    assert describe_queue(calls[1:], workspace).cut_short == ()  # first in line: whole in the box

@@ -136,6 +136,36 @@ def test_a_hostile_path_cannot_draw_a_fake_card_and_every_queued_call_shows_in_f
     assert listener.seen == []
 
 
+def test_the_card_shows_a_hidden_command_a_link_and_asks_for_a_call_it_cuts_short_alone(running_app, tab):
+    """Issue 17: `echo safe`, 40 line breaks, then `touch`; a write to NOTES.md that a link sends to
+    .git/config; and a third call too long to show whole, so "Approve all" is not offered."""
+    (running_app.workspace / ".git").mkdir()
+    (running_app.workspace / ".git" / "config").write_text("[core]\n")
+    (running_app.workspace / "NOTES.md").symlink_to(".git/config")
+    running_app.ollama.script(
+        Text(
+            tool_call_text("run_shell", {"command": "echo safe" + "\n" * 40 + "touch hidden.txt"})
+            + tool_call_text("write_file", {"path": "NOTES.md", "content": "[alias]\n"})
+            + tool_call_text("write_file", {"path": "long.txt", "content": "x" * 60_000})
+        )
+    )
+    open_app(tab, running_app.url)
+    send(tab, "tidy up")
+    card = tab.locator("#approval").first
+    steps = card.locator("ol > li")
+    expect(steps).to_have_count(3)
+    expect(steps.nth(0)).to_contain_text("Run echo safe ⏎ ⟨↵×40⟩ touch hidden.txt")
+    box = tab.locator("#card_details textarea")
+    expect(box).to_have_value("echo safe\n⟨↵×40⟩ touch hidden.txt")
+    # Nothing to scroll to (less than a line more than the box shows): before, 40 blank lines hid the touch.
+    assert box.evaluate("(box) => box.scrollHeight - box.clientHeight < 8")
+    expect(steps.nth(1)).to_contain_text("Write NOTES.md → .git/config")
+    expect(steps.nth(1)).to_contain_text("⚠️ NOTES.md is a link to another file: this changes .git/config.")
+    expect(card).to_contain_text("each one waits for its own approval")
+    expect(tab.locator("#approve_all")).to_be_hidden()
+    expect(tab.locator("#chat")).to_contain_text("Write NOTES.md → .git/config")  # the panel's title too
+
+
 def test_a_file_being_written_shows_its_last_lines_and_a_line_count(running_app, tab):
     lines = [f"note {i:03d}: cats sleep sixteen hours a day" for i in range(80)]
     running_app.ollama.script(

@@ -1,5 +1,6 @@
 """ChatView as a pure function: events in, gr.ChatMessage list out, no browser."""
 
+import functools
 import json
 import re
 import time
@@ -26,6 +27,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.ui.approval import link_target
 from meowgent.ui.livecall import TAIL_CHARS
 from meowgent.ui.render import LIVE_LINES, RESULT_VIEW_CHARS, ChatView, fence, trim_for_view
 from tests.ui.conftest import html_text
@@ -315,6 +317,36 @@ def test_an_edit_is_a_coloured_diff():
     call = ToolCall("c1", "edit_file", {"path": "a.py", "old": "x = 1\ny = 2", "new": "x = 1\ny = 3"})
     message = panel(view_of(*ready(call)), call.id)
     assert '<span class="mg-del">&#45;y &#61; 2</span><span class="mg-add">&#43;y &#61; 3</span>' in message.content
+
+
+def test_a_huge_edit_shows_the_head_and_tail_of_its_diff_and_says_when_it_is_rough():
+    """Ten times the 170 KB edit whose panel took 5.7 s: bounded work, bounded page."""
+    call = ToolCall("c1", "edit_file", {"path": "a.txt", "old": "x\n" * 850_000, "new": "x\ny\n" * 990})
+    shown = text_of(panel(view_of(*ready(call)), call.id))
+    assert shown.startswith("This change is too big to compare line by line")
+    assert "more characters not shown here" in shown
+    diff = shown[shown.index("--- before") : shown.index("Technical details")]
+    assert len(diff) < RESULT_VIEW_CHARS + 200
+
+
+def test_a_change_through_a_link_names_its_real_file_in_the_panel_title(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "NOTES.md").symlink_to(".git/config")
+    view = ChatView(link_target=functools.partial(link_target, tmp_path))
+    write = ToolCall("c1", "write_file", {"path": "NOTES.md", "content": "x"})
+    for event in [*ready(write), ApprovalNeeded((write,))]:
+        view.apply(event)
+    assert title_of(panel(view, "c1")) == "Write NOTES.md → .git/config"
+    assert title_of(panel(view_of(*ready(write)), "c1")) == "Write NOTES.md"  # a view that cannot look
+
+
+def test_a_command_being_written_folds_its_blank_lines():
+    call = ToolCall("c1", "run_shell", {"command": "echo safe" + "\n" * 40 + "touch x"})
+    view = view_of(*streamed(call))
+    assert "echo safe\n⟨↵×40⟩ touch x" in text_of(panel(view, "c1"))
+    view.apply(ToolCallReady(call, True))
+    assert "echo safe\n⟨↵×40⟩ touch x" in text_of(panel(view, "c1"))
 
 
 def test_a_waiting_call_says_so_and_stays_pending():

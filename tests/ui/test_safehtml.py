@@ -48,6 +48,45 @@ def test_leading_blank_lines_become_one_mark():
     assert visible_lines("ls\n\n") == "ls\n\n"
 
 
+def test_more_invisible_characters_are_named():
+    hidden = "a\u00adb\u061cc\u2028d\u3164e\U000e0041f\x85g"
+    assert show_invisible(hidden) == "a⟨U+00AD⟩b⟨U+061C⟩c⟨U+2028⟩d⟨U+3164⟩e⟨U+E0041⟩f⟨U+0085⟩g"
+
+
+def test_a_run_of_blank_lines_anywhere_becomes_one_mark():
+    assert visible_lines("echo safe" + "\n" * 40 + "touch x") == "echo safe\n⟨↵×40⟩ touch x"
+    assert visible_lines("a\n \n\t\r\n  b") == "a\n⟨↵×3⟩   b"  # blank lines may hold spaces; b keeps its indent
+    assert visible_lines("a\n\nb\n") == "a\n\nb\n"  # one blank line between commands is ordinary
+    assert visible_lines("ls" + "\n" * 5) == "ls\n⟨↵×5⟩"
+
+
+def test_runs_of_blank_space_and_look_alike_characters_are_marked_in_a_command():
+    assert visible_lines("echo safe" + " " * 200 + "; rm -rf ~") == "echo safe⟨␣×200⟩; rm -rf ~"
+    assert visible_lines("    indented  twice") == "    indented  twice"
+    assert visible_lines("rm\u00a0-rf x\rls") == "rm⟨U+00A0⟩-rf x⟨U+000D⟩ls"
+
+
+COMMAND_TEXT = st.text(alphabet=st.sampled_from([" ", "\t", "\n", "\r", "\u00a0", "\u3000", "a", "b", ";"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(COMMAND_TEXT)
+def test_a_shown_command_keeps_every_visible_character_in_order_and_no_long_blank_run(text):
+    shown = visible_lines(text)
+    assert re.sub(r"⟨[^⟩]*⟩|\s", "", shown) == re.sub(r"\s", "", text)
+    assert not re.search(r"\n(?:[ \t]*\n){2}", shown)
+    assert not re.search(r"[ \t]{16}", shown)
+    assert "\r" not in shown
+    assert "\u00a0" not in shown
+
+
+def test_a_command_ten_times_the_issues_size_is_folded_whole():
+    """The issue's command had 40 blank lines; here 10,000 runs of 400 blank lines and blank space."""
+    text = ("echo safe" + "\n" * 400 + "touch x" + " " * 400) * 10_000
+    shown = visible_lines(text)
+    assert shown.count("⟨↵×400⟩ touch x⟨␣×400⟩") == 10_000
+
+
 def test_prose_keeps_structure_and_neutralizes_images_links_and_html():
     markup = prose_html(
         "Hi **there**\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n1. one\n2. two\n\n"
