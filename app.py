@@ -51,8 +51,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"Port {settings.port} is already in use. Stop the other program or pick another with --port.")
     auth, generated = login_for(settings)
 
-    from meowgent.rules import RulesError
-    from meowgent.store import StoreError
+    from meowgent.persist.store import StoreError
+    from meowgent.policy.rules import RulesError
     from meowgent.ui.app import serve  # imported late: gradio is slow to import
 
     print(f"Meowgent: workspace {settings.workspace}, model server {settings.ollama_host}")

@@ -30,10 +30,11 @@ from pathlib import Path
 import ollama
 
 from bench.report import machine, table
-from meowgent.agent import Agent, Conversation
+from meowgent.agent.loop import Agent
 from meowgent.config import Settings
+from meowgent.conversation import Conversation
 from meowgent.events import Done, TextDelta, ToolCallProgress
-from meowgent.llm import OllamaClient
+from meowgent.llm.client import OllamaClient
 from tests.scripted_ollama import ScriptedOllama, Text, Turn, tool_call_text
 
 CHUNK = 4

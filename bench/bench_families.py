@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import machine, table
-from meowgent.agent import Agent, Conversation
-from meowgent.callformats import CallPiece, CallTextReader
+from meowgent.agent.loop import Agent
+from meowgent.chats.runs import RunRegistry
 from meowgent.config import Settings
+from meowgent.conversation import Conversation
 from meowgent.events import ToolCallProgress
-from meowgent.livecalls import HeldCalls
-from meowgent.llm import ChatChunk, OllamaClient
-from meowgent.runs import RunRegistry
+from meowgent.llm.client import ChatChunk, OllamaClient
+from meowgent.reply.formats import CallPiece, CallTextReader
+from meowgent.reply.held import HeldCalls
 from meowgent.ui.app import FRAME_SECONDS
 from meowgent.ui.render import ChatView
 from meowgent.ui.throttle import FrameThrottle

@@ -21,10 +21,10 @@ from pathlib import Path
 from bench.report import machine, table
 from meowgent.config import Settings
 from meowgent.events import ApprovalNeeded, ToolCall, ToolCallProgress, ToolCallReady, ToolCallStarted
-from meowgent.toolcall import CallParseError, parse_tool_call
-from meowgent.tools import run_tool
+from meowgent.reply.parse import CallParseError, parse_tool_call
 from meowgent.tools.extract import extract_markdown
 from meowgent.tools.globs import MAX_GLOB_CHARS, Glob
+from meowgent.tools.registry import run_tool
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.render import ChatView
 from meowgent.ui.safehtml import visible_lines

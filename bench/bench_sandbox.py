@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench.report import table
 from meowgent.config import Settings
-from meowgent.tools import run_tool
+from meowgent.tools.registry import run_tool
 from meowgent.tools.sandbox import SYSTEM_BWRAP, NoSandbox, sandbox_for
 
 GOAL_MS = 50.0

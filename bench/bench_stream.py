@@ -7,7 +7,7 @@ import time
 
 from bench.report import machine, table
 from meowgent.events import TextDelta, ToolCallDelta, ToolCallDone
-from meowgent.stream import ToolCallSplitter
+from meowgent.reply.splitter import ToolCallSplitter
 
 SIZES = (16 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024)
 CHUNK = 4

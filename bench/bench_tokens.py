@@ -24,9 +24,9 @@ from typing import Any
 from bench.report import table
 from meowgent.config import Settings
 from meowgent.context import TokenEstimator, estimate_messages
-from meowgent.llm import OllamaClient
+from meowgent.llm.client import OllamaClient
 from meowgent.prompt import system_prompt
-from meowgent.tools import registry
+from meowgent.tools.registry import ToolRegistry
 from tests.scripted_ollama import ScriptedOllama, tool_call_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,10 @@ def conversation(texts: dict[str, str]) -> list[Messages]:
     """An agent session's requests: each is the transcript so far, sent after a message or a tool result."""
     settings = Settings(workspace=ROOT)
     messages: Messages = [
-        {"role": "system", "content": system_prompt(registry().values(), workspace=settings.workspace)},
+        {
+            "role": "system",
+            "content": system_prompt(ToolRegistry.builtins().all().values(), workspace=settings.workspace),
+        },
         {"role": "user", "content": texts["Chinese with code (a person's message)"]},
     ]
     requests = [list(messages)]

@@ -7,8 +7,8 @@ import platform
 from collections.abc import Iterable
 from pathlib import Path
 
-from meowgent.toolcall import CALL_FORMAT
-from meowgent.tools import Tool
+from meowgent.reply.parse import CALL_FORMAT
+from meowgent.tools.registry import Tool
 
 
 def system_prompt(

@@ -1,6 +1,6 @@
 """A scripted Ollama: a real HTTP server on loopback that speaks Ollama's wire format, with replies you queue.
 
-Tests, benchmarks and browser tests point the real `ollama` client (through `meowgent.llm`) at it. Standalone:
+Tests, benchmarks and browser tests point the real `ollama` client (through `meowgent.llm.client`) at it. Standalone:
 `python -m tests.scripted_ollama --port 11434 --demo` serves a reply with a tool call, then a final answer, forever
 (`--parser-models` installs PARSER_MODELS too).
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent.agent import wire_messages
+from meowgent.agent.loop import wire_messages
 from meowgent.context import (
     APP_NOTE,
     MAX_FACTOR,
@@ -25,7 +25,7 @@ from meowgent.context import (
     estimate_tokens,
     fit_messages,
 )
-from meowgent.llm import ModelInfo, OllamaClient
+from meowgent.llm.client import ModelInfo, OllamaClient
 from tests.scripted_ollama import Text, Turn, reply
 
 NOTE = "characters cut to fit the model's context; call the tool again to see them]"

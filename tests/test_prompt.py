@@ -1,18 +1,20 @@
 from pathlib import Path
 
 from meowgent.prompt import system_prompt
-from meowgent.toolcall import CALL_FORMAT
-from meowgent.tools import registry
+from meowgent.reply.parse import CALL_FORMAT
+from meowgent.tools.registry import ToolRegistry
+
+TOOLS = ToolRegistry.builtins().all().values()
 
 
 def test_the_text_protocol_prompt_describes_every_tool_and_the_call_format():
-    prompt = system_prompt(registry().values(), workspace=Path("/w"), operating_system="Linux")
+    prompt = system_prompt(TOOLS, workspace=Path("/w"), operating_system="Linux")
     assert CALL_FORMAT in prompt
     assert '"name": "read_file"' in prompt
 
 
 def test_a_native_prompt_names_no_competing_format_but_says_what_asks_first():
-    prompt = system_prompt(registry().values(), workspace=Path("/w"), operating_system="Linux", native=True)
+    prompt = system_prompt(TOOLS, workspace=Path("/w"), operating_system="Linux", native=True)
     assert "<tool_call>" not in prompt
     assert '"parameters"' not in prompt
     assert "write_file" in prompt

@@ -22,14 +22,13 @@ import mcp_types
 from meowgent.config import Settings
 from meowgent.mcp.client import McpCallError, McpManager, ServerState, not_running, sandboxed
 from meowgent.mcp.config import SEPARATOR, McpConfigError, ServerConfig, config_path, load_config
-from meowgent.tools import (
+from meowgent.tools.registry import (
     ExternalTool,
     ToolContext,
     ToolError,
+    ToolRegistry,
     cap_text,
     check_schema,
-    register_external,
-    unregister_group,
 )
 
 DESCRIPTION_CHARS = 1000
@@ -97,16 +96,18 @@ def external_tools(
 
 
 class McpTools:
-    """The configured MCP servers and their tools in the registry, for one app."""
+    """The configured MCP servers and their tools in the registry it is given, for one app."""
 
     def __init__(
         self,
         servers: list[ServerConfig],
         *,
+        registry: ToolRegistry,
         timeout: float,
         error: str = "",
         prepare: Callable[[ServerConfig], ServerConfig] = lambda config: config,
     ) -> None:
+        self.registry = registry
         self.error = error
         """Why the configuration could not be used, for the sidebar ("" when it could)."""
         self.configs = {config.name: config for config in servers}
@@ -115,7 +116,7 @@ class McpTools:
         self._manager = McpManager(servers, timeout=timeout, on_change=self._on_change, prepare=prepare)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> McpTools:
+    def from_settings(cls, settings: Settings, registry: ToolRegistry) -> McpTools:
         """The servers in the configuration file; a bad file gives no servers and a sentence in `error`."""
         path = config_path(settings.data_dir, settings.mcp_config)
         try:
@@ -123,8 +124,8 @@ class McpTools:
                 raise McpConfigError(f"the MCP configuration {path} does not exist.")
             servers = load_config(path)
         except McpConfigError as exc:
-            return cls([], timeout=settings.mcp_timeout, error=str(exc))
-        return cls(servers, timeout=settings.mcp_timeout, prepare=sandboxed(settings))
+            return cls([], registry=registry, timeout=settings.mcp_timeout, error=str(exc))
+        return cls(servers, registry=registry, timeout=settings.mcp_timeout, prepare=sandboxed(settings))
 
     def start(self) -> McpTools:
         """Start every server in the background; they stop with `close()` or when Python exits."""
@@ -137,7 +138,7 @@ class McpTools:
     def close(self) -> None:
         self._manager.close()
         for name in self.configs:
-            unregister_group(name)
+            self.registry.unregister_group(name)
         with _open_lock:
             _open.discard(self)
 
@@ -155,7 +156,7 @@ class McpTools:
             return
         tools, left_out = external_tools(state, self._manager.call, lambda: self._problem(state.name))
         self.left_out[state.name] = left_out
-        register_external(tools, group=state.name)
+        self.registry.register_external(tools, group=state.name)
 
     def _problem(self, server: str) -> str | None:
         state = self._manager.state(server)

@@ -20,9 +20,9 @@ from typing import Annotated, BinaryIO, Literal
 
 from pydantic import Field
 
-from meowgent.linediff import unified_diff
-from meowgent.tools import ToolContext, ToolError, cap_text, tool
 from meowgent.tools.globs import Glob
+from meowgent.tools.linediff import unified_diff
+from meowgent.tools.registry import ToolContext, ToolError, cap_text, tool
 from meowgent.tools.workspace import Workspace
 
 MAX_READ_CHARS = 100_000

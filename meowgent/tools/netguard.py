@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from meowgent.tools import ToolError
+from meowgent.tools.registry import ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Sequence[str]]

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from meowgent.config import Settings
 from meowgent.mcp.config import config_path
-from meowgent.private import private_temp_folder
+from meowgent.persist.private import private_temp_folder
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""

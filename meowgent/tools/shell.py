@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-from meowgent.tools import ToolContext, ToolError, cap_text, tool
+from meowgent.tools.registry import ToolContext, ToolError, cap_text, tool
 from meowgent.tools.sandbox import Sandbox, SandboxPolicy, policy_for, sandbox_for, shell_environment
 
 MAX_TIMEOUT = 600.0

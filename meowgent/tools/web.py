@@ -16,9 +16,9 @@ import httpx
 from pydantic import Field
 
 from meowgent.config import Settings
-from meowgent.tools import FollowCheck, ToolContext, ToolError, redirect_needs_approval, tool
 from meowgent.tools.extract import extract_markdown
 from meowgent.tools.netguard import Resolver, Target, check_url, parse_url, resolve_host
+from meowgent.tools.registry import FollowCheck, ToolContext, ToolError, redirect_needs_approval, tool
 
 MAX_REDIRECTS = 5
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})

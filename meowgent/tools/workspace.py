@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from meowgent.tools import ToolError
+from meowgent.tools.registry import ToolError
 
 
 class Workspace:

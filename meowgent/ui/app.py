@@ -24,27 +24,30 @@ from typing import Any
 import gradio as gr
 from starlette.middleware import Middleware
 
-from meowgent.agent import Agent, Decision
+from meowgent.agent.loop import Agent
+from meowgent.chats.export import write_export
+from meowgent.chats.service import NEW_TITLE, ChatError, ChatService
 from meowgent.config import Settings
+from meowgent.conversation import Decision
 from meowgent.events import ToolCall
-from meowgent.llm import ModelError, OllamaClient
+from meowgent.llm.client import ModelError, OllamaClient
 from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
-from meowgent.private import private_temp_folder
-from meowgent.rulebook import RULES_EXAMPLE, Rulebook
-from meowgent.rules import RulesError, Scope, scope_offer, typed_scope
-from meowgent.store import Store
+from meowgent.persist.private import private_temp_folder
+from meowgent.persist.store import Store
+from meowgent.policy.rulebook import RULES_EXAMPLE, Rulebook
+from meowgent.policy.rules import RulesError, Scope, scope_offer, typed_scope
+from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
 from meowgent.ui.approval import describe_queue, link_target
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
-from meowgent.ui.export import write_export
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
-from meowgent.ui.mcp_panel import McpPanel
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
+from meowgent.ui.panels.mcp import McpPanel
 from meowgent.ui.render import CHAT_CSS, ChatView
 from meowgent.ui.scopes import (
     NETWORK_ALLOWED,
@@ -54,7 +57,6 @@ from meowgent.ui.scopes import (
     scope_controls,
     scope_label,
 )
-from meowgent.ui.sessions import NEW_TITLE, ChatError, ChatService
 from meowgent.ui.throttle import FrameThrottle
 
 log = logging.getLogger(__name__)
@@ -76,11 +78,12 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
         settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
     )
     store = Store(settings.data_dir / DATABASE)
-    rulebook = Rulebook(settings.data_dir, settings.workspace)
-    # Each chat is judged by its owner's rules (the service, made next, knows the owners).
-    agent = Agent(client, settings, policy_of=lambda conversation: rulebook.policy(service.owner_of(conversation.id)))
+    tools = ToolRegistry.builtins()  # this app's: its MCP servers' tools join it as they start
+    rulebook = Rulebook(settings.data_dir, settings.workspace, tools=tools)
+    # Each chat is judged by its owner's rules (`Conversation.owner`).
+    agent = Agent(client, settings, policies=rulebook.policy, tools=tools)
     service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
-    mcp_tools = McpTools.from_settings(settings).start()  # servers start in the background, stop at exit
+    mcp_tools = McpTools.from_settings(settings, tools).start()  # servers start in the background, stop at exit
     sandbox = sandbox_for(settings)  # probed now, at start, so a missing sandbox is said before any command
     sandboxed = not isinstance(sandbox, NoSandbox)
     if isinstance(sandbox, NoSandbox):
@@ -268,7 +271,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
             except ChatError:  # not this owner's chat: show nothing of it
                 running, waiting, chat_network = False, (), False
             card_description = describe_queue(
-                waiting, settings.workspace, language, network=chat_network, sandboxed=sandboxed
+                waiting, settings.workspace, language, network=chat_network, sandboxed=sandboxed, tools=tools
             )
             messages = point_to_card(view.messages(), waiting, t(language, "see_card"))
             return (
@@ -321,7 +324,7 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
                 return gr.skip(), gr.skip()
             if not waiting or waiting[0].id != _head(shown_ids):
                 return gr.skip(), gr.skip()
-            details = describe_queue(waiting, settings.workspace, language_of(request)).details
+            details = describe_queue(waiting, settings.workspace, language_of(request), tools=tools).details
             return gr.update(visible=True), details
 
         def shown_head(owner: str, chat: str, shown_ids: list[str]) -> ToolCall | None:

@@ -13,10 +13,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
-from meowgent.linediff import LineDiff
 from meowgent.mcp.config import SEPARATOR
-from meowgent.rules import NETWORK, risk_notes
-from meowgent.tools import ExternalTool, ToolError, get_tool
+from meowgent.policy.rules import NETWORK, risk_notes
+from meowgent.tools.linediff import LineDiff
+from meowgent.tools.registry import ExternalTool, ToolError, ToolRegistry
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
@@ -58,8 +58,10 @@ class Step:
     cut: bool = False
 
 
-def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> CallDescription:
-    """What approving this call will do, for a person who is not technical."""
+def describe_call(
+    call: ToolCall, workspace: Path, language: str = ENGLISH, *, tools: ToolRegistry | None = None
+) -> CallDescription:
+    """What approving this call will do, for a person who is not technical (`tools`: the app's, MCP's included)."""
     arguments = call.arguments
     match call.name:
         case "run_shell":
@@ -83,7 +85,7 @@ def describe_call(call: ToolCall, workspace: Path, language: str = ENGLISH) -> C
             return CallDescription(_say(language, "fetch", host=_code(host)), url)
     details = json.dumps(arguments, indent=2, ensure_ascii=False)
     return CallDescription(
-        _mcp_summary(call.name, language) or _say(language, "other_tool", tool=_code(call.name)), details
+        _mcp_summary(call.name, language, tools) or _say(language, "other_tool", tool=_code(call.name)), details
     )
 
 
@@ -99,10 +101,10 @@ def link_target(workspace: Path, path: str) -> str | None:
     return space.relative(target) if target != named else None
 
 
-def _mcp_summary(name: str, language: str) -> Html | None:
+def _mcp_summary(name: str, language: str, tools: ToolRegistry | None) -> Html | None:
     """Which MCP server and tool, and what the server claims about it (shown, never trusted); None for ours."""
     try:
-        found = get_tool(name)
+        found = (tools or ToolRegistry.builtins()).get(name)
     except ToolError:
         return None
     if not isinstance(found, ExternalTool):
@@ -127,6 +129,7 @@ def describe_queue(
     *,
     network: bool = False,
     sandboxed: bool = True,
+    tools: ToolRegistry | None = None,
 ) -> Card:
     """Every waiting call, in order, each in full: what it does, a warning if any, and its command or text.
 
@@ -136,7 +139,7 @@ def describe_queue(
     """
     if not calls:
         return Card(Html(""), "")
-    descriptions = [describe_call(call, workspace, language) for call in calls]
+    descriptions = [describe_call(call, workspace, language, tools=tools) for call in calls]
     where = _Sandbox(network, sandboxed)
     # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
     steps = [

@@ -376,7 +376,7 @@ _TEXT: dict[str, dict[str, str]] = {
     },
 }
 
-# Risk notes come from meowgent.rules in English; these are their translations.
+# Risk notes come from meowgent.policy.rules in English; these are their translations.
 _RISKS = {
     "deletes files": "刪除檔案",
     "uses the network": "連上網路",
@@ -423,7 +423,7 @@ _TRIMMED = re.compile(
     r" The full history is kept\."
 )
 
-# The approval log's values, by field, as meowgent.ui.sessions writes them in English.
+# The approval log's values, by field, as meowgent.chats.service writes them in English.
 _AUDIT_WORDS = {
     ENGLISH: {
         ("outcome", "done"): "it ran",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from starlette.requests import HTTPConnection
 
-from meowgent.private import FILE_MODE
+from meowgent.persist.private import FILE_MODE
 from meowgent.ui.guard import ASGIApp, Message, Receive, Scope, Send
 
 FREE_ATTEMPTS = 5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from meowgent.llm import ModelError, ModelInfo, OllamaClient, PullProgress
+from meowgent.llm.client import ModelError, ModelInfo, OllamaClient, PullProgress
 from meowgent.ui.i18n import ENGLISH, t
 
 _PULL_STEPS = {

@@ -33,7 +33,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
-from meowgent.linediff import LineDiff, unified_diff
+from meowgent.tools.linediff import LineDiff, unified_diff
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
 from meowgent.ui.livecall import LiveCall, StreamedText

@@ -1,6 +1,6 @@
 """What "Allow for this chat" allows, in the person's language: the button, the box that widens it, the list.
 
-Pure functions over `meowgent.rules` scopes; the words come from `meowgent.ui.i18n`, so the button
+Pure functions over `meowgent.policy.rules` scopes; the words come from `meowgent.ui.i18n`, so the button
 says exactly what choosing it allows (this command, this file, this host), for the call that waits.
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from meowgent.events import ToolCall
-from meowgent.rules import Scope, scope_offer
+from meowgent.policy.rules import Scope, scope_offer
 from meowgent.ui.i18n import t
 
 _LONGEST = 60  # characters of a path or host on the button; the card above shows it whole

@@ -7,15 +7,16 @@ import threading
 import mcp_types
 import pytest
 
-from meowgent.agent import Agent, Conversation, Decision
+from meowgent.agent.loop import Agent
 from meowgent.config import Settings
+from meowgent.conversation import Conversation, Decision
 from meowgent.events import ApprovalNeeded, ToolCall, ToolCallInvalid, ToolResult
-from meowgent.llm import OllamaClient
+from meowgent.llm.client import OllamaClient
 from meowgent.mcp.adapter import McpTools, external_tools, hints, result_text, tool_name
 from meowgent.mcp.client import ServerState
-from meowgent.rules import Policy, Rule
-from meowgent.tools import registry
-from meowgent.ui.mcp_panel import server_scope
+from meowgent.policy.rules import Policy, Rule
+from meowgent.tools.registry import ToolRegistry
+from meowgent.ui.panels.mcp import server_scope
 from tests.mcp.conftest import SETTLE_SECONDS
 from tests.mcp_fixture_server import stdio_entry
 from tests.scripted_ollama import reply, tool_call_text
@@ -95,15 +96,16 @@ def settings(tmp_path):
 
 @pytest.fixture
 def mcp(settings):
-    tools = McpTools.from_settings(settings).start()
+    tools = McpTools.from_settings(settings, ToolRegistry.builtins()).start()
     assert tools.wait_settled(SETTLE_SECONDS)
     yield tools
     tools.close()
-    assert not any(name.startswith("fx__") for name in registry())
+    assert not any(name.startswith("fx__") for name in tools.registry.all())
 
 
-def make_agent(server, settings, rules=()):
-    return Agent(OllamaClient(server.url, read_timeout=10), settings, policy=Policy(list(rules), settings.workspace))
+def make_agent(server, settings, mcp, rules=()):
+    policy = Policy(list(rules), settings.workspace, tools=mcp.registry)
+    return Agent(OllamaClient(server.url, read_timeout=10), settings, policy=policy, tools=mcp.registry)
 
 
 def run(agent, conversation, text, cancel=None):
@@ -116,7 +118,7 @@ def results(events):
 
 def test_mcp_tools_are_offered_with_their_schema_and_ask_even_when_read_only(ollama_server, settings, mcp):
     ollama_server.script(reply(tool_call_text("fx__echo", {"text": "hi"})))
-    agent, conversation = make_agent(ollama_server, settings), Conversation("c", "qwen3")
+    agent, conversation = make_agent(ollama_server, settings, mcp), Conversation("c", "qwen3")
     events = run(agent, conversation, "echo hi")
     system = ollama_server.chat_requests[0]["messages"][0]["content"]
     line = next(line for line in system.splitlines() if '"fx__add"' in line)
@@ -130,7 +132,7 @@ def test_mcp_tools_are_offered_with_their_schema_and_ask_even_when_read_only(oll
 def test_approve_runs_it_on_the_server_and_the_result_reaches_the_model(ollama_server, settings, mcp, tmp_path):
     marker = tmp_path / "marker.txt"
     ollama_server.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("Done."))
-    agent, conversation = make_agent(ollama_server, settings), Conversation("c", "qwen3")
+    agent, conversation = make_agent(ollama_server, settings, mcp), Conversation("c", "qwen3")
     (waiting,) = run(agent, conversation, "touch it")[-2].calls
     assert not marker.exists()
     events = list(agent.resume(conversation, {waiting.id: Decision(True)}, threading.Event()))
@@ -142,7 +144,7 @@ def test_approve_runs_it_on_the_server_and_the_result_reaches_the_model(ollama_s
 def test_reject_never_reaches_the_server(ollama_server, settings, mcp, tmp_path):
     marker = tmp_path / "marker.txt"
     ollama_server.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("OK, I won't."))
-    agent, conversation = make_agent(ollama_server, settings), Conversation("c", "qwen3")
+    agent, conversation = make_agent(ollama_server, settings, mcp), Conversation("c", "qwen3")
     (waiting,) = run(agent, conversation, "touch it")[-2].calls
     events = list(agent.resume(conversation, {waiting.id: Decision(False, "no")}, threading.Event()))
     assert results(events)[0].status == "rejected"
@@ -153,7 +155,7 @@ def test_reject_never_reaches_the_server(ollama_server, settings, mcp, tmp_path)
 def test_a_deny_rule_for_a_tool_or_a_server_holds(ollama_server, settings, mcp, tmp_path, pattern):
     marker = tmp_path / "marker.txt"
     ollama_server.script(reply(tool_call_text("fx__touch", {"path": str(marker)})), reply("Understood."))
-    agent = make_agent(ollama_server, settings, [Rule(pattern, "deny")])
+    agent = make_agent(ollama_server, settings, mcp, [Rule(pattern, "deny")])
     events = run(agent, Conversation("c", "qwen3"), "touch it")
     assert not any(isinstance(event, ApprovalNeeded) for event in events)
     (result,) = results(events)
@@ -164,14 +166,14 @@ def test_a_deny_rule_for_a_tool_or_a_server_holds(ollama_server, settings, mcp, 
 
 def test_an_allow_rule_lets_one_tool_run_without_asking(ollama_server, settings, mcp):
     ollama_server.script(reply(tool_call_text("fx__add", {"a": 40, "b": 2})), reply("42."))
-    agent = make_agent(ollama_server, settings, [Rule("fx__add", "allow")])
+    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__add", "allow")])
     (result,) = results(run(agent, Conversation("c", "qwen3"), "add"))
     assert result.output == "42"
 
 
 def test_arguments_that_do_not_fit_the_schema_never_reach_the_server(ollama_server, settings, mcp):
     ollama_server.script(reply(tool_call_text("fx__add", {"a": "forty", "b": 2})), reply("Oops."))
-    events = run(make_agent(ollama_server, settings), Conversation("c", "qwen3"), "add")
+    events = run(make_agent(ollama_server, settings, mcp), Conversation("c", "qwen3"), "add")
     (invalid,) = [event for event in events if isinstance(event, ToolCallInvalid)]
     assert "'a': 'forty' is not of type 'integer'" in invalid.error
 
@@ -179,7 +181,7 @@ def test_arguments_that_do_not_fit_the_schema_never_reach_the_server(ollama_serv
 def test_a_server_turned_off_in_a_chat_is_not_offered_there(ollama_server, settings, mcp):
     ollama_server.script(reply(tool_call_text("fx__add", {"a": 1, "b": 2})), reply("Fine."))
     conversation = Conversation("c", "qwen3", servers_off=["fx"])
-    events = run(make_agent(ollama_server, settings), conversation, "add")
+    events = run(make_agent(ollama_server, settings, mcp), conversation, "add")
     assert "fx__" not in ollama_server.chat_requests[0]["messages"][0]["content"]
     (invalid,) = [event for event in events if isinstance(event, ToolCallInvalid)]
     assert "turned off in this chat" in invalid.error
@@ -188,7 +190,7 @@ def test_a_server_turned_off_in_a_chat_is_not_offered_there(ollama_server, setti
 def test_an_error_result_and_a_long_one_reach_the_model_as_such(ollama_server, settings, mcp):
     calls = tool_call_text("fx__fail", {"why": "row 7 is locked"}) + tool_call_text("fx__echo", {"text": "z" * 5000})
     ollama_server.script(reply(calls), reply("I see."))
-    agent = make_agent(ollama_server, settings, [Rule("fx__*", "allow")])
+    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__*", "allow")])
     failed, echoed = results(run(agent, Conversation("c", "qwen3"), "go"))
     assert failed.status == "error"
     assert failed.output.startswith("Error: fx__fail reported an error:")
@@ -200,7 +202,7 @@ def test_an_error_result_and_a_long_one_reach_the_model_as_such(ollama_server, s
 
 def test_stop_ends_a_running_call(ollama_server, settings, mcp):
     ollama_server.script(reply(tool_call_text("fx__slow", {"seconds": 120})))
-    agent = make_agent(ollama_server, settings, [Rule("fx__slow", "allow")])
+    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__slow", "allow")])
     cancel = threading.Event()
     threading.Timer(1.0, cancel.set).start()
     events = run(agent, Conversation("c", "qwen3"), "sleep", cancel)
@@ -212,7 +214,7 @@ def test_stop_ends_a_running_call(ollama_server, settings, mcp):
 
 def test_a_crashed_server_gives_a_clear_error_and_its_tools_are_no_longer_offered(ollama_server, settings, mcp):
     ollama_server.script(reply(tool_call_text("fx__crash", {})), reply("It crashed."), reply("Sure."))
-    agent = make_agent(ollama_server, settings, [Rule("fx__crash", "allow")])
+    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__crash", "allow")])
     (result,) = results(run(agent, Conversation("c", "qwen3"), "crash"))
     assert result.status == "error"
     assert "fx stopped during the call" in result.output
@@ -224,10 +226,12 @@ def test_a_crashed_server_gives_a_clear_error_and_its_tools_are_no_longer_offere
 
 def test_a_bad_configuration_gives_no_servers_and_a_sentence(tmp_path):
     (tmp_path / "mcp.json").write_text('{"mcpServers": {"x": {}}}')
-    tools = McpTools.from_settings(Settings(data_dir=tmp_path))
+    tools = McpTools.from_settings(Settings(data_dir=tmp_path), ToolRegistry.builtins())
     assert tools.states() == []
     assert 'give either "command"' in tools.error
-    missing = McpTools.from_settings(Settings(data_dir=tmp_path, mcp_config=tmp_path / "nope.json"))
+    missing = McpTools.from_settings(
+        Settings(data_dir=tmp_path, mcp_config=tmp_path / "nope.json"), ToolRegistry.builtins()
+    )
     assert "does not exist" in missing.error
 
 
@@ -240,7 +244,7 @@ def test_a_chat_scope_for_a_server_allows_its_tools_there_and_a_deny_rule_still_
     ollama_server.script(
         reply(tool_call_text("fx__add", {"a": 1, "b": 1}) + tool_call_text("fx__echo", {"text": "no"})), reply("2.")
     )
-    agent = make_agent(ollama_server, settings, [Rule("fx__echo", "deny")])
+    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__echo", "deny")])
     events = run(agent, Conversation("c", "qwen3", scopes=[scope]), "add")
     assert not any(isinstance(event, ApprovalNeeded) for event in events)
     added, echoed = results(events)

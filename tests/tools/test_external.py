@@ -5,19 +5,7 @@ import threading
 import pytest
 
 from meowgent.config import Settings
-from meowgent.tools import (
-    ExternalTool,
-    ToolContext,
-    ToolError,
-    check_schema,
-    execute,
-    get_tool,
-    offered_tool,
-    offered_tools,
-    register_external,
-    registry,
-    unregister_group,
-)
+from meowgent.tools.registry import ExternalTool, ToolContext, ToolError, ToolRegistry, check_schema
 
 SCHEMA = {
     "type": "object",
@@ -36,10 +24,10 @@ def external(name: str = "calc__add_one", *, problem=lambda: None) -> ExternalTo
 
 
 @pytest.fixture
-def calc():
-    register_external([external()], group="calc")
-    yield
-    unregister_group("calc")
+def calc() -> ToolRegistry:
+    tools = ToolRegistry.builtins()
+    tools.register_external([external()], group="calc")
+    return tools
 
 
 def test_arguments_are_checked_against_the_schema_before_anything_runs():
@@ -58,37 +46,42 @@ def test_arguments_are_checked_against_the_schema_before_anything_runs():
 
 
 def test_a_registered_tool_runs_like_ours_and_its_schema_is_in_ollamas_format(calc):
-    assert get_tool("calc__add_one").schema() == {
+    assert calc.get("calc__add_one").schema() == {
         "type": "function",
         "function": {"name": "calc__add_one", "description": "Add one.", "parameters": SCHEMA},
     }
     context = ToolContext(Settings(), threading.Event())
-    assert execute("calc__add_one", {"a": 41}, context).text == "42"
-    refused = execute("calc__add_one", {"a": "x"}, context)
+    assert calc.execute("calc__add_one", {"a": 41}, context).text == "42"
+    refused = calc.execute("calc__add_one", {"a": "x"}, context)
     assert not refused.ok
     assert refused.text.startswith("Error: invalid arguments")
 
 
 def test_a_group_replaces_its_tools_and_never_one_of_ours(calc):
-    register_external([external("calc__other")], group="calc")
-    assert "calc__other" in registry()
-    assert "calc__add_one" not in registry()
+    calc.register_external([external("calc__other")], group="calc")
+    assert "calc__other" in calc.all()
+    assert "calc__add_one" not in calc.all()
     with pytest.raises(ValueError, match="read_file"):
-        register_external([external("read_file")], group="calc")
-    unregister_group("calc")
-    assert "calc__other" not in registry()
+        calc.register_external([external("read_file")], group="calc")
+    calc.unregister_group("calc")
+    assert "calc__other" not in calc.all()
+
+
+def test_two_apps_never_share_their_external_tools(calc):
+    assert "calc__add_one" in calc.all()
+    assert "calc__add_one" not in ToolRegistry.builtins().all()
 
 
 def test_tools_turned_off_or_whose_server_stopped_are_not_offered(calc):
-    assert "calc__add_one" in offered_tools()
-    assert "calc__add_one" not in offered_tools(off=["calc"])
-    assert "read_file" in offered_tools(off=["calc"])
+    assert "calc__add_one" in calc.offered()
+    assert "calc__add_one" not in calc.offered(off=["calc"])
+    assert "read_file" in calc.offered(off=["calc"])
     with pytest.raises(ToolError, match="turned off in this chat"):
-        offered_tool("calc__add_one", off=["calc"])
-    register_external([external(problem=lambda: "the MCP server calc is stopped (crashed)")], group="calc")
-    assert "calc__add_one" not in offered_tools()
+        calc.offered_tool("calc__add_one", off=["calc"])
+    calc.register_external([external(problem=lambda: "the MCP server calc is stopped (crashed)")], group="calc")
+    assert "calc__add_one" not in calc.offered()
     with pytest.raises(ToolError, match="stopped"):
-        offered_tool("calc__add_one")
+        calc.offered_tool("calc__add_one")
 
 
 @pytest.mark.parametrize(

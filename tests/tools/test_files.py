@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from meowgent.config import Settings
-from meowgent.tools import ToolError, registry, run_tool
 from meowgent.tools.files import MAX_MATCHES, _ripgrep, _search
+from meowgent.tools.registry import ToolError, ToolRegistry, run_tool
 
 needs_rg = pytest.mark.skipif(_ripgrep() is None, reason="ripgrep (rg) is not installed")
 BACKENDS = [pytest.param("rg", marks=needs_rg), "python"]
@@ -37,7 +37,7 @@ def leftovers(folder: Path) -> list[str]:
 
 
 def test_tools_are_registered_with_their_risk() -> None:
-    tools = registry()
+    tools = ToolRegistry.builtins().all()
     assert {name: tools[name].risky for name in ("read_file", "list_files", "search_files")} == dict.fromkeys(
         ("read_file", "list_files", "search_files"), False
     )

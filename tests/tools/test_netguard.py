@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from meowgent.tools import ToolError
 from meowgent.tools.netguard import BlockedAddress, check_url, non_public_reason
+from meowgent.tools.registry import ToolError
 
 
 def resolver(table: dict[str, list[str]]):

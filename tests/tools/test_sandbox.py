@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from meowgent.config import Settings
-from meowgent.tools import run_tool
+from meowgent.tools.registry import run_tool
 from meowgent.tools.sandbox import (
     SECRET_FOLDERS,
     HostView,
@@ -513,7 +513,7 @@ def test_the_sandbox_works_for_an_unprivileged_user(outside_tmp: Path, which: st
     script = (
         "from pathlib import Path\n"
         "from meowgent.config import Settings\n"
-        "from meowgent.tools import run_tool\n"
+        "from meowgent.tools.registry import run_tool\n"
         "from meowgent.tools.sandbox import sandbox_for\n"
         f"settings = Settings(workspace=Path({str(workspace)!r}), bwrap={bwrap!r} and Path({bwrap!r}))\n"
         "print(type(sandbox_for(settings)).__name__)\n"

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from meowgent.config import Settings
-from meowgent.tools import registry, run_tool
+from meowgent.tools.registry import ToolRegistry, run_tool
 from tests.sandboxing import needs_sandbox
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds leftover processes in /proc")
@@ -83,7 +83,7 @@ def groups() -> Iterator[list[int]]:
 
 
 def test_is_a_risky_tool() -> None:
-    assert registry()["run_shell"].risky
+    assert ToolRegistry.builtins().get("run_shell").risky
 
 
 def test_runs_in_the_workspace(tmp_path: Path) -> None:

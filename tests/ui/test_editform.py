@@ -5,7 +5,7 @@ import json
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.tools import get_tool
+from meowgent.tools.registry import ToolRegistry
 from meowgent.ui.editform import FORMS, SLOTS, FormError, edited_arguments, field_values, form_for
 
 
@@ -29,7 +29,7 @@ def test_each_known_tool_edits_its_own_arguments_in_plain_fields():
 
 @pytest.mark.parametrize("name", list(FORMS))
 def test_the_fields_name_real_arguments_of_the_tool(name):
-    parameters = get_tool(name).schema()["function"]["parameters"]["properties"]
+    parameters = ToolRegistry.builtins().get(name).schema()["function"]["parameters"]["properties"]
     assert set(arguments_by_slot(name).values()) <= set(parameters)
 
 

@@ -13,7 +13,7 @@ import pytest
 from gradio_client import Client
 
 from meowgent import tools
-from meowgent.tools import ToolContext
+from meowgent.tools.registry import ToolContext
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
 from tests.ui.conftest import chat_text, html_text
 

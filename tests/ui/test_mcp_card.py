@@ -3,33 +3,37 @@
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.tools import ExternalTool, register_external, unregister_group
+from meowgent.tools.registry import ExternalTool, ToolRegistry
 from meowgent.ui.approval import describe_call, describe_queue
 from meowgent.ui.i18n import CHINESE
 from meowgent.ui.safehtml import shown_text
 
 
 @pytest.fixture
-def git_tools():
+def git_tools() -> ToolRegistry:
     schema = {"type": "object", "properties": {"branch": {"type": "string"}}}
     tools = [
         ExternalTool("git__delete_branch", "", schema, lambda context, **a: "", group="git", hints=("destructive",)),
         ExternalTool("git__log", "", schema, lambda context, **a: "", group="git"),
     ]
-    register_external(tools, group="git")
-    yield
-    unregister_group("git")
+    registry = ToolRegistry.builtins()
+    registry.register_external(tools, group="git")
+    return registry
 
 
 def test_the_card_names_the_server_and_the_tool_and_shows_the_claims_as_claims(git_tools, tmp_path):
     call = ToolCall("1", "git__delete_branch", {"branch": "old"})
-    described = describe_call(call, tmp_path)
+    described = describe_call(call, tmp_path, tools=git_tools)
     assert shown_text(described.summary) == (
         "Use the tool delete_branch of the MCP server git with:"
         "The server says this tool may delete or overwrite things. That is only its own claim, so it still asks you.\n"
     )
     assert "<code>delete&#95;branch</code>" in described.summary
     assert described.details == '{\n  "branch": "old"\n}'
-    assert shown_text(describe_call(ToolCall("2", "git__log", {}), tmp_path).summary).endswith("git with:")
-    assert "MCP 伺服器 git 的工具" in shown_text(describe_call(call, tmp_path, CHINESE).summary)
-    assert "delete_branch of the MCP server git" in shown_text(describe_queue((call, call), tmp_path).summary)
+    assert shown_text(describe_call(ToolCall("2", "git__log", {}), tmp_path, tools=git_tools).summary).endswith(
+        "git with:"
+    )
+    assert "MCP 伺服器 git 的工具" in shown_text(describe_call(call, tmp_path, CHINESE, tools=git_tools).summary)
+    assert "delete_branch of the MCP server git" in shown_text(
+        describe_queue((call, call), tmp_path, tools=git_tools).summary
+    )

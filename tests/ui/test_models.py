@@ -2,7 +2,7 @@
 
 import pytest
 
-from meowgent.llm import ModelInfo, OllamaClient, PullProgress
+from meowgent.llm.client import ModelInfo, OllamaClient, PullProgress
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 
 QWEN = ModelInfo(

@@ -11,7 +11,7 @@ import json
 import pytest
 from gradio_client import Client
 
-from meowgent.rules import RULES_FILE
+from meowgent.policy.rules import RULES_FILE
 from tests.scripted_ollama import Text, reply, tool_call_text
 from tests.ui.test_app_api import card_details, open_page, screen
 

@@ -1,0 +1,211 @@
+"""How programs read their options, getopt style: combined short flags, values attached or not, long names.
+
+`parse_options(Options(flags="i", values="u"), words)` reads `env -iu HOME rm x` as `-i`, `-u HOME` and
+the operands `rm x`, where a naive reading takes `HOME` for the command. The tables of which programs
+take which options live in `shellprograms`; this module only reads words by such a table. Linear in the
+number of words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from meowgent.shellsplit.words import Word
+
+__all__ = ["Option", "Options", "Parsed", "may_be_option", "parse_options"]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How a program reads its options. Long names are written without their dashes."""
+
+    flags: str = ""
+    """Short options without a value, which may be combined: `-iu` is `-i -u`."""
+    values: str = ""
+    """Short options that take a value: the rest of the word, or else the next word."""
+    optional: str = ""
+    """Short options whose value, if any, is the rest of the word: `-i.bak`."""
+    digits: str = ""
+    """Short options followed by an optional number only: perl's `-l0`."""
+    long_flags: frozenset[str] = frozenset()
+    long_values: frozenset[str] = frozenset()
+    """Long options that take a value: `--name=value`, or else the next word."""
+    long_optional: frozenset[str] = frozenset()
+    """Long options whose value, if any, follows `=`."""
+    numbers: bool = False
+    """A dash and a number is an option: nice's `-5`."""
+    lone_dash: bool = False
+    """A lone `-` is an option (env's `-` is `-i`)."""
+    permute: bool = False
+    """Options may follow operands, as GNU programs allow; else they end at the first operand."""
+    ends: frozenset[str] = frozenset()
+    """Options after which the rest are operands: python's `-c` and `-m`."""
+    lenient_long: bool = False
+    """An unknown long option is taken as a flag (for programs with too many to list, and values after `=`)."""
+
+    def names(self) -> frozenset[str]:
+        return self.long_flags | self.long_values | self.long_optional
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option as read: `name` is `-u` or `--unset` (an abbreviation resolved), `word` as it was written."""
+
+    name: str
+    value: Word | None
+    word: Word
+
+    @property
+    def spelling(self) -> str:
+        """The option as written, without its value: `-o` in `-ofile`, `-no` in `-no out`, `--out` in `--out=x`."""
+        text = self.word.value
+        if text.startswith("--"):
+            return text.partition("=")[0]
+        letter = self.name[1:]
+        return text[: text.index(letter) + 1] if letter and letter in text[1:] else text
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A command's arguments taken apart by its option table."""
+
+    options: tuple[Option, ...]
+    operands: tuple[Word, ...]
+    unknown: tuple[Word, ...] = ()
+    """Option words the table does not know (only the first stops a program whose options end at an operand)."""
+    unread: tuple[Word, ...] = ()
+    """Words that only running the line would tell, where an option could stand."""
+
+    def has(self, *names: str) -> bool:
+        return any(option.name in names for option in self.options)
+
+    def values(self, *names: str) -> list[Word | None]:
+        return [option.value for option in self.options if option.name in names]
+
+
+def parse_options(grammar: Options, words: Sequence[Word]) -> Parsed:
+    """Take `words` apart as `grammar` reads them.
+
+    A program whose options end at its first operand stops at the first word it cannot read (an unknown
+    option, or a word only known when it runs that could be an option); the words after it are not read.
+    """
+    options: list[Option] = []
+    operands: list[Word] = []
+    unknown: list[Word] = []
+    unread: list[Word] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if word.literal is None and may_be_option(word):
+            unread.append(word)
+            if not grammar.permute:
+                break
+            continue
+        if word.literal == "--":
+            operands.extend(words[index:])
+            break
+        read = None if word.literal is None else _read_option(grammar, word.literal, word, words, index)
+        if read is None:  # an operand
+            operands.append(word)
+            if not grammar.permute:
+                operands.extend(words[index:])
+                break
+            continue
+        found, index, failed = read
+        options.extend(found)
+        if failed:
+            unknown.append(word)
+            if not grammar.permute:
+                break
+        if any(option.name in grammar.ends for option in found):
+            operands.extend(words[index:])
+            break
+    if (unknown or unread) and not grammar.permute:
+        operands.clear()  # what follows an unreadable option is not known to be the operands
+    return Parsed(tuple(options), tuple(operands), tuple(unknown), tuple(unread))
+
+
+# The first characters of a word that can never become an option, whatever its expansions give.
+_NOT_AN_OPTION_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+%@^")
+
+
+def may_be_option(word: Word) -> bool:
+    """Whether a word only known when it runs could turn out to be an option (`"$x"` could be `-c...`)."""
+    return not word.text or word.text[0] not in _NOT_AN_OPTION_START
+
+
+def _read_option(
+    grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
+) -> tuple[list[Option], int, bool] | None:
+    """The options in one word (and the value it takes from the next); None if it is an operand."""
+    if text == "-":
+        return ([Option("-", None, word)], index, False) if grammar.lone_dash else None
+    if not text.startswith("-"):
+        return None
+    if grammar.numbers and text.lstrip("-").isdigit() and len(text) - len(text.lstrip("-")) <= 2:
+        return [Option("-N", Word.of(text.lstrip("-")), word)], index, False
+    if text.startswith("--"):
+        return _read_long(grammar, text, word, words, index)
+    found: list[Option] = []
+    cluster = text[1:]
+    for position, letter in enumerate(cluster):
+        rest = cluster[position + 1 :]
+        name = "-" + letter
+        if letter in grammar.values:
+            if rest:
+                return [*found, Option(name, Word(rest, rest), word)], index, False
+            if index >= len(words):
+                return [*found, Option(name, None, word)], index, True  # the value is missing
+            return [*found, Option(name, words[index], word)], index + 1, False
+        if letter in grammar.optional:
+            return [*found, Option(name, Word(rest, rest) if rest else None, word)], index, False
+        if letter in grammar.digits:
+            digits = len(rest) - len(rest.lstrip("0123456789xX"))
+            found.append(Option(name, Word(rest[:digits], rest[:digits]) if digits else None, word))
+            if digits:
+                return _more_short(grammar, found, "-" + rest[digits:], word, words, index)
+            continue
+        if letter not in grammar.flags:
+            return found, index, True
+        found.append(Option(name, None, word))
+    return found, index, False
+
+
+def _more_short(
+    grammar: Options, found: list[Option], text: str, word: Word, words: Sequence[Word], index: int
+) -> tuple[list[Option], int, bool]:
+    """Read on in a cluster after a number (`-l0ne` is `-l0 -n -e`)."""
+    if text == "-":
+        return found, index, False
+    more = _read_option(grammar, text, word, words, index)
+    assert more is not None  # `text` starts with one dash and a letter
+    return [*found, *more[0]], more[1], more[2]
+
+
+def _read_long(
+    grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
+) -> tuple[list[Option], int, bool]:
+    written, has_value, value = text[2:].partition("=")
+    name = _resolve(grammar.names(), written)
+    if name is None:
+        return [], index, not grammar.lenient_long
+    option = "--" + name
+    if name in grammar.long_values:
+        if has_value:
+            return [Option(option, Word(value, value), word)], index, False
+        if index >= len(words):
+            return [Option(option, None, word)], index, True
+        return [Option(option, words[index], word)], index + 1, False
+    if name in grammar.long_optional:
+        return [Option(option, Word(value, value) if has_value else None, word)], index, False
+    return [Option(option, None, word)], index, has_value  # a flag given a value is not the flag
+
+
+def _resolve(names: frozenset[str], written: str) -> str | None:
+    """The long option `written` names: itself, or the one option it is an abbreviation of (getopt_long's rule)."""
+    if written in names:
+        return written
+    matches = [name for name in names if name.startswith(written)] if written else []
+    return matches[0] if len(matches) == 1 else None

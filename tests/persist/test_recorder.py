@@ -1,0 +1,71 @@
+"""Recorder: what a running answer writes to the store, measured in the database file itself."""
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from meowgent.events import Done, ToolResult
+from tests.reply.test_guard import OWNER, ask, start_service
+from tests.scripted_ollama import Text, Turn, reply, tool_call_text
+
+TABLES = ("conversations", "messages", "pending_calls", "events", "tool_calls", "audit")
+
+
+def count_writes(database: Path) -> None:
+    """Triggers in the file that log the bytes of every row the app inserts or updates, whatever its columns."""
+    with closing(sqlite3.connect(database, isolation_level=None)) as conn:
+        conn.execute("CREATE TABLE written (bytes INTEGER NOT NULL)")
+        for table in TABLES:
+            columns = [name for _, name, *_ in conn.execute(f"PRAGMA table_info({table})")]
+            size = " + ".join(f"COALESCE(LENGTH(new.{column}), 0)" for column in columns)
+            for operation in ("INSERT", "UPDATE"):
+                conn.execute(
+                    f"CREATE TRIGGER count_{operation}_{table} AFTER {operation} ON {table}"
+                    f" BEGIN INSERT INTO written VALUES ({size}); END"
+                )
+
+
+def written(database: Path) -> tuple[int, int]:
+    """(rows, bytes) written since `count_writes`, and the log emptied."""
+    with closing(sqlite3.connect(database, isolation_level=None)) as conn:
+        rows, size = conn.execute("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM written").fetchone()
+        conn.execute("DELETE FROM written")
+    return rows, size
+
+
+def test_n_status_changes_write_o_n_rows_and_bytes_not_o_n_squared(ollama_server, tmp_path):
+    """An answer whose reply queues `calls` calls of 2 kB each: every call run is a status change and a save."""
+    service = start_service(ollama_server, tmp_path, max_calls_per_reply=1000)
+    database = tmp_path / "data" / "meowgent.db"
+    count_writes(database)
+    measured = {}
+    for calls in (10, 40):
+        # Calls refused at once (the path is too long to use), each carrying 2 kB of arguments while it waits.
+        queue = "".join(tool_call_text("read_file", {"path": f"{i}-" + "x" * 2000}) for i in range(calls))
+        ollama_server.script(Turn(Text(queue)), reply("None of them exist."))
+        _, events = ask(service, f"read {calls} files")
+        assert [e.status for e in events if isinstance(e, ToolResult)] == ["rejected"] * calls
+        assert isinstance(events[-1], Done)
+        measured[calls] = written(database)
+    (rows_10, bytes_10), (rows_40, bytes_40) = measured[10], measured[40]
+    # Linear: four times the calls, about four times the writes. Rewriting the queue on every save was 16 times.
+    assert rows_40 < 4.5 * rows_10
+    assert bytes_40 < 4.5 * bytes_10
+    # Each call's 2 kB is written a fixed number of times, about ten: in the reply's message and events, the ready
+    # event, the queue, the calls table (queued, then done) and the result, which names the path.
+    assert bytes_40 < 40 * 2000 * 12
+
+
+def test_a_retry_and_a_reload_see_exactly_the_saved_transcript(ollama_server, tmp_path):
+    service = start_service(ollama_server, tmp_path)
+    ollama_server.script(Turn(Text(tool_call_text("read_file", {"path": "notes.md"}))), reply("First answer."))
+    chat_id, _ = ask(service, "read notes")
+    ollama_server.script(reply("Second answer."))
+    service.retry(OWNER, chat_id)
+    list(service.follow(OWNER, chat_id, poll=0.02))
+    conversation = service.get(OWNER, chat_id).conversation
+    assert [m["role"] for m in conversation.messages] == ["user", "assistant"]
+    assert conversation.messages[-1]["content"] == "Second answer."
+
+    reloaded = start_service(ollama_server, tmp_path)  # a second service on the same data folder, as after a restart
+    assert reloaded.get(OWNER, chat_id).conversation.messages == conversation.messages
