@@ -27,8 +27,7 @@ def system_prompt(
 - These tools ask the person first: {risky}."""
     else:
         tool_lines = "\n".join(
-            f"- {json.dumps(t.schema()['function'], ensure_ascii=False)}"
-            + ("  (asks the person first)" if t.risky else "")
+            f"- {json.dumps(t.spec().as_json(), ensure_ascii=False)}" + ("  (asks the person first)" if t.risky else "")
             for t in tools
         )
         how = f"""Tools (JSON schema of each):

@@ -44,7 +44,16 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
-from meowgent.llm.client import ChatChunk, ErrorLine, ModelError, ModelInfo, ModelProfile, NativeToolCall, OllamaClient
+from meowgent.llm.client import (
+    ChatChunk,
+    ErrorLine,
+    ModelError,
+    ModelInfo,
+    ModelProfile,
+    NativeToolCall,
+    OllamaClient,
+    ollama_tool,
+)
 from meowgent.policy.rules import Policy, Verdict
 from meowgent.prompt import system_prompt
 from meowgent.reply.formats import format_hint
@@ -307,7 +316,7 @@ class Agent:
         info = profile.info
         offered = self.tools(conversation).values()
         system = system_prompt(offered, workspace=self._settings.workspace, native=profile.native_tools)
-        tools = [tool.schema() for tool in offered] if profile.native_tools else None
+        tools = [ollama_tool(tool.spec()) for tool in offered] if profile.native_tools else None
         context = min(info.context_length or self._settings.num_ctx, self._settings.num_ctx)
         estimator = self._estimator(conversation.model)
         schemas = estimator.estimate([{"role": "system", "content": json.dumps(tools)}]) if tools else 0

@@ -34,6 +34,21 @@ SILENCE_TICK = 1.0
 """Seconds between the `silent_for` chunks of such a reply, so the page can count the seconds."""
 
 
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model is told of a tool: its name, what it does, and its arguments' JSON schema.
+
+    No model server's format: each backend puts it in its own (llm/).
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
 @dataclass(frozen=True, slots=True)
 class NativeToolCall:
     """A tool call that Ollama's own parser already took out of the model's text (`message.tool_calls`)."""
@@ -568,6 +583,11 @@ def _joinable(item: ChatChunk | _End) -> str | None:
     if type(item) is not ChatChunk or item.thinking or item.tool_calls or item.done:
         return None
     return "token" if item.token else "content"  # a line with token text has no content (see _chat_chunk)
+
+
+def ollama_tool(spec: ToolSpec) -> dict[str, Any]:
+    """One tool as Ollama's `tools` lists it."""
+    return {"type": "function", "function": spec.as_json()}
 
 
 @functools.cache

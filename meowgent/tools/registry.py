@@ -28,6 +28,7 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from meowgent.config import Settings
+from meowgent.llm.client import ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -78,9 +79,9 @@ class Tool:
     function: Callable[..., str]
     arguments_model: type[BaseModel]
 
-    def schema(self) -> dict[str, Any]:
-        """The tool in Ollama's `tools` format (also shown in the system prompt)."""
-        return _ollama_tool(self.name, self.description, self.arguments_model.model_json_schema())
+    def spec(self) -> ToolSpec:
+        """What the model is told of it (also shown in the system prompt)."""
+        return ToolSpec(self.name, self.description, _without_titles(self.arguments_model.model_json_schema()))
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Checked and converted arguments, or ToolError naming each problem."""
@@ -116,9 +117,9 @@ class ExternalTool:
     hints: tuple[str, ...] = ()
     risky: bool = True
 
-    def schema(self) -> dict[str, Any]:
-        """The tool in Ollama's `tools` format, like ours."""
-        return _ollama_tool(self.name, self.description, copy.deepcopy(self.parameters))
+    def spec(self) -> ToolSpec:
+        """What the model is told of it, like ours."""
+        return ToolSpec(self.name, self.description, _without_titles(copy.deepcopy(self.parameters)))
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments if they fit the schema, or ToolError naming each problem."""
@@ -331,10 +332,10 @@ def _with_description(annotation: Any) -> Any:
     return Annotated[(base, *converted)]
 
 
-def _ollama_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    """One tool as Ollama's `tools` lists it; `parameters` is changed in place (its titles dropped)."""
+def _without_titles(parameters: dict[str, Any]) -> dict[str, Any]:
+    """`parameters` with pydantic's titles dropped (changed in place, so pass a copy of anything shared)."""
     _drop_titles(parameters)
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+    return parameters
 
 
 def _drop_titles(schema: Any) -> None:

@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from meowgent.config import Settings
+from meowgent.llm.client import ollama_tool
 from meowgent.tools.registry import ExternalTool, ToolContext, ToolError, ToolRegistry, check_schema
 
 SCHEMA = {
@@ -45,8 +46,8 @@ def test_arguments_are_checked_against_the_schema_before_anything_runs():
         tool.validate(["a"])
 
 
-def test_a_registered_tool_runs_like_ours_and_its_schema_is_in_ollamas_format(calc):
-    assert calc.get("calc__add_one").schema() == {
+def test_a_registered_tool_runs_like_ours_and_its_schema_goes_to_ollama_whole(calc):
+    assert ollama_tool(calc.get("calc__add_one").spec()) == {
         "type": "function",
         "function": {"name": "calc__add_one", "description": "Add one.", "parameters": SCHEMA},
     }

@@ -43,7 +43,7 @@ def test_tools_are_registered_with_their_risk() -> None:
     )
     assert tools["write_file"].risky
     assert tools["edit_file"].risky
-    parameters = tools["read_file"].schema()["function"]["parameters"]
+    parameters = tools["read_file"].spec().parameters
     assert parameters["properties"]["offset"]["minimum"] == 0
     assert parameters["required"] == ["path"]
 

@@ -29,7 +29,7 @@ def test_each_known_tool_edits_its_own_arguments_in_plain_fields():
 
 @pytest.mark.parametrize("name", list(FORMS))
 def test_the_fields_name_real_arguments_of_the_tool(name):
-    parameters = ToolRegistry.builtins().get(name).schema()["function"]["parameters"]["properties"]
+    parameters = ToolRegistry.builtins().get(name).spec().parameters["properties"]
     assert set(arguments_by_slot(name).values()) <= set(parameters)
 
 
