@@ -186,14 +186,20 @@ def tool(*, risky: bool) -> Callable[[Callable[..., str]], Callable[..., str]]:
     return define
 
 
+def tool_of(value: object) -> Tool | None:
+    """The tool a `@tool` function defines; None for anything else."""
+    definition = getattr(value, _TOOL_ATTRIBUTE, None)
+    return definition if isinstance(definition, Tool) else None
+
+
 @functools.cache
 def builtin_tools() -> tuple[Tool, ...]:
     """Every `@tool` of Meowgent's own tool modules, in their order (immutable, so shared by every registry)."""
     found: dict[str, Tool] = {}
     for module_name in _TOOL_MODULES:
         for value in vars(importlib.import_module(module_name)).values():
-            definition = getattr(value, _TOOL_ATTRIBUTE, None)
-            if isinstance(definition, Tool):
+            definition = tool_of(value)
+            if definition is not None:
                 if found.get(definition.name, definition) is not definition:
                     raise ValueError(f"tool {definition.name!r} is defined twice")
                 found[definition.name] = definition

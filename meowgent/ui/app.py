@@ -73,12 +73,14 @@ MAX_UPLOAD_BYTES = 0
 Uncapped, anyone who reaches the page could fill the disk through Gradio's cache; uploads bring their own cap."""
 
 
-def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.Blocks:
+def build_app(
+    settings: Settings, *, client: OllamaClient | None = None, tools: ToolRegistry | None = None
+) -> gr.Blocks:
     client = client or OllamaClient(
         settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
     )
     store = Store(settings.data_dir / DATABASE)
-    tools = ToolRegistry.builtins()  # this app's: its MCP servers' tools join it as they start
+    tools = tools or ToolRegistry.builtins()  # this app's: its MCP servers' tools join it as they start
     rulebook = Rulebook(settings.data_dir, settings.workspace, tools=tools)
     # Each chat is judged by its owner's rules (`Conversation.owner`).
     agent = Agent(client, settings, policies=rulebook.policy, tools=tools)
@@ -787,12 +789,16 @@ def build_app(settings: Settings, *, client: OllamaClient | None = None) -> gr.B
 
 
 def serve(
-    settings: Settings, *, auth: tuple[str, str] | None = None, client: OllamaClient | None = None
+    settings: Settings,
+    *,
+    auth: tuple[str, str] | None = None,
+    client: OllamaClient | None = None,
+    tools: ToolRegistry | None = None,
 ) -> tuple[gr.Blocks, str, str | None]:
     """Build and start the app without blocking; returns it with its local and public URLs."""
     # Gradio's cache (exports, uploads) in a folder only we can read, gone when we exit.
     os.environ["GRADIO_TEMP_DIR"] = str(private_temp_folder())
-    demo = build_app(settings, client=client)
+    demo = build_app(settings, client=client, tools=tools)
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)

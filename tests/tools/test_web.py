@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from bench.bench_fetch import CORPUS, corpus_pages, expected_text, word_f1, words
 from meowgent.config import Settings
 from meowgent.tools.netguard import BlockedAddress
-from meowgent.tools.registry import ToolContext, ToolError, get_tool, run_tool
+from meowgent.tools.registry import ToolContext, ToolError, ToolRegistry, run_tool
 from meowgent.tools.web import decode_body, fetch, render_window, web_fetch
 
 PARAGRAPHS = [f"Paragraph {n}: " + "purr " * (20 + n % 7) for n in range(120)]
@@ -173,7 +173,7 @@ def resolver(table: dict[str, list[str]], asked: list[str] | None = None):
 
 
 def test_registered_as_risky_and_validated(settings: Settings, server: LoopbackServer) -> None:
-    assert get_tool("web_fetch").risky
+    assert ToolRegistry.builtins().get("web_fetch").risky
     assert run_tool("web_fetch", {"url": f"{server.base}/json", "offset": -1}, settings=settings).startswith(
         "Error: invalid arguments for web_fetch: 'offset'"
     )

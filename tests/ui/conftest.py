@@ -49,8 +49,9 @@ def free_port() -> int:
 
 @pytest.fixture
 def app_options() -> dict[str, Any]:
-    """Overrides for `running_app`: the server's `models` and `version`, and any Settings field. A test module
-    that needs other models (or an older Ollama) defines its own `app_options` fixture."""
+    """Overrides for `running_app`: the server's `models` and `version`, the app's `tools` (a ToolRegistry), and
+    any Settings field. A test module that needs other models (or an older Ollama) defines its own `app_options`
+    fixture; one test parametrizes it."""
     return {}
 
 
@@ -61,6 +62,7 @@ def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[Running
     workspace.mkdir()
     options = dict(app_options)
     server = {key: options.pop(key) for key in ("models", "version") if key in options}
+    tools = options.pop("tools", None)
     with ScriptedOllama(server.pop("models", None), **server) as ollama:
         settings = Settings(
             **{
@@ -73,7 +75,7 @@ def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[Running
                 **options,
             }
         )
-        demo, url, _ = serve(settings)
+        demo, url, _ = serve(settings, tools=tools)
         app = RunningApp(url, ollama, workspace, settings, demo)
         try:
             yield app

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
-from meowgent import tools
-from meowgent.tools.registry import ToolContext
+from meowgent.tools.registry import ToolContext, ToolRegistry, builtin_tools, tool, tool_of
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
 from tests.ui.conftest import chat_text, html_text
 
@@ -139,23 +138,15 @@ def test_a_stall_past_the_read_timeout_is_reported(running_app, page):
     assert_recovers(running_app, page, "take your time", "Slow start")
 
 
-@pytest.fixture
-def exploding_tool():
-    """A safe tool that always raises, registered for one test. The registry is global (and the app runs in
-    this process, so it sees the tool); removing it means touching the private `_registry`: no public way yet."""
-
-    def explode_for_test(ctx: ToolContext) -> str:
-        """Fails on purpose (test only)."""
-        raise RuntimeError("the test tool blew up")
-
-    tools.tool(risky=False)(explode_for_test)
-    try:
-        yield explode_for_test.__name__
-    finally:
-        tools._registry.pop(explode_for_test.__name__)
+@tool(risky=False)
+def explode_for_test(ctx: ToolContext) -> str:
+    """Fails on purpose (test only)."""
+    raise RuntimeError("the test tool blew up")
 
 
-def test_a_tool_that_raises_becomes_a_result_and_the_model_goes_on(running_app, page, exploding_tool):
+@pytest.mark.parametrize("app_options", [{"tools": ToolRegistry([*builtin_tools(), tool_of(explode_for_test)])}])
+def test_a_tool_that_raises_becomes_a_result_and_the_model_goes_on(running_app, page):
+    exploding_tool = explode_for_test.__name__
     running_app.ollama.script(
         Turn(Text("Trying the risky gadget.\n"), Text(tool_call_text(exploding_tool, {}))),
         reply("That tool failed, sorry."),
