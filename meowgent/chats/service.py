@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 
 from meowgent.agent.loop import Agent
@@ -26,7 +27,6 @@ from meowgent.persist.records import call_from_record, event_from_record, event_
 from meowgent.persist.store import ConversationRow, Store, StoreError
 from meowgent.policy.rules import Scope
 from meowgent.tools.registry import ToolError
-from meowgent.ui.i18n import ENGLISH, t
 
 log = logging.getLogger(__name__)
 
@@ -35,16 +35,29 @@ TITLE_CHARS = 48
 INTERRUPTED = "This answer was cut off because Meowgent stopped while writing it. Send a message to go on."
 
 
+class ChatErrorKind(str, Enum):
+    """Why a page's action cannot be done; `meowgent.ui.i18n.chat_error_text` says it in the person's language."""
+
+    UNAVAILABLE = "unavailable"
+    """Not a chat of this owner, or no chat at all: the same answer, so ids cannot be probed."""
+    OWNER_UNKNOWN = "owner_unknown"
+    TYPE_FIRST = "type_first"
+    NOT_WAITING = "not_waiting"
+    EDIT_INVALID = "edit_invalid"
+    """Values: `detail`, why the edited arguments do not fit the tool."""
+    EDIT_DENIED = "edit_denied"
+    """Values: `detail`, the rule's reason."""
+    BUSY = "busy"
+    NAME_FIRST = "name_first"
+
+
 class ChatError(Exception):
-    """An action that cannot be done: `key` names the sentence in meowgent.ui.i18n; str() is the English."""
+    """An action that cannot be done: its kind, and the values the sentence about it names (never the sentence)."""
 
-    def __init__(self, key: str, **values: object) -> None:
-        super().__init__(t(ENGLISH, key, **values))
-        self.key = key
+    def __init__(self, kind: ChatErrorKind, **values: str) -> None:
+        super().__init__(kind.value)
+        self.kind = kind
         self.values = values
-
-    def say(self, language: str) -> str:
-        return t(language, self.key, **self.values)
 
 
 @dataclass
@@ -96,14 +109,14 @@ class ChatService:
     def require_owner(self, owner: str) -> None:
         """Refuse a caller that never opened the page: every page load gives its owner a chat."""
         if not self._store.conversations(owner):
-            raise ChatError("owner_unknown")
+            raise ChatError(ChatErrorKind.OWNER_UNKNOWN)
 
     def get(self, owner: str, chat_id: str) -> Chat:
         with self._lock:
             chat = self._chats.get(chat_id) or self._load(chat_id)
         # The same answer for "missing" and "not yours", so ids cannot be probed.
         if chat is None or chat.owner != owner:
-            raise ChatError("chat_unavailable")
+            raise ChatError(ChatErrorKind.UNAVAILABLE)
         return chat
 
     def follow(self, owner: str, chat_id: str, *, poll: float = 0.5) -> Iterator[list[AgentEvent]]:
@@ -120,7 +133,7 @@ class ChatService:
         chat = self.get(owner, chat_id)
         text = text.strip()
         if not text:
-            raise ChatError("chat_type_first")
+            raise ChatError(ChatErrorKind.TYPE_FIRST)
         title = chat.title
         if chat.title == NEW_TITLE:
             chat.title = text.splitlines()[0][:TITLE_CHARS]
@@ -153,7 +166,7 @@ class ChatService:
         waiting = self.waiting(owner, chat_id)
         waiting_ids = {call.id for call in waiting}
         if not decisions or not waiting or waiting[0].id not in decisions or not set(decisions) <= waiting_ids:
-            raise ChatError("chat_not_waiting")
+            raise ChatError(ChatErrorKind.NOT_WAITING)
         chat = self.get(owner, chat_id)
         for call in waiting:
             edited = decisions.get(call.id)
@@ -227,7 +240,7 @@ class ChatService:
         chat = self.get(owner, chat_id)
         title = " ".join(title.split())[:TITLE_CHARS]
         if not title:
-            raise ChatError("chat_name_first")
+            raise ChatError(ChatErrorKind.NAME_FIRST)
         chat.title = title
         self._store.rename(chat_id, title)
 
@@ -248,7 +261,7 @@ class ChatService:
         self._recorder.flush()
         stored = self._store.load(chat_id)
         if stored is None:
-            raise ChatError("chat_unavailable")
+            raise ChatError(ChatErrorKind.UNAVAILABLE)
         audit = self._store.audit(chat_id)
         return to_markdown(stored, audit), to_json(stored, audit, self._store.calls(chat_id))
 
@@ -262,10 +275,10 @@ class ChatService:
         try:
             self._agent.registry.get(call.name).validate(arguments)
         except ToolError as exc:
-            raise ChatError("chat_edit_invalid", detail=exc) from None
+            raise ChatError(ChatErrorKind.EDIT_INVALID, detail=str(exc)) from None
         verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
         if verdict.decision == "deny":
-            raise ChatError("chat_edit_denied", detail=verdict.reason)
+            raise ChatError(ChatErrorKind.EDIT_DENIED, detail=verdict.reason)
 
     def _set_network(self, chat: Chat, on: bool) -> None:
         chat.conversation.network = on
@@ -275,7 +288,7 @@ class ChatService:
         try:
             self._runs.start(chat.id, job)
         except RunBusy:
-            raise ChatError("chat_busy") from None
+            raise ChatError(ChatErrorKind.BUSY) from None
 
     def _load(self, chat_id: str) -> Chat | None:
         """A chat from the store, its page log rebuilt from the recorded events (caller holds the lock)."""

@@ -7,6 +7,10 @@ facts and errors all come from here, so a person reading either language gets al
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from meowgent.chats.service import ChatError
 
 ENGLISH, CHINESE = "en", "zh-TW"
 LANGUAGES = {ENGLISH: "English", CHINESE: "繁體中文"}
@@ -176,15 +180,17 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_done": "Done.",
         "pull_ready": "✅ **{model}** is ready. Pick it in the list above.",
         # errors the page shows by kind; the English text is the message itself
-        "chat_unavailable": "This conversation is not available. Start a new chat.",
-        "owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it knows.",
         "only_served_at": "This page is only served at {address}",
-        "chat_type_first": "Type a message first.",
-        "chat_not_waiting": "That request is no longer waiting for you, so nothing was run.",
-        "chat_edit_invalid": "The changed request can't run: {detail}",
-        "chat_edit_denied": "The changed request is not allowed by your rules: {detail}",
-        "chat_busy": "An answer is still running. Wait for it, or press Stop.",
-        "chat_name_first": "Give the chat a name first.",
+        # what a chat's action could not do, by meowgent.chats.service.ChatErrorKind
+        "chat_error_unavailable": "This conversation is not available. Start a new chat.",
+        "chat_error_owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it "
+        "knows.",
+        "chat_error_type_first": "Type a message first.",
+        "chat_error_not_waiting": "That request is no longer waiting for you, so nothing was run.",
+        "chat_error_edit_invalid": "The changed request can't run: {detail}",
+        "chat_error_edit_denied": "The changed request is not allowed by your rules: {detail}",
+        "chat_error_busy": "An answer is still running. Wait for it, or press Stop.",
+        "chat_error_name_first": "Give the chat a name first.",
         # page layout: the menu, the send button, the edit fields and the pointer to the card
         "menu": "☰ Menu",
         "send": "Send",
@@ -354,15 +360,15 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_finish": "即將完成…",
         "pull_done": "完成。",
         "pull_ready": "✅ **{model}** 已可使用，請在上方清單中選擇。",
-        "chat_unavailable": "無法開啟這個對話，請開始新的對話。",
-        "owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
         "only_served_at": "這個網頁只在 {address} 提供",
-        "chat_type_first": "請先輸入訊息。",
-        "chat_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
-        "chat_edit_invalid": "修改後的請求無法執行：{detail}",
-        "chat_edit_denied": "你的規則不允許修改後的請求：{detail}",
-        "chat_busy": "還有回答正在進行。請等它完成，或按「停止」。",
-        "chat_name_first": "請先為對話取個名字。",
+        "chat_error_unavailable": "無法開啟這個對話，請開始新的對話。",
+        "chat_error_owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
+        "chat_error_type_first": "請先輸入訊息。",
+        "chat_error_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
+        "chat_error_edit_invalid": "修改後的請求無法執行：{detail}",
+        "chat_error_edit_denied": "你的規則不允許修改後的請求：{detail}",
+        "chat_error_busy": "還有回答正在進行。請等它完成，或按「停止」。",
+        "chat_error_name_first": "請先為對話取個名字。",
         "menu": "☰ 選單",
         "send": "送出",
         "see_card": "⬇ 正在等你在下方決定。",
@@ -486,6 +492,11 @@ def audit_words(language: str, field: str, value: str) -> str:
     if value.startswith(prefix) and (field, prefix) in words:
         return words[field, prefix] + value.removeprefix(prefix)
     return value
+
+
+def chat_error_text(language: str, error: ChatError) -> str:
+    """What a chat's action could not do, in `language`."""
+    return t(language, f"chat_error_{error.kind.value}", **error.values)
 
 
 _NOTICES = {

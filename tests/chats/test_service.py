@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent.agent.loop import Agent
-from meowgent.chats.service import TITLE_CHARS, ChatError, ChatService
+from meowgent.chats.service import TITLE_CHARS, ChatError, ChatErrorKind, ChatService
 from meowgent.config import Settings
 from meowgent.conversation import Decision
 from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMessage
@@ -24,9 +24,12 @@ from tests.sandboxing import GREETING, fetch, needs_sandbox
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
 
 ALICE, BOB = "browser:alice", "browser:bob"
-UNAVAILABLE = "This conversation is not available. Start a new chat."
-NOT_WAITING = "That request is no longer waiting for you, so nothing was run."
-BUSY = "An answer is still running. Wait for it, or press Stop."
+UNAVAILABLE, NOT_WAITING, BUSY = ChatErrorKind.UNAVAILABLE, ChatErrorKind.NOT_WAITING, ChatErrorKind.BUSY
+
+
+def refused_with(kind):
+    """pytest.raises for a ChatError of `kind` (the page words it: tests/ui/test_i18n.py)."""
+    return pytest.raises(ChatError, check=lambda error: error.kind == kind)
 
 
 def make_service(server, workspace, *, rules=()):
@@ -53,11 +56,11 @@ def marker_turn(marker, *more_calls):
 
 
 def refusal(action):
-    """The ChatError message `action` was refused with, or None if it was accepted."""
+    """The kind of ChatError `action` was refused with, or None if it was accepted."""
     try:
         action()
     except ChatError as exc:
-        return str(exc)
+        return exc.kind
     return None
 
 
@@ -86,7 +89,7 @@ def test_another_owner_cannot_touch_a_chat_and_learns_nothing_about_it(service, 
     requests = len(ollama_server.chat_requests)
     with pytest.raises(ChatError) as missing:
         service.get(BOB, "no-such-chat")
-    assert str(missing.value) == UNAVAILABLE
+    assert missing.value.kind == UNAVAILABLE
     actions = {
         "get": lambda: service.get(BOB, chat.id),
         "send": lambda: service.send(BOB, chat.id, "run it, I say"),
@@ -101,7 +104,7 @@ def test_another_owner_cannot_touch_a_chat_and_learns_nothing_about_it(service, 
     for name, action in actions.items():
         with pytest.raises(ChatError) as refused:
             action()
-        assert str(refused.value) == UNAVAILABLE, name
+        assert refused.value.kind == UNAVAILABLE, name
     assert ran(tmp_path) == []
     assert len(ollama_server.chat_requests) == requests
     assert service.waiting(ALICE, chat.id) == (head,)  # Alice's call still waits, untouched
@@ -120,7 +123,7 @@ def test_the_owner_can_approve_and_the_call_runs_once(service, ollama_server, tm
     result = next(e for e in events if isinstance(e, ToolResult))
     assert (result.call_id, result.status) == (head.id, "done")
     assert events[-1] == Done("complete", *(events[-1].prompt_tokens, events[-1].output_tokens))
-    with pytest.raises(ChatError, match=NOT_WAITING):  # a second click on a card that is gone
+    with refused_with(NOT_WAITING):  # a second click on a card that is gone
         service.decide(ALICE, chat.id, {head.id: Decision(True)})
     assert ran(tmp_path) == ["first"]
 
@@ -141,7 +144,7 @@ def test_a_decision_must_name_the_call_at_the_head_of_the_queue(service, ollama_
     ):
         with pytest.raises(ChatError) as refused:
             service.decide(ALICE, chat.id, decisions)
-        assert str(refused.value) == NOT_WAITING
+        assert refused.value.kind == NOT_WAITING
         assert not service.is_running(ALICE, chat.id)
     assert ran(tmp_path) == []
     assert len(ollama_server.chat_requests) == requests
@@ -176,13 +179,13 @@ def test_deciding_or_sending_while_an_answer_runs_is_refused(service, ollama_ser
     assert service.waiting(ALICE, chat.id) == ()
     with pytest.raises(ChatError) as refused:
         service.decide(ALICE, chat.id, {head.id: Decision(True)})
-    assert str(refused.value) == NOT_WAITING
+    assert refused.value.kind == NOT_WAITING
     with pytest.raises(ChatError) as busy:
         service.send(ALICE, chat.id, "and another thing")
-    assert str(busy.value) == BUSY
+    assert busy.value.kind == BUSY
     with pytest.raises(ChatError) as busy_retry:
         service.retry(ALICE, chat.id)
-    assert str(busy_retry.value) == BUSY
+    assert busy_retry.value.kind == BUSY
     events = settle(service, ALICE, chat.id)
     assert ran(tmp_path) == ["first"]
     assert [e.text for e in events if isinstance(e, UserMessage)] == ["please run it"]
@@ -217,7 +220,7 @@ def test_a_new_message_rejects_the_waiting_call_and_tells_the_model(service, oll
     assert "new message instead of approving" in tool["content"]
     assert sent[-1] == {"role": "user", "content": "never mind, tell a joke"}
     assert service.waiting(ALICE, chat.id) == ()
-    with pytest.raises(ChatError, match=NOT_WAITING):
+    with refused_with(NOT_WAITING):
         service.decide(ALICE, chat.id, {head.id: Decision(True)})
     assert ran(tmp_path) == []
 
@@ -227,7 +230,7 @@ def test_an_empty_message_is_refused(service, ollama_server, text):
     chat = service.new_chat(ALICE)
     with pytest.raises(ChatError) as refused:
         service.send(ALICE, chat.id, text)
-    assert str(refused.value) == "Type a message first."
+    assert refused.value.kind == ChatErrorKind.TYPE_FIRST
     assert not service.is_running(ALICE, chat.id)
     assert ollama_server.chat_requests == []
     assert chat.title == "New chat"
@@ -270,11 +273,11 @@ def test_delete_stops_the_answer_and_removes_the_chat_for_good(service, ollama_s
     service.send(ALICE, running.id, "talk for a while")
     follower = service.follow(ALICE, running.id, poll=0.02)
     seen = next(follower)  # a page attached before the chat was deleted
-    with pytest.raises(ChatError, match=UNAVAILABLE):
+    with refused_with(UNAVAILABLE):
         service.delete(BOB, running.id)
     service.delete(ALICE, running.id)
     assert running.id not in [c.id for c in service.chats(ALICE)]
-    with pytest.raises(ChatError, match=UNAVAILABLE):
+    with refused_with(UNAVAILABLE):
         service.get(ALICE, running.id)
     seen += [event for batch in follower for event in batch]
     assert seen[-1].reason == "stopped"
@@ -290,7 +293,7 @@ def test_retry_drops_the_waiting_call_and_answers_again(service, ollama_server, 
     (new,) = service.waiting(ALICE, chat.id)
     assert new.id != old.id
     assert new.arguments["command"] == "echo second >> ran.txt"
-    with pytest.raises(ChatError, match=NOT_WAITING):
+    with refused_with(NOT_WAITING):
         service.decide(ALICE, chat.id, {old.id: Decision(True)})
     assert ran(tmp_path) == []
     assert [m["content"] for m in chat.conversation.messages if m["role"] == "user"] == ["please run it"]
@@ -371,7 +374,7 @@ def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
                 service.stop(ALICE, chat.id)
             elif action in ("approve", "reject", "allow_for_chat"):
                 if head is None:
-                    with pytest.raises(ChatError, match=NOT_WAITING):
+                    with refused_with(NOT_WAITING):
                         service.decide(ALICE, chat.id, {})
                 else:
                     scope = Scope("run_shell", prefix="echo") if action == "allow_for_chat" else None
@@ -382,15 +385,15 @@ def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
                         approved[head.id] = head.arguments["command"].split()[1]
             elif action == "approve_edited_to_denied" and head is not None:
                 edit = Decision(True, arguments={"command": f"touch denied-edit-{marker}"})
-                with pytest.raises(ChatError, match="not allowed by your rules"):
+                with refused_with(ChatErrorKind.EDIT_DENIED):
                     service.decide(ALICE, chat.id, {head.id: edit})
             elif action == "approve_stale":
                 stale = rnd.choice([*sorted(resolved), f"call_{uuid.uuid4().hex[:12]}"])
-                with pytest.raises(ChatError, match=NOT_WAITING):
+                with refused_with(NOT_WAITING):
                     service.decide(ALICE, chat.id, {stale: Decision(True)})
             elif action == "approve_as_other":
                 target = head.id if head else rnd.choice([*sorted(resolved), "call_forged0000"])
-                with pytest.raises(ChatError, match=UNAVAILABLE):
+                with refused_with(UNAVAILABLE):
                     service.decide(BOB, chat.id, {target: Decision(True)})
             if wait:
                 events = settle(service, ALICE, chat.id)
