@@ -3,28 +3,28 @@
 The standard library's sqlite3 in WAL mode: no server, readers never wait for the writer, and
 a process killed mid-write leaves the last committed state. Every public write is one
 transaction, so a crash never leaves half of it. The store keeps JSON-able dicts (transcript
-messages as sent to Ollama, records from `meowgent.persist.records`); it does not decide who may see
-what: `conversations(owner)` filters, the chat service checks ownership.
+messages as sent to Ollama, records from `meowgent.persist.records`); the schema and its versions are
+`meowgent.persist.migrations`. It does not decide who may see what: `conversations(owner)` filters,
+the chat service checks ownership.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from meowgent.persist.migrations import MIGRATIONS, SCHEMA_VERSION
 from meowgent.persist.private import private_file, private_folder
+from meowgent.persist.records import dump
 
 CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
-
-_dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
 
 
 class StoreError(Exception):
@@ -69,115 +69,6 @@ class StoredConversation:
     scopes: list[dict[str, Any]] = field(default_factory=list)
     """What the person allowed for the rest of the chat, as {"tool", "command", "prefix"} dicts."""
 
-
-def _v1_core(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE conversations (
-            id TEXT PRIMARY KEY,
-            owner TEXT NOT NULL,
-            title TEXT NOT NULL DEFAULT '',
-            model TEXT NOT NULL DEFAULT '',
-            workspace TEXT NOT NULL DEFAULT '',
-            think INTEGER NOT NULL DEFAULT 1,
-            created REAL NOT NULL,
-            updated REAL NOT NULL,
-            pending TEXT NOT NULL DEFAULT '[]',
-            interrupted INTEGER NOT NULL DEFAULT 0
-        )"""
-    )
-    conn.execute("CREATE INDEX conversations_by_owner ON conversations (owner, updated)")
-    for table in ("messages", "events"):
-        conn.execute(
-            f"""CREATE TABLE {table} (
-                conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-                seq INTEGER NOT NULL,
-                body TEXT NOT NULL,
-                PRIMARY KEY (conversation_id, seq)
-            ) WITHOUT ROWID"""
-        )
-    # A rowid table on purpose: `calls()` lists calls in the order they were first recorded.
-    conn.execute(
-        """CREATE TABLE tool_calls (
-            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-            call_id TEXT NOT NULL,
-            name TEXT NOT NULL,
-            arguments TEXT NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected', 'done', 'error')),
-            result TEXT,
-            started REAL,
-            finished REAL,
-            PRIMARY KEY (conversation_id, call_id)
-        )"""
-    )
-
-
-def _v2_audit(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE audit (
-            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-            seq INTEGER NOT NULL,
-            time REAL NOT NULL,
-            tool TEXT NOT NULL,
-            proposed TEXT NOT NULL,
-            run TEXT,
-            decision TEXT,
-            scope TEXT,
-            decided_by TEXT,
-            outcome TEXT,
-            PRIMARY KEY (conversation_id, seq)
-        ) WITHOUT ROWID"""
-    )
-
-
-def _v3_scopes(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE conversations ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]'")
-
-
-def _v4_servers_off(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE conversations ADD COLUMN servers_off TEXT NOT NULL DEFAULT '[]'")
-
-
-def _v5_pending_rows(conn: sqlite3.Connection) -> None:
-    """The queued calls get a row each, so that running one deletes a row instead of rewriting the whole queue."""
-    conn.execute(
-        """CREATE TABLE pending_calls (
-            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-            seq INTEGER NOT NULL,
-            body TEXT NOT NULL,
-            PRIMARY KEY (conversation_id, seq)
-        ) WITHOUT ROWID"""
-    )
-    queues = conn.execute("SELECT id, pending FROM conversations").fetchall()
-    conn.executemany(
-        "INSERT INTO pending_calls (conversation_id, seq, body) VALUES (?, ?, ?)",
-        [(cid, seq, _dump(call)) for cid, queue in queues for seq, call in enumerate(json.loads(queue))],
-    )
-    conn.execute("ALTER TABLE conversations DROP COLUMN pending")
-
-
-def _v6_audit_reason(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
-
-
-def _v7_network(conn: sqlite3.Connection) -> None:
-    """Whether a chat's commands may reach the network, and whether each audited command could (NULL: not a
-    command, or recorded before the sandbox)."""
-    conn.execute("ALTER TABLE conversations ADD COLUMN network INTEGER NOT NULL DEFAULT 0")
-    conn.execute("ALTER TABLE audit ADD COLUMN network INTEGER")
-
-
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _v1_core,
-    _v2_audit,
-    _v3_scopes,
-    _v4_servers_off,
-    _v5_pending_rows,
-    _v6_audit_reason,
-    _v7_network,
-]
-"""Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
-
-SCHEMA_VERSION = len(MIGRATIONS)
 
 _CONVERSATION_COLUMNS = "id, owner, title, model, workspace, think, created, updated, interrupted"
 
@@ -286,7 +177,7 @@ class Store:
         with self._write() as conn:
             changed = conn.execute(
                 "UPDATE conversations SET title = ?, model = ?, think = ?, scopes = ?, updated = ? WHERE id = ?",
-                (title, model, think, _dump(scopes or []), now, conversation_id),
+                (title, model, think, dump(scopes or []), now, conversation_id),
             )
             if changed.rowcount == 0:
                 raise _missing(conversation_id)
@@ -294,7 +185,7 @@ class Store:
             conn.execute("DELETE FROM messages WHERE conversation_id = ? AND seq >= ?", (conversation_id, keep))
             conn.executemany(
                 "INSERT INTO messages (conversation_id, seq, body) VALUES (?, ?, ?)",
-                [(conversation_id, seq, _dump(message)) for seq, message in enumerate(messages[keep:], keep)],
+                [(conversation_id, seq, dump(message)) for seq, message in enumerate(messages[keep:], keep)],
             )
             _save_queue(conn, conversation_id, pending, unchanged)
 
@@ -308,7 +199,7 @@ class Store:
         return json.loads(row[0]) if row else []
 
     def set_servers_off(self, conversation_id: str, servers: list[str]) -> None:
-        self._update(conversation_id, "servers_off", _dump(servers))
+        self._update(conversation_id, "servers_off", dump(servers))
 
     def network(self, conversation_id: str) -> bool:
         """Whether the person let every command of a conversation reach the network (False for a missing one)."""
@@ -342,7 +233,7 @@ class Store:
 
     def append_events(self, conversation_id: str, records: list[dict[str, Any]]) -> None:
         """Append event records after the last stored one, all or none."""
-        bodies = [_dump(record) for record in records]
+        bodies = [dump(record) for record in records]
         with self._write() as conn:
             _require(conn, conversation_id)
             (start,) = conn.execute(
@@ -381,7 +272,7 @@ class Store:
                 " name = excluded.name, arguments = excluded.arguments, status = excluded.status,"
                 " result = COALESCE(excluded.result, result), started = COALESCE(excluded.started, started),"
                 " finished = COALESCE(excluded.finished, finished)",
-                (conversation_id, call_id, name, _dump(arguments), status, result, started, finished),
+                (conversation_id, call_id, name, dump(arguments), status, result, started, finished),
             )
 
     def calls(self, conversation_id: str) -> list[dict[str, Any]]:
@@ -435,8 +326,8 @@ class Store:
                     seq,
                     time,
                     tool,
-                    _dump(proposed),
-                    None if run is None else _dump(run),
+                    dump(proposed),
+                    None if run is None else dump(run),
                     decision,
                     scope,
                     decided_by,
@@ -527,7 +418,7 @@ def _same_messages(conn: sqlite3.Connection, conversation_id: str, messages: lis
     rows = conn.execute("SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,))
     stored = [body for (body,) in rows]
     pairs = enumerate(zip(stored, messages, strict=False))
-    return next((seq for seq, (body, message) in pairs if body != _dump(message)), min(len(stored), len(messages)))
+    return next((seq for seq, (body, message) in pairs if body != dump(message)), min(len(stored), len(messages)))
 
 
 def _save_queue(
@@ -550,7 +441,7 @@ def _save_queue(
     ).fetchone()
     conn.executemany(
         "INSERT INTO pending_calls (conversation_id, seq, body) VALUES (?, ?, ?)",
-        [(conversation_id, seq, _dump(call)) for seq, call in enumerate(added, start)],
+        [(conversation_id, seq, dump(call)) for seq, call in enumerate(added, start)],
     )
 
 
