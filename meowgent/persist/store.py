@@ -2,8 +2,9 @@
 
 The standard library's sqlite3 in WAL mode: no server, readers never wait for the writer, and
 a process killed mid-write leaves the last committed state. Every public write is one
-transaction, so a crash never leaves half of it. The store keeps JSON-able dicts (transcript
-messages as sent to Ollama, records from `meowgent.persist.records`); the schema and its versions are
+transaction, and `transaction()` makes several writes one, so a crash never leaves half of it.
+The store keeps JSON-able dicts (transcript messages as sent to Ollama, records from
+`meowgent.persist.records`) and the rows of `meowgent.persist.calls`; the schema and its versions are
 `meowgent.persist.migrations`. It does not decide who may see what: `conversations(owner)` filters,
 the chat service checks ownership.
 """
@@ -18,13 +19,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from meowgent.persist import calls as call_tables
+from meowgent.persist.calls import AuditRow, CallRow
 from meowgent.persist.migrations import MIGRATIONS, SCHEMA_VERSION
 from meowgent.persist.private import private_file, private_folder
 from meowgent.persist.records import dump
-
-CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
 
 
 class StoreError(Exception):
@@ -84,7 +85,9 @@ class Store:
             private_file(self.path)
         except OSError as exc:
             raise StoreError(f"Cannot use the data folder {self.path.parent}: {exc.strerror}") from exc
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by the writes inside `transaction()`
+        self._depth = 0
+        """How many transactions are open: the outermost one commits, those inside it join it."""
         try:
             # Autocommit mode: transactions are begun explicitly below, so DDL in migrations is transactional too.
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -250,116 +253,26 @@ class Store:
 
     # ---- tool calls and audit ----
 
-    def record_call(
-        self,
-        conversation_id: str,
-        call_id: str,
-        *,
-        name: str,
-        arguments: dict[str, Any],
-        status: CallStatus,
-        result: str | None = None,
-        started: float | None = None,
-        finished: float | None = None,
-    ) -> None:
+    def record_call(self, conversation_id: str, row: CallRow) -> None:
         """Insert or update one call. On update, `result`, `started` and `finished` left None keep their value."""
         with self._write() as conn:
             _require(conn, conversation_id)
-            conn.execute(
-                "INSERT INTO tool_calls (conversation_id, call_id, name, arguments, status, result, started, finished)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (conversation_id, call_id) DO UPDATE SET"
-                " name = excluded.name, arguments = excluded.arguments, status = excluded.status,"
-                " result = COALESCE(excluded.result, result), started = COALESCE(excluded.started, started),"
-                " finished = COALESCE(excluded.finished, finished)",
-                (conversation_id, call_id, name, dump(arguments), status, result, started, finished),
-            )
+            call_tables.record_call(conn, conversation_id, row)
 
-    def calls(self, conversation_id: str) -> list[dict[str, Any]]:
+    def calls(self, conversation_id: str) -> list[CallRow]:
         """The conversation's calls in the order they were first recorded."""
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT call_id, name, arguments, status, result, started, finished FROM tool_calls"
-                " WHERE conversation_id = ? ORDER BY rowid",
-                (conversation_id,),
-            ).fetchall()
-        return [
-            {
-                "call_id": call_id,
-                "name": name,
-                "arguments": json.loads(arguments),
-                "status": status,
-                "result": result,
-                "started": started,
-                "finished": finished,
-            }
-            for call_id, name, arguments, status, result, started, finished in rows
-        ]
+            return call_tables.calls(conn, conversation_id)
 
-    def add_audit(
-        self,
-        conversation_id: str,
-        *,
-        time: float,
-        tool: str,
-        proposed: Any,
-        run: Any | None,
-        decision: str,
-        scope: str,
-        decided_by: str,
-        outcome: str,
-        reason: str = "",
-        network: bool | None = None,
-    ) -> None:
-        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and why, the end,
-        and for a command, whether it could reach the network."""
+    def add_audit(self, conversation_id: str, row: AuditRow) -> None:
+        """Append one row to the conversation's audit trail."""
         with self._write() as conn:
             _require(conn, conversation_id)
-            (seq,) = conn.execute(
-                "SELECT COALESCE(MAX(seq) + 1, 0) FROM audit WHERE conversation_id = ?", (conversation_id,)
-            ).fetchone()
-            conn.execute(
-                "INSERT INTO audit (conversation_id, seq, time, tool, proposed, run, decision, scope, decided_by,"
-                " outcome, reason, network) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    seq,
-                    time,
-                    tool,
-                    dump(proposed),
-                    None if run is None else dump(run),
-                    decision,
-                    scope,
-                    decided_by,
-                    outcome,
-                    reason,
-                    network,
-                ),
-            )
+            call_tables.add_audit(conn, conversation_id, row)
 
-    def audit(self, conversation_id: str) -> list[dict[str, Any]]:
+    def audit(self, conversation_id: str) -> list[AuditRow]:
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome, reason, network"
-                " FROM audit WHERE conversation_id = ? ORDER BY seq",
-                (conversation_id,),
-            ).fetchall()
-        return [
-            {
-                "seq": seq,
-                "time": at,
-                "tool": tool,
-                "proposed": json.loads(proposed),
-                "run": None if run is None else json.loads(run),
-                "decision": decision,
-                "scope": scope,
-                "decided_by": decided_by,
-                "outcome": outcome,
-                "reason": reason,
-                "network": None if network is None else bool(network),
-            }
-            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome, reason, network in rows
-        ]
+            return call_tables.audit(conn, conversation_id)
 
     # ---- internals ----
 
@@ -381,6 +294,12 @@ class Store:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make the writes inside this block one transaction: all of them are stored, or none if one fails."""
+        with self._write():
+            yield
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         # IMMEDIATE takes the write lock up front. A deferred transaction that reads and then writes
         # fails at once with "database is locked" if another process wrote in between; busy_timeout
@@ -396,8 +315,12 @@ class Store:
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock:  # held by this thread until the outermost transaction ends
+            if self._depth:  # inside `transaction()`: part of it
+                yield self._conn
+                return
             self._conn.execute(begin)
+            self._depth += 1
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -405,6 +328,8 @@ class Store:
                 if self._conn.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
                     self._conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._depth -= 1
 
     def _update(self, conversation_id: str, column: str, value: object) -> None:
         with self._write() as conn:

@@ -42,6 +42,7 @@ from meowgent.tools.sandbox import NoSandbox, sandbox_for
 from meowgent.ui.approval import describe_queue, link_target
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.export import chat_markdown
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, chat_error_text, error_text, pick_language, t
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
@@ -417,11 +418,10 @@ def build_app(
             key: str, chat: str, decisions: dict[str, Decision], request: gr.Request, *, network_choice: str = ""
         ):
             owner = owner_of(key, request)
-            decided_by = request.username or "the browser that owns the chat"
             try:
                 for_command, for_chat = network_of(owner, chat, list(decisions), network_choice)
                 decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
-                service.decide(owner, chat, decisions, decided_by=decided_by, chat_network=for_chat)
+                service.decide(owner, chat, decisions, account=request.username or "", chat_network=for_chat)
             except ChatError as exc:
                 warn(exc, request)
             yield from _cleared_first(follow(owner, chat, request))
@@ -622,12 +622,14 @@ def build_app(
 
         def on_export(key: str, chat: str, request: gr.Request):
             try:
-                markdown, document = service.export(owner_of(key, request), chat)
+                record = service.export(owner_of(key, request), chat)
             except ChatError as exc:
                 warn(exc, request)
                 return gr.skip(), gr.skip()
             # Written inside Gradio's (private) cache: served without a copy, deleted with the cache.
-            markdown_file, json_file = write_export(Path(download_md.GRADIO_CACHE), markdown, document)
+            markdown_file, json_file = write_export(
+                Path(download_md.GRADIO_CACHE), chat_markdown(record), record.to_json()
+            )
             return (
                 gr.update(value=str(markdown_file), visible=True),
                 gr.update(value=str(json_file), visible=True),

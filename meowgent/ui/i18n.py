@@ -56,6 +56,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "audit_decided": "{decision} ({scope}), {who}",
         "audit_reason": "Reason",
         "audit_outcome": "How it ended",
+        # the approval log's values, by the codes meowgent.persist.calls.AuditRow holds
+        "audit_decision_approved": "approved",
+        "audit_decision_rejected": "rejected",
+        "audit_decision_not_approved": "rejected by your rules",
+        "audit_decision_allowed": "allowed without asking",
+        "audit_scope_once": "this time only",
+        "audit_scope_rules_or_chat": "by your rules or a permission for this chat",
+        "audit_scope_for_chat": "for this chat: {scope}",
+        "audit_decided_by_owner_browser": "you, in this browser",
+        "audit_decided_by_owner": "you",
+        "audit_outcome_done": "it ran",
+        "audit_outcome_error": "it ran and failed",
+        "audit_outcome_rejected": "it did not run",
         "export": "Prepare downloads",
         "chat": "Chat",
         "welcome": "### 🐱 Hi, I'm Meowgent\n\nI can read and change files in your workspace, run commands and read "
@@ -241,6 +254,18 @@ _TEXT: dict[str, dict[str, str]] = {
         "audit_decided": "{decision}（{scope}），{who}",
         "audit_reason": "原因",
         "audit_outcome": "結果",
+        "audit_decision_approved": "已核准",
+        "audit_decision_rejected": "已拒絕",
+        "audit_decision_not_approved": "被你的規則拒絕",
+        "audit_decision_allowed": "不必詢問即允許",
+        "audit_scope_once": "只限這一次",
+        "audit_scope_rules_or_chat": "依你的規則或此對話中的允許",
+        "audit_scope_for_chat": "此對話中都允許：{scope}",
+        "audit_decided_by_owner_browser": "你（在這個瀏覽器）",
+        "audit_decided_by_owner": "你",
+        "audit_outcome_done": "已執行",
+        "audit_outcome_error": "已執行但失敗",
+        "audit_outcome_rejected": "沒有執行",
         "export": "準備下載檔案",
         "chat": "對話",
         "welcome": "### 🐱 你好，我是 Meowgent\n\n我可以讀取和修改工作資料夾裡的檔案、執行指令、閱讀網頁。"
@@ -429,34 +454,6 @@ _TRIMMED = re.compile(
     r" The full history is kept\."
 )
 
-# The approval log's values, by field, as meowgent.chats.service writes them in English.
-_AUDIT_WORDS = {
-    ENGLISH: {
-        ("outcome", "done"): "it ran",
-        ("outcome", "error"): "it ran and failed",
-        ("outcome", "rejected"): "it did not run",
-        ("decision", "rejected: not approved"): "rejected by your rules",
-        ("decision", "allowed"): "allowed without asking",
-        ("scope", "once"): "this time only",
-        ("by", "the browser that owns the chat"): "you, in this browser",
-        ("by", "the chat's owner"): "you",
-    },
-    CHINESE: {
-        ("outcome", "done"): "已執行",
-        ("outcome", "error"): "已執行但失敗",
-        ("outcome", "rejected"): "沒有執行",
-        ("decision", "approved"): "已核准",
-        ("decision", "rejected"): "已拒絕",
-        ("decision", "rejected: not approved"): "被你的規則拒絕",
-        ("decision", "allowed"): "不必詢問即允許",
-        ("scope", "once"): "只限這一次",
-        ("scope", "by your rules or a permission for this chat"): "依你的規則或此對話中的允許",
-        ("scope", "for this chat: "): "此對話中都允許：",
-        ("by", "the browser that owns the chat"): "你（在這個瀏覽器）",
-        ("by", "the chat's owner"): "你",
-    },
-}
-
 
 def t(language: str, key: str, **values: object) -> str:
     """The entry `key` in `language` (English if missing), formatted with `values`."""
@@ -481,17 +478,6 @@ def risks(language: str, notes: tuple[str, ...]) -> str:
     phrases = [note if language == ENGLISH else _RISKS.get(note, note) for note in notes if note not in sentences]
     said = [t(language, "risk_this", risks=t(language, "risk_separator").join(phrases))] if phrases else []
     return t(language, "risk_sentences").join(said + [sentences[note] for note in notes if note in sentences])
-
-
-def audit_words(language: str, field: str, value: str) -> str:
-    """A value of the approval log's `field` in `language`; names and commands stay as they are."""
-    words = _AUDIT_WORDS.get(language, _AUDIT_WORDS[ENGLISH])
-    if (field, value) in words:
-        return words[field, value]
-    prefix = "for this chat: "
-    if value.startswith(prefix) and (field, prefix) in words:
-        return words[field, prefix] + value.removeprefix(prefix)
-    return value
 
 
 def chat_error_text(language: str, error: ChatError) -> str:

@@ -5,6 +5,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -424,7 +425,7 @@ def test_the_invariant_harness_sees_approved_calls_run(tmp_path):
 
 def test_every_call_is_kept_with_its_status_arguments_result_and_timing(service, ollama_server):
     def stored_calls():
-        return json.loads(service.export(ALICE, chat.id)[1])["tool_calls"]
+        return json.loads(service.export(ALICE, chat.id).to_json())["tool_calls"]
 
     chat = waiting_chat(service, ollama_server, ALICE)
     (call,) = service.waiting(ALICE, chat.id)
@@ -475,7 +476,7 @@ def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(service, 
     reached = decide_and_result(service, ollama_server, chat, Decision(True), chat_network=True)
     assert GREETING in reached
     assert service.network(ALICE, chat.id) is True
-    assert [row["network"] for row in service.audit(ALICE, chat.id)] == [True, False, True]
+    assert [row.network for row in service.audit(ALICE, chat.id)] == [True, False, True]
 
 
 def test_only_the_owner_turns_a_chats_network_on_or_off_and_it_is_kept(ollama_server, tmp_path):
@@ -500,4 +501,36 @@ def test_rejecting_never_turns_the_chats_network_on(service, ollama_server, tmp_
     service.decide(ALICE, chat.id, {head.id: Decision(False)}, chat_network=True)
     settle(service, ALICE, chat.id)
     assert service.network(ALICE, chat.id) is False
-    assert [row["network"] for row in service.audit(ALICE, chat.id)] == [None]  # nothing ran
+    assert [row.network for row in service.audit(ALICE, chat.id)] == [None]  # nothing ran
+
+
+# ---- the audit trail ----
+
+
+def test_the_audit_trail_says_who_decided_what_about_each_risky_call(service, ollama_server, tmp_path):
+    chat = waiting_chat(service, ollama_server, ALICE)
+    (first,) = service.waiting(ALICE, chat.id)
+    ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": "echo second"}))), reply("Both ran."))
+    echo = Scope("run_shell", prefix="echo")
+    service.decide(ALICE, chat.id, {first.id: Decision(True, scope=echo)}, account="alice")
+    settle(service, ALICE, chat.id)
+    ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": "touch third"}))), reply("Fine."))
+    service.send(ALICE, chat.id, "one more")
+    settle(service, ALICE, chat.id)
+    (third,) = service.waiting(ALICE, chat.id)
+    service.decide(ALICE, chat.id, {third.id: Decision(False, "not that one")})
+    settle(service, ALICE, chat.id)
+    assert ran(tmp_path) == ["first"]
+    trail = [
+        (row.proposed["command"], row.decision, row.scope, row.chat_scope, row.decided_by, row.account, row.outcome)
+        for row in service.audit(ALICE, chat.id)
+    ]
+    assert trail == [
+        ("echo first >> ran.txt", "approved", "for_chat", asdict(echo), "account", "alice", "done"),
+        ("echo second", "allowed", "rules_or_chat", None, "owner", "", "done"),
+        ("touch third", "rejected", "once", None, "owner_browser", "", "rejected"),
+    ]
+    assert service.audit(ALICE, chat.id)[-1].reason == "not that one"
+    exported = json.loads(service.export(ALICE, chat.id).to_json())
+    assert [entry["decision"] for entry in exported["audit"]] == ["approved", "allowed", "rejected"]
+    assert [call["status"] for call in exported["tool_calls"]] == ["done", "done", "rejected"]
