@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
-from meowgent.agent.loop import Agent
 from meowgent.chats.audit import CallLedger
 from meowgent.chats.export import ChatRecord
 from meowgent.chats.runs import RunBusy, RunRegistry
@@ -26,8 +26,8 @@ from meowgent.persist.calls import AuditRow
 from meowgent.persist.recorder import Recorder
 from meowgent.persist.records import call_from_record, event_from_record
 from meowgent.persist.store import ConversationRow, Store
-from meowgent.policy.rules import Scope
-from meowgent.tools.registry import ToolError
+from meowgent.policy.rules import Scope, Verdict
+from meowgent.tools.registry import ToolError, ToolRegistry
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 48
@@ -59,6 +59,24 @@ class ChatError(Exception):
         self.values = values
 
 
+class Answerer(Protocol):
+    """What the service asks of the agent (`meowgent.agent.loop.Agent`): answers as events, the queue, the rules."""
+
+    registry: ToolRegistry
+
+    def run(self, conversation: Conversation, text: str, cancel: threading.Event) -> Iterable[AgentEvent]: ...
+
+    def resume(
+        self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
+    ) -> Iterable[AgentEvent]: ...
+
+    def retry(self, conversation: Conversation, cancel: threading.Event) -> Iterable[AgentEvent]: ...
+
+    def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]: ...
+
+    def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict: ...
+
+
 @dataclass
 class Chat:
     conversation: Conversation
@@ -78,7 +96,7 @@ class Chat:
 class ChatService:
     """All chats of this server, by owner."""
 
-    def __init__(self, agent: Agent, store: Store, *, default_model: str, workspace: Path) -> None:
+    def __init__(self, agent: Answerer, store: Store, *, default_model: str, workspace: Path) -> None:
         self._agent = agent
         self._store = store
         self._default_model = default_model
