@@ -335,4 +335,7 @@ class ChatService:
         self._recorder.record(chat_id, event, conversation, title=chat.title, calls=calls, audit=audit)
 
     def _risky(self, tool: str) -> bool:
-        return self._agent.registry.get(tool).risky
+        try:
+            return self._agent.registry.get(tool).risky
+        except ToolError:  # an MCP tool whose server stopped while its call waited: risky, as MCP tools are
+            return True

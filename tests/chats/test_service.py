@@ -20,6 +20,7 @@ from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMe
 from meowgent.llm.client import OllamaClient
 from meowgent.persist.store import Store
 from meowgent.policy.rules import Policy, Rule, Scope
+from meowgent.tools.registry import ExternalTool, ToolRegistry
 from meowgent.ui.render import ChatView
 from tests.sandboxing import GREETING, fetch, needs_sandbox
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
@@ -534,3 +535,27 @@ def test_the_audit_trail_says_who_decided_what_about_each_risky_call(service, ol
     exported = json.loads(service.export(ALICE, chat.id).to_json())
     assert [entry["decision"] for entry in exported["audit"]] == ["approved", "allowed", "rejected"]
     assert [call["status"] for call in exported["tool_calls"]] == ["done", "done", "rejected"]
+
+
+def test_a_call_whose_mcp_server_went_away_while_it_waited_is_still_audited(ollama_server, tmp_path):
+    registry = ToolRegistry.builtins()
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    registry.register_external(
+        [ExternalTool("calc__add", "Add.", schema, lambda context, **a: "2", group="calc")], group="calc"
+    )
+    settings = Settings(workspace=tmp_path, ollama_host=ollama_server.url, read_timeout=10)
+    policy = Policy([], tmp_path, tools=registry)
+    agent = Agent(OllamaClient(ollama_server.url, read_timeout=10), settings, policy=policy, tools=registry)
+    service = ChatService(agent, Store(tmp_path / "data" / "meowgent.db"), default_model="qwen3", workspace=tmp_path)
+    ollama_server.script(Turn(Text(tool_call_text("calc__add", {"n": 1}))), reply("It is gone."))
+    chat = service.new_chat(ALICE)
+    service.send(ALICE, chat.id, "add one")
+    settle(service, ALICE, chat.id)
+    (call,) = service.waiting(ALICE, chat.id)
+    registry.unregister_group("calc")  # its server stopped
+    service.decide(ALICE, chat.id, {call.id: Decision(True)})
+    events = settle(service, ALICE, chat.id)
+    assert [e.kind for e in events if isinstance(e, ErrorEvent)] == []
+    assert [(row.tool, row.decision, row.outcome) for row in service.audit(ALICE, chat.id)] == [
+        ("calc__add", "approved", "error")
+    ]
