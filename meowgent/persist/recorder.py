@@ -125,14 +125,10 @@ class Recorder:
 
     def close_unfinished(self, ending: Sequence[AgentEvent]) -> None:
         """End the event log of every chat whose answer was cut short (a crash, a kill) with `ending`, and say so."""
+        records = [event_to_record(event) for event in ending]
         with self._lock:
             for chat_id in self._store.unfinished():
-
-                def write(chat_id: str = chat_id) -> None:
-                    self._store.append_events(chat_id, [event_to_record(event) for event in ending])
-                    self._store.mark_interrupted(chat_id, True)
-
-                self._in_one(chat_id, write)
+                self._in_one(chat_id, functools.partial(self._end, chat_id, records))
 
     def forget(self, chat_id: str) -> None:
         with self._lock:
@@ -166,6 +162,10 @@ class Recorder:
             unchanged=saved.unchanged(messages, pending) if saved else None,
         )
         self._saved[chat_id] = _Saved(messages, pending)
+
+    def _end(self, chat_id: str, records: list[dict[str, Any]]) -> None:
+        self._store.append_events(chat_id, records)
+        self._store.mark_interrupted(chat_id, True)
 
     def _write_rows(self, chat_id: str, calls: Sequence[CallRow], audit: Sequence[AuditRow]) -> None:
         for row in calls:

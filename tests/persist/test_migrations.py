@@ -139,7 +139,7 @@ OLD_ROWS = [
         ("edit_file", "approved", 'for this chat: editing "a.md"', "bob", "done"),
         {**BY_BOB, "scope": "for_chat", "chat_scope": {"tool": "edit_file", **NO_PATTERN, "path": "a.md"}},
     ),
-    (  # the wording of scopes for one day in December 2026
+    (  # how str(Scope) said a file or a host before it said "writing" and "reading pages from"
         ("edit_file", "approved", 'for this chat: edit_file on "*.md"', "bob", "done"),
         {**BY_BOB, "scope": "for_chat", "chat_scope": {"tool": "edit_file", **NO_PATTERN, "path": "*.md"}},
     ),
