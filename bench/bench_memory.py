@@ -55,7 +55,8 @@ class Session:
             chat = screen(values)[0]
         # Other messages may be in the chat too, such as notes that old messages no longer fit the model's context.
         text = [(m["role"], chat_text([m])) for m in chat]
-        return sum(role == "user" and QUESTION in t for role, t in text), sum(ANSWER in t for _, t in text)
+        # The page shows the answer as prose, which ends at its last word: the trailing space is not drawn.
+        return sum(role == "user" and QUESTION in t for role, t in text), sum(ANSWER.rstrip() in t for _, t in text)
 
 
 def measure(sessions: int = SESSIONS, sends: int = SENDS) -> dict[str, float]:

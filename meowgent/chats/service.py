@@ -8,53 +8,81 @@ on first use, so they survive reloads and restarts.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
-from meowgent.agent.loop import Agent
-from meowgent.chats.export import to_json, to_markdown
+from meowgent.chats.audit import CallLedger
+from meowgent.chats.export import ChatRecord
 from meowgent.chats.runs import RunBusy, RunRegistry
 from meowgent.conversation import Conversation, Decision
-from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall, ToolCallReady, ToolResult
+from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall
+from meowgent.persist.calls import AuditRow
 from meowgent.persist.recorder import Recorder
-from meowgent.persist.records import call_from_record, event_from_record, event_to_record
-from meowgent.persist.store import ConversationRow, Store, StoreError
-from meowgent.policy.rules import Scope
-from meowgent.tools.registry import ToolError
-from meowgent.ui.i18n import ENGLISH, t
-
-log = logging.getLogger(__name__)
+from meowgent.persist.records import call_from_record, event_from_record
+from meowgent.persist.store import ConversationRow, Store
+from meowgent.policy.rules import Scope, Verdict
+from meowgent.tools.registry import ToolError, ToolRegistry
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 48
 INTERRUPTED = "This answer was cut off because Meowgent stopped while writing it. Send a message to go on."
 
 
-class ChatError(Exception):
-    """An action that cannot be done: `key` names the sentence in meowgent.ui.i18n; str() is the English."""
+class ChatErrorKind(str, Enum):
+    """Why a page's action cannot be done; `meowgent.ui.i18n.chat_error_text` says it in the person's language."""
 
-    def __init__(self, key: str, **values: object) -> None:
-        super().__init__(t(ENGLISH, key, **values))
-        self.key = key
+    UNAVAILABLE = "unavailable"
+    """Not a chat of this owner, or no chat at all: the same answer, so ids cannot be probed."""
+    OWNER_UNKNOWN = "owner_unknown"
+    TYPE_FIRST = "type_first"
+    NOT_WAITING = "not_waiting"
+    EDIT_INVALID = "edit_invalid"
+    """Values: `detail`, why the edited arguments do not fit the tool."""
+    EDIT_DENIED = "edit_denied"
+    """Values: `detail`, the rule's reason."""
+    BUSY = "busy"
+    NAME_FIRST = "name_first"
+
+
+class ChatError(Exception):
+    """An action that cannot be done: its kind, and the values the sentence about it names (never the sentence)."""
+
+    def __init__(self, kind: ChatErrorKind, **values: str) -> None:
+        super().__init__(kind.value)
+        self.kind = kind
         self.values = values
 
-    def say(self, language: str) -> str:
-        return t(language, self.key, **self.values)
+
+class Answerer(Protocol):
+    """What the service asks of the agent (`meowgent.agent.loop.Agent`): answers as events, the queue, the rules."""
+
+    registry: ToolRegistry
+
+    def run(self, conversation: Conversation, text: str, cancel: threading.Event) -> Iterable[AgentEvent]: ...
+
+    def resume(
+        self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
+    ) -> Iterable[AgentEvent]: ...
+
+    def retry(self, conversation: Conversation, cancel: threading.Event) -> Iterable[AgentEvent]: ...
+
+    def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]: ...
+
+    def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict: ...
 
 
 @dataclass
 class Chat:
     conversation: Conversation
     title: str = NEW_TITLE
-    calls: dict[str, ToolCall] = field(default_factory=dict)
-    """Calls proposed in this chat, by id, until they have a result (for the audit log)."""
-    decisions: dict[str, tuple[Decision, str, float]] = field(default_factory=dict)
-    """Decisions not yet carried out: the decision, who made it and when."""
+    ledger: CallLedger = field(default_factory=CallLedger)
+    """Its calls from proposal to result, for the calls table and the audit trail."""
 
     @property
     def id(self) -> str:
@@ -68,7 +96,7 @@ class Chat:
 class ChatService:
     """All chats of this server, by owner."""
 
-    def __init__(self, agent: Agent, store: Store, *, default_model: str, workspace: Path) -> None:
+    def __init__(self, agent: Answerer, store: Store, *, default_model: str, workspace: Path) -> None:
         self._agent = agent
         self._store = store
         self._default_model = default_model
@@ -77,7 +105,8 @@ class ChatService:
         self._runs = RunRegistry(on_event=self._on_event)
         self._chats: dict[str, Chat] = {}
         self._lock = threading.Lock()
-        self._close_interrupted()
+        # Answers cut short by a crash or a kill end with a plain note instead of hanging forever.
+        self._recorder.close_unfinished([ErrorEvent(INTERRUPTED, "interrupted"), Done("error")])
 
     def new_chat(self, owner: str, model: str | None = None) -> Chat:
         conversation = Conversation(id=uuid.uuid4().hex, model=model or self._default_model, owner=owner)
@@ -96,14 +125,14 @@ class ChatService:
     def require_owner(self, owner: str) -> None:
         """Refuse a caller that never opened the page: every page load gives its owner a chat."""
         if not self._store.conversations(owner):
-            raise ChatError("owner_unknown")
+            raise ChatError(ChatErrorKind.OWNER_UNKNOWN)
 
     def get(self, owner: str, chat_id: str) -> Chat:
         with self._lock:
             chat = self._chats.get(chat_id) or self._load(chat_id)
         # The same answer for "missing" and "not yours", so ids cannot be probed.
         if chat is None or chat.owner != owner:
-            raise ChatError("chat_unavailable")
+            raise ChatError(ChatErrorKind.UNAVAILABLE)
         return chat
 
     def follow(self, owner: str, chat_id: str, *, poll: float = 0.5) -> Iterator[list[AgentEvent]]:
@@ -120,7 +149,7 @@ class ChatService:
         chat = self.get(owner, chat_id)
         text = text.strip()
         if not text:
-            raise ChatError("chat_type_first")
+            raise ChatError(ChatErrorKind.TYPE_FIRST)
         title = chat.title
         if chat.title == NEW_TITLE:
             chat.title = text.splitlines()[0][:TITLE_CHARS]
@@ -143,17 +172,18 @@ class ChatService:
         chat_id: str,
         decisions: Mapping[str, Decision],
         *,
-        decided_by: str = "",
+        account: str = "",
         chat_network: bool | None = None,
     ) -> None:
         """Apply decisions to waiting calls. They must name the call at the head of the queue.
 
-        `chat_network` is the chat's network setting as the card left it; it applies when the head is approved.
+        `account` is the login name of the person deciding ("" for the browser that owns the chat), for the audit
+        trail. `chat_network` is the chat's network setting as the card left it; it applies when the head is approved.
         """
         waiting = self.waiting(owner, chat_id)
         waiting_ids = {call.id for call in waiting}
         if not decisions or not waiting or waiting[0].id not in decisions or not set(decisions) <= waiting_ids:
-            raise ChatError("chat_not_waiting")
+            raise ChatError(ChatErrorKind.NOT_WAITING)
         chat = self.get(owner, chat_id)
         for call in waiting:
             edited = decisions.get(call.id)
@@ -164,13 +194,9 @@ class ChatService:
                 chat.conversation.scopes.append(decision.scope)
         if chat_network is not None and decisions[waiting[0].id].approved:
             self._set_network(chat, chat_network)
-        for call in waiting:
-            if call.id in decisions:
-                status = "approved" if decisions[call.id].approved else "rejected"
-                self._store.record_call(chat_id, call.id, name=call.name, arguments=call.arguments, status=status)
-        # Before the run starts: its first result may reach the audit log before this method returns.
-        now = time.time()
-        chat.decisions.update({call_id: (decision, decided_by, now) for call_id, decision in decisions.items()})
+        # Before the run starts: its first result may reach the audit trail before this method returns.
+        rows = chat.ledger.decided(waiting, decisions, account=account, now=time.time())
+        self._recorder.record_calls(chat_id, rows)
         self._start(chat, lambda cancel: self._agent.resume(chat.conversation, dict(decisions), cancel))
 
     def scopes(self, owner: str, chat_id: str) -> list[Scope]:
@@ -227,7 +253,7 @@ class ChatService:
         chat = self.get(owner, chat_id)
         title = " ".join(title.split())[:TITLE_CHARS]
         if not title:
-            raise ChatError("chat_name_first")
+            raise ChatError(ChatErrorKind.NAME_FIRST)
         chat.title = title
         self._store.rename(chat_id, title)
 
@@ -242,17 +268,16 @@ class ChatService:
         self._recorder.forget(chat_id)
         self._store.delete(chat_id)
 
-    def export(self, owner: str, chat_id: str) -> tuple[str, str]:
-        """The chat as (Markdown, JSON)."""
+    def export(self, owner: str, chat_id: str) -> ChatRecord:
+        """Everything kept of the chat: its transcript, its calls and its audit trail."""
         self.get(owner, chat_id)
         self._recorder.flush()
         stored = self._store.load(chat_id)
         if stored is None:
-            raise ChatError("chat_unavailable")
-        audit = self._store.audit(chat_id)
-        return to_markdown(stored, audit), to_json(stored, audit, self._store.calls(chat_id))
+            raise ChatError(ChatErrorKind.UNAVAILABLE)
+        return ChatRecord(stored, self._store.audit(chat_id), self._store.calls(chat_id))
 
-    def audit(self, owner: str, chat_id: str) -> list[dict]:
+    def audit(self, owner: str, chat_id: str) -> list[AuditRow]:
         """Who decided what about this chat's risky calls, oldest first."""
         self.get(owner, chat_id)
         return self._store.audit(chat_id)
@@ -262,10 +287,10 @@ class ChatService:
         try:
             self._agent.registry.get(call.name).validate(arguments)
         except ToolError as exc:
-            raise ChatError("chat_edit_invalid", detail=exc) from None
+            raise ChatError(ChatErrorKind.EDIT_INVALID, detail=str(exc)) from None
         verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
         if verdict.decision == "deny":
-            raise ChatError("chat_edit_denied", detail=verdict.reason)
+            raise ChatError(ChatErrorKind.EDIT_DENIED, detail=verdict.reason)
 
     def _set_network(self, chat: Chat, on: bool) -> None:
         chat.conversation.network = on
@@ -275,7 +300,7 @@ class ChatService:
         try:
             self._runs.start(chat.id, job)
         except RunBusy:
-            raise ChatError("chat_busy") from None
+            raise ChatError(ChatErrorKind.BUSY) from None
 
     def _load(self, chat_id: str) -> Chat | None:
         """A chat from the store, its page log rebuilt from the recorded events (caller holds the lock)."""
@@ -300,74 +325,17 @@ class ChatService:
             event_log.append(event_from_record(record))
         return chat
 
-    def _close_interrupted(self) -> None:
-        """Answers cut short by a crash or a kill end with a plain note instead of hanging forever."""
-        for chat_id in self._store.unfinished():
-            ending = [event_to_record(ErrorEvent(INTERRUPTED, "interrupted")), event_to_record(Done("error"))]
-            self._store.append_events(chat_id, ending)
-            self._store.mark_interrupted(chat_id, True)
-
     def _on_event(self, chat_id: str, event: AgentEvent) -> None:
         with self._lock:
             chat = self._chats.get(chat_id)
         if chat is None:
             return
-        self._recorder.record(chat_id, event, chat.conversation, title=chat.title)
+        conversation = chat.conversation
+        calls, audit = chat.ledger.rows(event, risky=self._risky, chat_network=conversation.network, now=time.time())
+        self._recorder.record(chat_id, event, conversation, title=chat.title, calls=calls, audit=audit)
+
+    def _risky(self, tool: str) -> bool:
         try:
-            if isinstance(event, ToolCallReady):
-                chat.calls[event.call.id] = event.call
-                call = event.call
-                self._store.record_call(chat_id, call.id, name=call.name, arguments=call.arguments, status="pending")
-            elif isinstance(event, ToolResult):
-                self._record_result(chat, event)
-                self._audit(chat, event)
-        except StoreError:  # deleted while its answer ran
-            log.info("not recording a call of a deleted chat")
-
-    def _record_result(self, chat: Chat, result: ToolResult) -> None:
-        call = chat.calls.get(result.call_id)
-        if call is None:  # a call that never parsed has no row
-            return
-        now = time.time()
-        self._store.record_call(
-            chat.id,
-            call.id,
-            name=call.name,
-            arguments=result.edited_arguments or call.arguments,
-            status=result.status,
-            result=result.output,
-            started=now - result.duration,
-            finished=now,
-        )
-
-    def _audit(self, chat: Chat, result: ToolResult) -> None:
-        """One line per risky call: what was proposed, what ran, who decided and how it ended."""
-        call = chat.calls.pop(result.call_id, None)
-        decision, decided_by, when = chat.decisions.pop(result.call_id, (None, "", time.time()))
-        if call is None or not self._agent.registry.get(call.name).risky:
-            return
-        scope = "once"
-        if decision is None:
-            verdict = {"rejected": "rejected: not approved", "error": "allowed", "done": "allowed"}[result.status]
-            scope = "by your rules or a permission for this chat"
-        else:
-            verdict = "approved" if decision.approved else "rejected"
-            if decision.approved and decision.scope is not None:
-                scope = f"for this chat: {decision.scope}"
-        ran = None if result.status == "rejected" else (result.edited_arguments or call.arguments)
-        network = None
-        if call.name == "run_shell" and ran is not None:  # as Agent._run_approved chose it
-            network = chat.conversation.network or (decision is not None and decision.network)
-        self._store.add_audit(
-            chat.id,
-            time=when,
-            tool=call.name,
-            proposed=call.arguments,
-            run=ran,
-            decision=verdict,
-            scope=scope,
-            decided_by=decided_by or "the chat's owner",
-            outcome=result.status,
-            reason=decision.reason if decision is not None else "",
-            network=network,
-        )
+            return self._agent.registry.get(tool).risky
+        except ToolError:  # an MCP tool whose server stopped while its call waited: risky, as MCP tools are
+            return True

@@ -1,9 +1,9 @@
-"""Recorder: writes each chat's events and state to the store while an answer runs.
+"""Recorder: the one writer of what a chat's events change in the store, while an answer runs.
 
-Status changes (a call finished, approval needed, done) are written at once, with the
-transcript and the queued calls, so a restart resumes exactly there. Streamed text is
-buffered and written at least every `flush_seconds` by a background thread, so a `kill -9`
-loses at most that much of an answer.
+Status changes (a call finished, approval needed, done) are written at once, in one transaction
+with the transcript, the queued calls and the call and audit rows the event makes, so a restart
+resumes exactly there and never finds half of it. Streamed text is buffered and written at least
+every `flush_seconds` by a background thread, so a `kill -9` loses at most that much of an answer.
 
 A save writes only what changed since the last one: the recorder remembers which message
 and call objects it saved, and the agent appends messages and never changes one in place.
@@ -12,16 +12,18 @@ So an answer with N status changes writes O(N) rows and bytes, not the transcrip
 
 from __future__ import annotations
 
+import functools
 import logging
 import operator
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from meowgent.conversation import Conversation, InvalidCall
 from meowgent.events import AgentEvent, Delta, ToolCall, continues
+from meowgent.persist.calls import AuditRow, CallRow
 from meowgent.persist.records import call_to_record, event_to_record
 from meowgent.persist.store import Store, StoreError, Unchanged
 
@@ -42,10 +44,8 @@ class _Buffer:
         else:
             self.runs.append((event, [event.text]))
 
-    def take(self) -> list[dict[str, Any]]:
-        records = [event_to_record(replace(first, text="".join(pieces))) for first, pieces in self.runs]
-        self.runs = []
-        return records
+    def records(self) -> list[dict[str, Any]]:
+        return [event_to_record(replace(first, text="".join(pieces))) for first, pieces in self.runs]
 
 
 @dataclass
@@ -87,40 +87,48 @@ class Recorder:
         self._flusher = threading.Thread(target=self._flush_every, args=(flush_seconds,), daemon=True)
         self._flusher.start()
 
-    def record(self, chat_id: str, event: AgentEvent, conversation: Conversation, *, title: str) -> None:
-        """Buffer a delta, or write a status event together with the conversation's state."""
+    def record(
+        self,
+        chat_id: str,
+        event: AgentEvent,
+        conversation: Conversation,
+        *,
+        title: str,
+        calls: Sequence[CallRow] = (),
+        audit: Sequence[AuditRow] = (),
+    ) -> None:
+        """Buffer a delta, or write a status event with the conversation's state and the event's call and audit rows."""
         if isinstance(event, Delta):
             with self._lock:
                 self._buffers.setdefault(chat_id, _Buffer()).add(event)
             return
         with self._lock:
-            buffered = self._buffers.pop(chat_id, _Buffer()).take()
-            self._write(lambda: self._store.append_events(chat_id, [*buffered, event_to_record(event)]))
-            self.save(chat_id, conversation, title=title)
+            buffered = self._buffers.get(chat_id, _Buffer()).records()
+
+            def write() -> None:
+                self._store.append_events(chat_id, [*buffered, event_to_record(event)])
+                self._save(chat_id, conversation, title=title)
+                self._write_rows(chat_id, calls, audit)
+
+            self._in_one(chat_id, write)  # if it fails, the deltas stay buffered for the next write
+            self._buffers.pop(chat_id, None)
+
+    def record_calls(self, chat_id: str, calls: Sequence[CallRow]) -> None:
+        """Write call rows that no event brings (the person's decisions)."""
+        with self._lock:
+            self._in_one(chat_id, functools.partial(self._write_rows, chat_id, calls, ()))
 
     def save(self, chat_id: str, conversation: Conversation, *, title: str) -> None:
         """Write the transcript, the queued calls and the chat's permissions as they are now."""
         with self._lock:
-            # Copies first: the run thread may append while another thread saves (a revoked scope, say).
-            messages, pending = list(conversation.messages), list(conversation.pending)
-            saved = self._saved.get(chat_id)
-            unchanged = saved.unchanged(messages, pending) if saved else None
-            written = self._write(
-                lambda: self._store.save_conversation(
-                    chat_id,
-                    title=title,
-                    model=conversation.model,
-                    think=conversation.think,
-                    messages=messages,
-                    pending=[call_to_record(call) for call in pending],
-                    scopes=[asdict(scope) for scope in conversation.scopes],
-                    unchanged=unchanged,
-                )
-            )
-            if written:
-                self._saved[chat_id] = _Saved(messages, pending)
-            else:
-                self._saved.pop(chat_id, None)
+            self._in_one(chat_id, lambda: self._save(chat_id, conversation, title=title))
+
+    def close_unfinished(self, ending: Sequence[AgentEvent]) -> None:
+        """End the event log of every chat whose answer was cut short (a crash, a kill) with `ending`, and say so."""
+        records = [event_to_record(event) for event in ending]
+        with self._lock:
+            for chat_id in self._store.unfinished():
+                self._in_one(chat_id, functools.partial(self._end, chat_id, records))
 
     def forget(self, chat_id: str) -> None:
         with self._lock:
@@ -130,20 +138,50 @@ class Recorder:
     def flush(self) -> None:
         with self._lock:
             for chat_id, buffer in list(self._buffers.items()):
-                records = buffer.take()
-                if records:
-                    self._write(lambda chat_id=chat_id, records=records: self._store.append_events(chat_id, records))
+                self._in_one(chat_id, functools.partial(self._store.append_events, chat_id, buffer.records()))
+                self._buffers.pop(chat_id, None)
 
     def _flush_every(self, seconds: float) -> None:
         while True:  # a daemon thread: it ends with the process
             time.sleep(seconds)
             self.flush()
 
-    @staticmethod
-    def _write(write: Callable[[], object]) -> bool:
+    def _save(self, chat_id: str, conversation: Conversation, *, title: str) -> None:
+        """Store what changed of the conversation since the last save, and remember what is stored now."""
+        # Copies first: the run thread may append while another thread saves (a revoked scope, say).
+        messages, pending = list(conversation.messages), list(conversation.pending)
+        saved = self._saved.get(chat_id)
+        self._store.save_conversation(
+            chat_id,
+            title=title,
+            model=conversation.model,
+            think=conversation.think,
+            messages=messages,
+            pending=[call_to_record(call) for call in pending],
+            scopes=[asdict(scope) for scope in conversation.scopes],
+            unchanged=saved.unchanged(messages, pending) if saved else None,
+        )
+        self._saved[chat_id] = _Saved(messages, pending)
+
+    def _end(self, chat_id: str, records: list[dict[str, Any]]) -> None:
+        self._store.append_events(chat_id, records)
+        self._store.mark_interrupted(chat_id, True)
+
+    def _write_rows(self, chat_id: str, calls: Sequence[CallRow], audit: Sequence[AuditRow]) -> None:
+        for row in calls:
+            self._store.record_call(chat_id, row)
+        for row in audit:
+            self._store.add_audit(chat_id, row)
+
+    def _in_one(self, chat_id: str, write: Callable[[], None]) -> None:
+        """Run `write` as one transaction; a chat deleted while its answer ran has nothing left to keep."""
         try:
-            write()
-        except StoreError:  # the chat was deleted while its answer ran: nothing left to keep
+            with self._store.transaction():
+                write()
+        except StoreError:  # nothing to keep of it, nor to write later
+            self._saved.pop(chat_id, None)
+            self._buffers.pop(chat_id, None)
             log.info("not recording an event of a deleted chat")
-            return False
-        return True
+        except BaseException:
+            self._saved.pop(chat_id, None)  # rolled back, so what it remembers is not stored: the next save writes all
+            raise

@@ -7,6 +7,8 @@ A `ToolCall` inside an event is nested as its own record; a tuple of them become
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import fields
 from typing import Any
 
@@ -54,6 +56,10 @@ EVENT_TYPES: dict[str, type] = {
         Done,
     )
 }
+
+
+dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+"""A record (or any JSON-able value) as the compact JSON text the store keeps."""
 
 
 class RecordError(ValueError):

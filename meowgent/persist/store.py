@@ -2,29 +2,30 @@
 
 The standard library's sqlite3 in WAL mode: no server, readers never wait for the writer, and
 a process killed mid-write leaves the last committed state. Every public write is one
-transaction, so a crash never leaves half of it. The store keeps JSON-able dicts (transcript
-messages as sent to Ollama, records from `meowgent.persist.records`); it does not decide who may see
-what: `conversations(owner)` filters, the chat service checks ownership.
+transaction, and `transaction()` makes several writes one, so a crash never leaves half of it.
+The store keeps JSON-able dicts (transcript messages as sent to Ollama, records from
+`meowgent.persist.records`) and the rows of `meowgent.persist.calls`; the schema and its versions are
+`meowgent.persist.migrations`. It does not decide who may see what: `conversations(owner)` filters,
+the chat service checks ownership.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from meowgent.persist import calls as call_tables
+from meowgent.persist.calls import AuditRow, CallRow
+from meowgent.persist.migrations import MIGRATIONS, SCHEMA_VERSION
 from meowgent.persist.private import private_file, private_folder
-
-CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
-
-_dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+from meowgent.persist.records import dump
 
 
 class StoreError(Exception):
@@ -70,115 +71,6 @@ class StoredConversation:
     """What the person allowed for the rest of the chat, as {"tool", "command", "prefix"} dicts."""
 
 
-def _v1_core(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE conversations (
-            id TEXT PRIMARY KEY,
-            owner TEXT NOT NULL,
-            title TEXT NOT NULL DEFAULT '',
-            model TEXT NOT NULL DEFAULT '',
-            workspace TEXT NOT NULL DEFAULT '',
-            think INTEGER NOT NULL DEFAULT 1,
-            created REAL NOT NULL,
-            updated REAL NOT NULL,
-            pending TEXT NOT NULL DEFAULT '[]',
-            interrupted INTEGER NOT NULL DEFAULT 0
-        )"""
-    )
-    conn.execute("CREATE INDEX conversations_by_owner ON conversations (owner, updated)")
-    for table in ("messages", "events"):
-        conn.execute(
-            f"""CREATE TABLE {table} (
-                conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-                seq INTEGER NOT NULL,
-                body TEXT NOT NULL,
-                PRIMARY KEY (conversation_id, seq)
-            ) WITHOUT ROWID"""
-        )
-    # A rowid table on purpose: `calls()` lists calls in the order they were first recorded.
-    conn.execute(
-        """CREATE TABLE tool_calls (
-            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-            call_id TEXT NOT NULL,
-            name TEXT NOT NULL,
-            arguments TEXT NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected', 'done', 'error')),
-            result TEXT,
-            started REAL,
-            finished REAL,
-            PRIMARY KEY (conversation_id, call_id)
-        )"""
-    )
-
-
-def _v2_audit(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE audit (
-            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-            seq INTEGER NOT NULL,
-            time REAL NOT NULL,
-            tool TEXT NOT NULL,
-            proposed TEXT NOT NULL,
-            run TEXT,
-            decision TEXT,
-            scope TEXT,
-            decided_by TEXT,
-            outcome TEXT,
-            PRIMARY KEY (conversation_id, seq)
-        ) WITHOUT ROWID"""
-    )
-
-
-def _v3_scopes(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE conversations ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]'")
-
-
-def _v4_servers_off(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE conversations ADD COLUMN servers_off TEXT NOT NULL DEFAULT '[]'")
-
-
-def _v5_pending_rows(conn: sqlite3.Connection) -> None:
-    """The queued calls get a row each, so that running one deletes a row instead of rewriting the whole queue."""
-    conn.execute(
-        """CREATE TABLE pending_calls (
-            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-            seq INTEGER NOT NULL,
-            body TEXT NOT NULL,
-            PRIMARY KEY (conversation_id, seq)
-        ) WITHOUT ROWID"""
-    )
-    queues = conn.execute("SELECT id, pending FROM conversations").fetchall()
-    conn.executemany(
-        "INSERT INTO pending_calls (conversation_id, seq, body) VALUES (?, ?, ?)",
-        [(cid, seq, _dump(call)) for cid, queue in queues for seq, call in enumerate(json.loads(queue))],
-    )
-    conn.execute("ALTER TABLE conversations DROP COLUMN pending")
-
-
-def _v6_audit_reason(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''")
-
-
-def _v7_network(conn: sqlite3.Connection) -> None:
-    """Whether a chat's commands may reach the network, and whether each audited command could (NULL: not a
-    command, or recorded before the sandbox)."""
-    conn.execute("ALTER TABLE conversations ADD COLUMN network INTEGER NOT NULL DEFAULT 0")
-    conn.execute("ALTER TABLE audit ADD COLUMN network INTEGER")
-
-
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _v1_core,
-    _v2_audit,
-    _v3_scopes,
-    _v4_servers_off,
-    _v5_pending_rows,
-    _v6_audit_reason,
-    _v7_network,
-]
-"""Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
-
-SCHEMA_VERSION = len(MIGRATIONS)
-
 _CONVERSATION_COLUMNS = "id, owner, title, model, workspace, think, created, updated, interrupted"
 
 
@@ -193,7 +85,9 @@ class Store:
             private_file(self.path)
         except OSError as exc:
             raise StoreError(f"Cannot use the data folder {self.path.parent}: {exc.strerror}") from exc
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by the writes inside `transaction()`
+        self._depth = 0
+        """How many transactions are open: the outermost one commits, those inside it join it."""
         try:
             # Autocommit mode: transactions are begun explicitly below, so DDL in migrations is transactional too.
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -286,7 +180,7 @@ class Store:
         with self._write() as conn:
             changed = conn.execute(
                 "UPDATE conversations SET title = ?, model = ?, think = ?, scopes = ?, updated = ? WHERE id = ?",
-                (title, model, think, _dump(scopes or []), now, conversation_id),
+                (title, model, think, dump(scopes or []), now, conversation_id),
             )
             if changed.rowcount == 0:
                 raise _missing(conversation_id)
@@ -294,7 +188,7 @@ class Store:
             conn.execute("DELETE FROM messages WHERE conversation_id = ? AND seq >= ?", (conversation_id, keep))
             conn.executemany(
                 "INSERT INTO messages (conversation_id, seq, body) VALUES (?, ?, ?)",
-                [(conversation_id, seq, _dump(message)) for seq, message in enumerate(messages[keep:], keep)],
+                [(conversation_id, seq, dump(message)) for seq, message in enumerate(messages[keep:], keep)],
             )
             _save_queue(conn, conversation_id, pending, unchanged)
 
@@ -308,7 +202,7 @@ class Store:
         return json.loads(row[0]) if row else []
 
     def set_servers_off(self, conversation_id: str, servers: list[str]) -> None:
-        self._update(conversation_id, "servers_off", _dump(servers))
+        self._update(conversation_id, "servers_off", dump(servers))
 
     def network(self, conversation_id: str) -> bool:
         """Whether the person let every command of a conversation reach the network (False for a missing one)."""
@@ -342,7 +236,7 @@ class Store:
 
     def append_events(self, conversation_id: str, records: list[dict[str, Any]]) -> None:
         """Append event records after the last stored one, all or none."""
-        bodies = [_dump(record) for record in records]
+        bodies = [dump(record) for record in records]
         with self._write() as conn:
             _require(conn, conversation_id)
             (start,) = conn.execute(
@@ -359,116 +253,26 @@ class Store:
 
     # ---- tool calls and audit ----
 
-    def record_call(
-        self,
-        conversation_id: str,
-        call_id: str,
-        *,
-        name: str,
-        arguments: dict[str, Any],
-        status: CallStatus,
-        result: str | None = None,
-        started: float | None = None,
-        finished: float | None = None,
-    ) -> None:
+    def record_call(self, conversation_id: str, row: CallRow) -> None:
         """Insert or update one call. On update, `result`, `started` and `finished` left None keep their value."""
         with self._write() as conn:
             _require(conn, conversation_id)
-            conn.execute(
-                "INSERT INTO tool_calls (conversation_id, call_id, name, arguments, status, result, started, finished)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (conversation_id, call_id) DO UPDATE SET"
-                " name = excluded.name, arguments = excluded.arguments, status = excluded.status,"
-                " result = COALESCE(excluded.result, result), started = COALESCE(excluded.started, started),"
-                " finished = COALESCE(excluded.finished, finished)",
-                (conversation_id, call_id, name, _dump(arguments), status, result, started, finished),
-            )
+            call_tables.record_call(conn, conversation_id, row)
 
-    def calls(self, conversation_id: str) -> list[dict[str, Any]]:
+    def calls(self, conversation_id: str) -> list[CallRow]:
         """The conversation's calls in the order they were first recorded."""
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT call_id, name, arguments, status, result, started, finished FROM tool_calls"
-                " WHERE conversation_id = ? ORDER BY rowid",
-                (conversation_id,),
-            ).fetchall()
-        return [
-            {
-                "call_id": call_id,
-                "name": name,
-                "arguments": json.loads(arguments),
-                "status": status,
-                "result": result,
-                "started": started,
-                "finished": finished,
-            }
-            for call_id, name, arguments, status, result, started, finished in rows
-        ]
+            return call_tables.calls(conn, conversation_id)
 
-    def add_audit(
-        self,
-        conversation_id: str,
-        *,
-        time: float,
-        tool: str,
-        proposed: Any,
-        run: Any | None,
-        decision: str,
-        scope: str,
-        decided_by: str,
-        outcome: str,
-        reason: str = "",
-        network: bool | None = None,
-    ) -> None:
-        """Append one audit row: what was proposed, what ran (None if nothing did), who decided and why, the end,
-        and for a command, whether it could reach the network."""
+    def add_audit(self, conversation_id: str, row: AuditRow) -> None:
+        """Append one row to the conversation's audit trail."""
         with self._write() as conn:
             _require(conn, conversation_id)
-            (seq,) = conn.execute(
-                "SELECT COALESCE(MAX(seq) + 1, 0) FROM audit WHERE conversation_id = ?", (conversation_id,)
-            ).fetchone()
-            conn.execute(
-                "INSERT INTO audit (conversation_id, seq, time, tool, proposed, run, decision, scope, decided_by,"
-                " outcome, reason, network) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    seq,
-                    time,
-                    tool,
-                    _dump(proposed),
-                    None if run is None else _dump(run),
-                    decision,
-                    scope,
-                    decided_by,
-                    outcome,
-                    reason,
-                    network,
-                ),
-            )
+            call_tables.add_audit(conn, conversation_id, row)
 
-    def audit(self, conversation_id: str) -> list[dict[str, Any]]:
+    def audit(self, conversation_id: str) -> list[AuditRow]:
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT seq, time, tool, proposed, run, decision, scope, decided_by, outcome, reason, network"
-                " FROM audit WHERE conversation_id = ? ORDER BY seq",
-                (conversation_id,),
-            ).fetchall()
-        return [
-            {
-                "seq": seq,
-                "time": at,
-                "tool": tool,
-                "proposed": json.loads(proposed),
-                "run": None if run is None else json.loads(run),
-                "decision": decision,
-                "scope": scope,
-                "decided_by": decided_by,
-                "outcome": outcome,
-                "reason": reason,
-                "network": None if network is None else bool(network),
-            }
-            for seq, at, tool, proposed, run, decision, scope, decided_by, outcome, reason, network in rows
-        ]
+            return call_tables.audit(conn, conversation_id)
 
     # ---- internals ----
 
@@ -490,6 +294,12 @@ class Store:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make the writes inside this block one transaction: all of them are stored, or none if one fails."""
+        with self._write():
+            yield
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         # IMMEDIATE takes the write lock up front. A deferred transaction that reads and then writes
         # fails at once with "database is locked" if another process wrote in between; busy_timeout
@@ -505,8 +315,12 @@ class Store:
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock:  # held by this thread until the outermost transaction ends
+            if self._depth:  # inside `transaction()`: part of it
+                yield self._conn
+                return
             self._conn.execute(begin)
+            self._depth += 1
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -514,6 +328,8 @@ class Store:
                 if self._conn.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
                     self._conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._depth -= 1
 
     def _update(self, conversation_id: str, column: str, value: object) -> None:
         with self._write() as conn:
@@ -527,7 +343,7 @@ def _same_messages(conn: sqlite3.Connection, conversation_id: str, messages: lis
     rows = conn.execute("SELECT body FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,))
     stored = [body for (body,) in rows]
     pairs = enumerate(zip(stored, messages, strict=False))
-    return next((seq for seq, (body, message) in pairs if body != _dump(message)), min(len(stored), len(messages)))
+    return next((seq for seq, (body, message) in pairs if body != dump(message)), min(len(stored), len(messages)))
 
 
 def _save_queue(
@@ -550,7 +366,7 @@ def _save_queue(
     ).fetchone()
     conn.executemany(
         "INSERT INTO pending_calls (conversation_id, seq, body) VALUES (?, ?, ?)",
-        [(conversation_id, seq, _dump(call)) for seq, call in enumerate(added, start)],
+        [(conversation_id, seq, dump(call)) for seq, call in enumerate(added, start)],
     )
 
 

@@ -26,7 +26,7 @@ from starlette.middleware import Middleware
 
 from meowgent.agent.loop import Agent
 from meowgent.chats.export import write_export
-from meowgent.chats.service import NEW_TITLE, ChatError, ChatService
+from meowgent.chats.service import NEW_TITLE, ChatError, ChatErrorKind, ChatService
 from meowgent.config import Settings
 from meowgent.conversation import Decision
 from meowgent.events import ToolCall
@@ -42,8 +42,9 @@ from meowgent.tools.sandbox import NoSandbox, sandbox_for
 from meowgent.ui.approval import describe_queue, link_target
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.export import chat_markdown
 from meowgent.ui.guard import Guard, addresses_for
-from meowgent.ui.i18n import ENGLISH, LANGUAGES, error_text, pick_language, t
+from meowgent.ui.i18n import ENGLISH, LANGUAGES, chat_error_text, error_text, pick_language, t
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 from meowgent.ui.page import CLOSE_ON_PHONE, CSS, ON_LOAD, TOGGLE_SIDEBAR, examples_for, field_update, point_to_card
@@ -255,7 +256,7 @@ def build_app(
             languages.pop(request.session_hash or "", None)
 
         def warn(exc: ChatError, request: gr.Request) -> None:
-            gr.Warning(exc.say(language_of(request)))
+            gr.Warning(chat_error_text(language_of(request), exc))
 
         def wording(language: str) -> list[Any]:
             """Every registered component's words and the workspace line, in `language`."""
@@ -337,7 +338,7 @@ def build_app(
             """The call the card shows first; ChatError if it no longer waits."""
             head = shown_head(owner, chat, shown_ids)
             if head is None:
-                raise ChatError("chat_not_waiting")
+                raise ChatError(ChatErrorKind.NOT_WAITING)
             return head
 
         def follow(owner: str, chat: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
@@ -417,11 +418,10 @@ def build_app(
             key: str, chat: str, decisions: dict[str, Decision], request: gr.Request, *, network_choice: str = ""
         ):
             owner = owner_of(key, request)
-            decided_by = request.username or "the browser that owns the chat"
             try:
                 for_command, for_chat = network_of(owner, chat, list(decisions), network_choice)
                 decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
-                service.decide(owner, chat, decisions, decided_by=decided_by, chat_network=for_chat)
+                service.decide(owner, chat, decisions, account=request.username or "", chat_network=for_chat)
             except ChatError as exc:
                 warn(exc, request)
             yield from _cleared_first(follow(owner, chat, request))
@@ -502,7 +502,7 @@ def build_app(
                 head = shown_head(owner, chat, shown_ids)
                 offer = scope_offer(head, settings.workspace) if head is not None else None
                 if offer is None:
-                    raise ChatError("chat_not_waiting")
+                    raise ChatError(ChatErrorKind.NOT_WAITING)
                 scope = typed_scope(head, typed, settings.workspace) if typed.strip() else offer.scope
             except ChatError as exc:
                 warn(exc, request)
@@ -564,7 +564,7 @@ def build_app(
             try:
                 count = rulebook.save(known_owner(key, request), text)
             except ChatError as exc:
-                return exc.say(language)
+                return chat_error_text(language, exc)
             except RulesError as exc:
                 return t(language, "rules_not_saved", detail=exc)
             return t(language, "rules_saved", count=count)
@@ -573,7 +573,7 @@ def build_app(
             try:
                 return audit_html(service.audit(owner_of(key, request), chat), language_of(request))
             except ChatError as exc:
-                return exc.say(language_of(request))
+                return chat_error_text(language_of(request), exc)
 
         def on_stop(key: str, chat: str, request: gr.Request) -> None:
             try:
@@ -622,12 +622,14 @@ def build_app(
 
         def on_export(key: str, chat: str, request: gr.Request):
             try:
-                markdown, document = service.export(owner_of(key, request), chat)
+                record = service.export(owner_of(key, request), chat)
             except ChatError as exc:
                 warn(exc, request)
                 return gr.skip(), gr.skip()
             # Written inside Gradio's (private) cache: served without a copy, deleted with the cache.
-            markdown_file, json_file = write_export(Path(download_md.GRADIO_CACHE), markdown, document)
+            markdown_file, json_file = write_export(
+                Path(download_md.GRADIO_CACHE), chat_markdown(record), record.to_json()
+            )
             return (
                 gr.update(value=str(markdown_file), visible=True),
                 gr.update(value=str(json_file), visible=True),
@@ -641,7 +643,7 @@ def build_app(
                 service.set_model(owner_of(key, request), chat, picked)
                 info = client.show(picked)
             except ChatError as exc:
-                return exc.say(language), gr.update(visible=False)
+                return chat_error_text(language, exc), gr.update(visible=False)
             except ModelError as exc:
                 return error_text(language, exc.message, exc.kind), gr.update(visible=False)
             facts_text = model_facts(info, num_ctx_cap=settings.num_ctx, language=language)
@@ -690,7 +692,7 @@ def build_app(
             try:
                 known_owner(key, request)
             except ChatError as exc:
-                yield f"⚠️ {exc.say(language)}"
+                yield f"⚠️ {chat_error_text(language, exc)}"
                 return
             try:
                 for step in client.pull(name):

@@ -7,6 +7,10 @@ facts and errors all come from here, so a person reading either language gets al
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from meowgent.chats.service import ChatError
 
 ENGLISH, CHINESE = "en", "zh-TW"
 LANGUAGES = {ENGLISH: "English", CHINESE: "繁體中文"}
@@ -52,6 +56,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "audit_decided": "{decision} ({scope}), {who}",
         "audit_reason": "Reason",
         "audit_outcome": "How it ended",
+        # the approval log's values, by the codes meowgent.persist.calls.AuditRow holds
+        "audit_decision_approved": "approved",
+        "audit_decision_rejected": "rejected",
+        "audit_decision_not_approved": "rejected by your rules",
+        "audit_decision_allowed": "allowed without asking",
+        "audit_scope_once": "this time only",
+        "audit_scope_rules_or_chat": "by your rules or a permission for this chat",
+        "audit_scope_for_chat": "for this chat: {scope}",
+        "audit_decided_by_owner_browser": "you, in this browser",
+        "audit_decided_by_owner": "you",
+        "audit_outcome_done": "it ran",
+        "audit_outcome_error": "it ran and failed",
+        "audit_outcome_rejected": "it did not run",
         "export": "Prepare downloads",
         "chat": "Chat",
         "welcome": "### 🐱 Hi, I'm Meowgent\n\nI can read and change files in your workspace, run commands and read "
@@ -176,15 +193,17 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_done": "Done.",
         "pull_ready": "✅ **{model}** is ready. Pick it in the list above.",
         # errors the page shows by kind; the English text is the message itself
-        "chat_unavailable": "This conversation is not available. Start a new chat.",
-        "owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it knows.",
         "only_served_at": "This page is only served at {address}",
-        "chat_type_first": "Type a message first.",
-        "chat_not_waiting": "That request is no longer waiting for you, so nothing was run.",
-        "chat_edit_invalid": "The changed request can't run: {detail}",
-        "chat_edit_denied": "The changed request is not allowed by your rules: {detail}",
-        "chat_busy": "An answer is still running. Wait for it, or press Stop.",
-        "chat_name_first": "Give the chat a name first.",
+        # what a chat's action could not do, by meowgent.chats.service.ChatErrorKind
+        "chat_error_unavailable": "This conversation is not available. Start a new chat.",
+        "chat_error_owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it "
+        "knows.",
+        "chat_error_type_first": "Type a message first.",
+        "chat_error_not_waiting": "That request is no longer waiting for you, so nothing was run.",
+        "chat_error_edit_invalid": "The changed request can't run: {detail}",
+        "chat_error_edit_denied": "The changed request is not allowed by your rules: {detail}",
+        "chat_error_busy": "An answer is still running. Wait for it, or press Stop.",
+        "chat_error_name_first": "Give the chat a name first.",
         # page layout: the menu, the send button, the edit fields and the pointer to the card
         "menu": "☰ Menu",
         "send": "Send",
@@ -235,6 +254,18 @@ _TEXT: dict[str, dict[str, str]] = {
         "audit_decided": "{decision}（{scope}），{who}",
         "audit_reason": "原因",
         "audit_outcome": "結果",
+        "audit_decision_approved": "已核准",
+        "audit_decision_rejected": "已拒絕",
+        "audit_decision_not_approved": "被你的規則拒絕",
+        "audit_decision_allowed": "不必詢問即允許",
+        "audit_scope_once": "只限這一次",
+        "audit_scope_rules_or_chat": "依你的規則或此對話中的允許",
+        "audit_scope_for_chat": "此對話中都允許：{scope}",
+        "audit_decided_by_owner_browser": "你（在這個瀏覽器）",
+        "audit_decided_by_owner": "你",
+        "audit_outcome_done": "已執行",
+        "audit_outcome_error": "已執行但失敗",
+        "audit_outcome_rejected": "沒有執行",
         "export": "準備下載檔案",
         "chat": "對話",
         "welcome": "### 🐱 你好，我是 Meowgent\n\n我可以讀取和修改工作資料夾裡的檔案、執行指令、閱讀網頁。"
@@ -354,15 +385,15 @@ _TEXT: dict[str, dict[str, str]] = {
         "pull_finish": "即將完成…",
         "pull_done": "完成。",
         "pull_ready": "✅ **{model}** 已可使用，請在上方清單中選擇。",
-        "chat_unavailable": "無法開啟這個對話，請開始新的對話。",
-        "owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
         "only_served_at": "這個網頁只在 {address} 提供",
-        "chat_type_first": "請先輸入訊息。",
-        "chat_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
-        "chat_edit_invalid": "修改後的請求無法執行：{detail}",
-        "chat_edit_denied": "你的規則不允許修改後的請求：{detail}",
-        "chat_busy": "還有回答正在進行。請等它完成，或按「停止」。",
-        "chat_name_first": "請先為對話取個名字。",
+        "chat_error_unavailable": "無法開啟這個對話，請開始新的對話。",
+        "chat_error_owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
+        "chat_error_type_first": "請先輸入訊息。",
+        "chat_error_not_waiting": "這個請求已經不在等待你核准，所以沒有執行任何動作。",
+        "chat_error_edit_invalid": "修改後的請求無法執行：{detail}",
+        "chat_error_edit_denied": "你的規則不允許修改後的請求：{detail}",
+        "chat_error_busy": "還有回答正在進行。請等它完成，或按「停止」。",
+        "chat_error_name_first": "請先為對話取個名字。",
         "menu": "☰ 選單",
         "send": "送出",
         "see_card": "⬇ 正在等你在下方決定。",
@@ -423,34 +454,6 @@ _TRIMMED = re.compile(
     r" The full history is kept\."
 )
 
-# The approval log's values, by field, as meowgent.chats.service writes them in English.
-_AUDIT_WORDS = {
-    ENGLISH: {
-        ("outcome", "done"): "it ran",
-        ("outcome", "error"): "it ran and failed",
-        ("outcome", "rejected"): "it did not run",
-        ("decision", "rejected: not approved"): "rejected by your rules",
-        ("decision", "allowed"): "allowed without asking",
-        ("scope", "once"): "this time only",
-        ("by", "the browser that owns the chat"): "you, in this browser",
-        ("by", "the chat's owner"): "you",
-    },
-    CHINESE: {
-        ("outcome", "done"): "已執行",
-        ("outcome", "error"): "已執行但失敗",
-        ("outcome", "rejected"): "沒有執行",
-        ("decision", "approved"): "已核准",
-        ("decision", "rejected"): "已拒絕",
-        ("decision", "rejected: not approved"): "被你的規則拒絕",
-        ("decision", "allowed"): "不必詢問即允許",
-        ("scope", "once"): "只限這一次",
-        ("scope", "by your rules or a permission for this chat"): "依你的規則或此對話中的允許",
-        ("scope", "for this chat: "): "此對話中都允許：",
-        ("by", "the browser that owns the chat"): "你（在這個瀏覽器）",
-        ("by", "the chat's owner"): "你",
-    },
-}
-
 
 def t(language: str, key: str, **values: object) -> str:
     """The entry `key` in `language` (English if missing), formatted with `values`."""
@@ -477,15 +480,9 @@ def risks(language: str, notes: tuple[str, ...]) -> str:
     return t(language, "risk_sentences").join(said + [sentences[note] for note in notes if note in sentences])
 
 
-def audit_words(language: str, field: str, value: str) -> str:
-    """A value of the approval log's `field` in `language`; names and commands stay as they are."""
-    words = _AUDIT_WORDS.get(language, _AUDIT_WORDS[ENGLISH])
-    if (field, value) in words:
-        return words[field, value]
-    prefix = "for this chat: "
-    if value.startswith(prefix) and (field, prefix) in words:
-        return words[field, prefix] + value.removeprefix(prefix)
-    return value
+def chat_error_text(language: str, error: ChatError) -> str:
+    """What a chat's action could not do, in `language`."""
+    return t(language, f"chat_error_{error.kind.value}", **error.values)
 
 
 _NOTICES = {

@@ -5,6 +5,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -12,21 +13,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent.agent.loop import Agent
-from meowgent.chats.service import TITLE_CHARS, ChatError, ChatService
+from meowgent.chats.service import TITLE_CHARS, ChatError, ChatErrorKind, ChatService
 from meowgent.config import Settings
 from meowgent.conversation import Decision
 from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMessage
 from meowgent.llm.client import OllamaClient
 from meowgent.persist.store import Store
 from meowgent.policy.rules import Policy, Rule, Scope
+from meowgent.tools.registry import ExternalTool, ToolRegistry
 from meowgent.ui.render import ChatView
 from tests.sandboxing import GREETING, fetch, needs_sandbox
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
 
 ALICE, BOB = "browser:alice", "browser:bob"
-UNAVAILABLE = "This conversation is not available. Start a new chat."
-NOT_WAITING = "That request is no longer waiting for you, so nothing was run."
-BUSY = "An answer is still running. Wait for it, or press Stop."
+UNAVAILABLE, NOT_WAITING, BUSY = ChatErrorKind.UNAVAILABLE, ChatErrorKind.NOT_WAITING, ChatErrorKind.BUSY
+
+
+def refused_with(kind):
+    """pytest.raises for a ChatError of `kind` (the page words it: tests/ui/test_i18n.py)."""
+    return pytest.raises(ChatError, check=lambda error: error.kind == kind)
 
 
 def make_service(server, workspace, *, rules=()):
@@ -53,11 +58,11 @@ def marker_turn(marker, *more_calls):
 
 
 def refusal(action):
-    """The ChatError message `action` was refused with, or None if it was accepted."""
+    """The kind of ChatError `action` was refused with, or None if it was accepted."""
     try:
         action()
     except ChatError as exc:
-        return str(exc)
+        return exc.kind
     return None
 
 
@@ -86,7 +91,7 @@ def test_another_owner_cannot_touch_a_chat_and_learns_nothing_about_it(service, 
     requests = len(ollama_server.chat_requests)
     with pytest.raises(ChatError) as missing:
         service.get(BOB, "no-such-chat")
-    assert str(missing.value) == UNAVAILABLE
+    assert missing.value.kind == UNAVAILABLE
     actions = {
         "get": lambda: service.get(BOB, chat.id),
         "send": lambda: service.send(BOB, chat.id, "run it, I say"),
@@ -101,7 +106,7 @@ def test_another_owner_cannot_touch_a_chat_and_learns_nothing_about_it(service, 
     for name, action in actions.items():
         with pytest.raises(ChatError) as refused:
             action()
-        assert str(refused.value) == UNAVAILABLE, name
+        assert refused.value.kind == UNAVAILABLE, name
     assert ran(tmp_path) == []
     assert len(ollama_server.chat_requests) == requests
     assert service.waiting(ALICE, chat.id) == (head,)  # Alice's call still waits, untouched
@@ -120,7 +125,7 @@ def test_the_owner_can_approve_and_the_call_runs_once(service, ollama_server, tm
     result = next(e for e in events if isinstance(e, ToolResult))
     assert (result.call_id, result.status) == (head.id, "done")
     assert events[-1] == Done("complete", *(events[-1].prompt_tokens, events[-1].output_tokens))
-    with pytest.raises(ChatError, match=NOT_WAITING):  # a second click on a card that is gone
+    with refused_with(NOT_WAITING):  # a second click on a card that is gone
         service.decide(ALICE, chat.id, {head.id: Decision(True)})
     assert ran(tmp_path) == ["first"]
 
@@ -141,7 +146,7 @@ def test_a_decision_must_name_the_call_at_the_head_of_the_queue(service, ollama_
     ):
         with pytest.raises(ChatError) as refused:
             service.decide(ALICE, chat.id, decisions)
-        assert str(refused.value) == NOT_WAITING
+        assert refused.value.kind == NOT_WAITING
         assert not service.is_running(ALICE, chat.id)
     assert ran(tmp_path) == []
     assert len(ollama_server.chat_requests) == requests
@@ -176,13 +181,13 @@ def test_deciding_or_sending_while_an_answer_runs_is_refused(service, ollama_ser
     assert service.waiting(ALICE, chat.id) == ()
     with pytest.raises(ChatError) as refused:
         service.decide(ALICE, chat.id, {head.id: Decision(True)})
-    assert str(refused.value) == NOT_WAITING
+    assert refused.value.kind == NOT_WAITING
     with pytest.raises(ChatError) as busy:
         service.send(ALICE, chat.id, "and another thing")
-    assert str(busy.value) == BUSY
+    assert busy.value.kind == BUSY
     with pytest.raises(ChatError) as busy_retry:
         service.retry(ALICE, chat.id)
-    assert str(busy_retry.value) == BUSY
+    assert busy_retry.value.kind == BUSY
     events = settle(service, ALICE, chat.id)
     assert ran(tmp_path) == ["first"]
     assert [e.text for e in events if isinstance(e, UserMessage)] == ["please run it"]
@@ -217,7 +222,7 @@ def test_a_new_message_rejects_the_waiting_call_and_tells_the_model(service, oll
     assert "new message instead of approving" in tool["content"]
     assert sent[-1] == {"role": "user", "content": "never mind, tell a joke"}
     assert service.waiting(ALICE, chat.id) == ()
-    with pytest.raises(ChatError, match=NOT_WAITING):
+    with refused_with(NOT_WAITING):
         service.decide(ALICE, chat.id, {head.id: Decision(True)})
     assert ran(tmp_path) == []
 
@@ -227,7 +232,7 @@ def test_an_empty_message_is_refused(service, ollama_server, text):
     chat = service.new_chat(ALICE)
     with pytest.raises(ChatError) as refused:
         service.send(ALICE, chat.id, text)
-    assert str(refused.value) == "Type a message first."
+    assert refused.value.kind == ChatErrorKind.TYPE_FIRST
     assert not service.is_running(ALICE, chat.id)
     assert ollama_server.chat_requests == []
     assert chat.title == "New chat"
@@ -270,11 +275,11 @@ def test_delete_stops_the_answer_and_removes_the_chat_for_good(service, ollama_s
     service.send(ALICE, running.id, "talk for a while")
     follower = service.follow(ALICE, running.id, poll=0.02)
     seen = next(follower)  # a page attached before the chat was deleted
-    with pytest.raises(ChatError, match=UNAVAILABLE):
+    with refused_with(UNAVAILABLE):
         service.delete(BOB, running.id)
     service.delete(ALICE, running.id)
     assert running.id not in [c.id for c in service.chats(ALICE)]
-    with pytest.raises(ChatError, match=UNAVAILABLE):
+    with refused_with(UNAVAILABLE):
         service.get(ALICE, running.id)
     seen += [event for batch in follower for event in batch]
     assert seen[-1].reason == "stopped"
@@ -290,7 +295,7 @@ def test_retry_drops_the_waiting_call_and_answers_again(service, ollama_server, 
     (new,) = service.waiting(ALICE, chat.id)
     assert new.id != old.id
     assert new.arguments["command"] == "echo second >> ran.txt"
-    with pytest.raises(ChatError, match=NOT_WAITING):
+    with refused_with(NOT_WAITING):
         service.decide(ALICE, chat.id, {old.id: Decision(True)})
     assert ran(tmp_path) == []
     assert [m["content"] for m in chat.conversation.messages if m["role"] == "user"] == ["please run it"]
@@ -371,7 +376,7 @@ def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
                 service.stop(ALICE, chat.id)
             elif action in ("approve", "reject", "allow_for_chat"):
                 if head is None:
-                    with pytest.raises(ChatError, match=NOT_WAITING):
+                    with refused_with(NOT_WAITING):
                         service.decide(ALICE, chat.id, {})
                 else:
                     scope = Scope("run_shell", prefix="echo") if action == "allow_for_chat" else None
@@ -382,15 +387,15 @@ def test_no_risky_call_runs_without_the_owners_approval(steps, rnd):
                         approved[head.id] = head.arguments["command"].split()[1]
             elif action == "approve_edited_to_denied" and head is not None:
                 edit = Decision(True, arguments={"command": f"touch denied-edit-{marker}"})
-                with pytest.raises(ChatError, match="not allowed by your rules"):
+                with refused_with(ChatErrorKind.EDIT_DENIED):
                     service.decide(ALICE, chat.id, {head.id: edit})
             elif action == "approve_stale":
                 stale = rnd.choice([*sorted(resolved), f"call_{uuid.uuid4().hex[:12]}"])
-                with pytest.raises(ChatError, match=NOT_WAITING):
+                with refused_with(NOT_WAITING):
                     service.decide(ALICE, chat.id, {stale: Decision(True)})
             elif action == "approve_as_other":
                 target = head.id if head else rnd.choice([*sorted(resolved), "call_forged0000"])
-                with pytest.raises(ChatError, match=UNAVAILABLE):
+                with refused_with(UNAVAILABLE):
                     service.decide(BOB, chat.id, {target: Decision(True)})
             if wait:
                 events = settle(service, ALICE, chat.id)
@@ -421,7 +426,7 @@ def test_the_invariant_harness_sees_approved_calls_run(tmp_path):
 
 def test_every_call_is_kept_with_its_status_arguments_result_and_timing(service, ollama_server):
     def stored_calls():
-        return json.loads(service.export(ALICE, chat.id)[1])["tool_calls"]
+        return json.loads(service.export(ALICE, chat.id).to_json())["tool_calls"]
 
     chat = waiting_chat(service, ollama_server, ALICE)
     (call,) = service.waiting(ALICE, chat.id)
@@ -472,7 +477,7 @@ def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(service, 
     reached = decide_and_result(service, ollama_server, chat, Decision(True), chat_network=True)
     assert GREETING in reached
     assert service.network(ALICE, chat.id) is True
-    assert [row["network"] for row in service.audit(ALICE, chat.id)] == [True, False, True]
+    assert [row.network for row in service.audit(ALICE, chat.id)] == [True, False, True]
 
 
 def test_only_the_owner_turns_a_chats_network_on_or_off_and_it_is_kept(ollama_server, tmp_path):
@@ -497,4 +502,60 @@ def test_rejecting_never_turns_the_chats_network_on(service, ollama_server, tmp_
     service.decide(ALICE, chat.id, {head.id: Decision(False)}, chat_network=True)
     settle(service, ALICE, chat.id)
     assert service.network(ALICE, chat.id) is False
-    assert [row["network"] for row in service.audit(ALICE, chat.id)] == [None]  # nothing ran
+    assert [row.network for row in service.audit(ALICE, chat.id)] == [None]  # nothing ran
+
+
+# ---- the audit trail ----
+
+
+def test_the_audit_trail_says_who_decided_what_about_each_risky_call(service, ollama_server, tmp_path):
+    chat = waiting_chat(service, ollama_server, ALICE)
+    (first,) = service.waiting(ALICE, chat.id)
+    ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": "echo second"}))), reply("Both ran."))
+    echo = Scope("run_shell", prefix="echo")
+    service.decide(ALICE, chat.id, {first.id: Decision(True, scope=echo)}, account="alice")
+    settle(service, ALICE, chat.id)
+    ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": "touch third"}))), reply("Fine."))
+    service.send(ALICE, chat.id, "one more")
+    settle(service, ALICE, chat.id)
+    (third,) = service.waiting(ALICE, chat.id)
+    service.decide(ALICE, chat.id, {third.id: Decision(False, "not that one")})
+    settle(service, ALICE, chat.id)
+    assert ran(tmp_path) == ["first"]
+    trail = [
+        (row.proposed["command"], row.decision, row.scope, row.chat_scope, row.decided_by, row.account, row.outcome)
+        for row in service.audit(ALICE, chat.id)
+    ]
+    assert trail == [
+        ("echo first >> ran.txt", "approved", "for_chat", asdict(echo), "account", "alice", "done"),
+        ("echo second", "allowed", "rules_or_chat", None, "owner", "", "done"),
+        ("touch third", "rejected", "once", None, "owner_browser", "", "rejected"),
+    ]
+    assert service.audit(ALICE, chat.id)[-1].reason == "not that one"
+    exported = json.loads(service.export(ALICE, chat.id).to_json())
+    assert [entry["decision"] for entry in exported["audit"]] == ["approved", "allowed", "rejected"]
+    assert [call["status"] for call in exported["tool_calls"]] == ["done", "done", "rejected"]
+
+
+def test_a_call_whose_mcp_server_went_away_while_it_waited_is_still_audited(ollama_server, tmp_path):
+    registry = ToolRegistry.builtins()
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    registry.register_external(
+        [ExternalTool("calc__add", "Add.", schema, lambda context, **a: "2", group="calc")], group="calc"
+    )
+    settings = Settings(workspace=tmp_path, ollama_host=ollama_server.url, read_timeout=10)
+    policy = Policy([], tmp_path, tools=registry)
+    agent = Agent(OllamaClient(ollama_server.url, read_timeout=10), settings, policy=policy, tools=registry)
+    service = ChatService(agent, Store(tmp_path / "data" / "meowgent.db"), default_model="qwen3", workspace=tmp_path)
+    ollama_server.script(Turn(Text(tool_call_text("calc__add", {"n": 1}))), reply("It is gone."))
+    chat = service.new_chat(ALICE)
+    service.send(ALICE, chat.id, "add one")
+    settle(service, ALICE, chat.id)
+    (call,) = service.waiting(ALICE, chat.id)
+    registry.unregister_group("calc")  # its server stopped
+    service.decide(ALICE, chat.id, {call.id: Decision(True)})
+    events = settle(service, ALICE, chat.id)
+    assert [e.kind for e in events if isinstance(e, ErrorEvent)] == []
+    assert [(row.tool, row.decision, row.outcome) for row in service.audit(ALICE, chat.id)] == [
+        ("calc__add", "approved", "error")
+    ]

@@ -2,9 +2,16 @@
 
 import sqlite3
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
-from meowgent.events import Done, ToolResult
+import pytest
+
+from meowgent.conversation import Conversation
+from meowgent.events import Done, TextDelta, ToolCall, ToolCallReady, ToolResult
+from meowgent.persist.calls import AuditRow, CallRow
+from meowgent.persist.recorder import Recorder
+from meowgent.persist.store import Store
 from tests.reply.test_guard import OWNER, ask, start_service
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 
@@ -69,3 +76,34 @@ def test_a_retry_and_a_reload_see_exactly_the_saved_transcript(ollama_server, tm
 
     reloaded = start_service(ollama_server, tmp_path)  # a second service on the same data folder, as after a restart
     assert reloaded.get(OWNER, chat_id).conversation.messages == conversation.messages
+
+
+def test_a_status_event_and_everything_it_changes_are_stored_together_or_not_at_all(tmp_path):
+    store = Store(tmp_path / "data" / "meowgent.db")
+    store.create_conversation("c1", owner="alice", title="t", model="m", workspace=tmp_path)
+    recorder = Recorder(store)
+    conversation = Conversation("c1", "m", messages=[{"role": "user", "content": "ls, please"}])
+    call = ToolCall("k1", "run_shell", {"command": "ls"})
+    result = ToolResult("k1", "run_shell", "a.md", "done")
+    row = AuditRow(1.0, "run_shell", {"command": "ls"}, {"command": "ls"}, "approved", "once", "owner_browser", "done")
+
+    recorder.record("c1", TextDelta("Here "), conversation, title="t")
+    with pytest.raises(sqlite3.IntegrityError):  # a row the audit table refuses (not a code) undoes the whole event
+        recorder.record(
+            "c1",
+            result,
+            conversation,
+            title="t",
+            calls=[CallRow("k1", "run_shell", {"command": "ls"}, "done", "a.md")],
+            audit=[replace(row, decision="approved, I think")],
+        )
+    assert (store.events("c1"), store.load("c1").messages, store.calls("c1"), store.audit("c1")) == ([], [], [], [])
+
+    recorder.record(
+        "c1", ToolCallReady(call, True), conversation, title="t", calls=[CallRow("k1", "run_shell", {}, "pending")]
+    )
+    recorder.record("c1", result, conversation, title="t", calls=[CallRow("k1", "run_shell", {}, "done")], audit=[row])
+    assert [event["type"] for event in store.events("c1")] == ["TextDelta", "ToolCallReady", "ToolResult"]
+    assert store.load("c1").messages == conversation.messages
+    assert [call.status for call in store.calls("c1")] == ["done"]
+    assert store.audit("c1") == [row]

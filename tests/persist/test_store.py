@@ -8,16 +8,21 @@ import sys
 import threading
 import time
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from meowgent.conversation import InvalidCall
 from meowgent.events import Done, TextDelta, ToolCall, ToolCallReady, ToolResult, UserMessage
+from meowgent.persist.calls import AuditRow, CallRow
+from meowgent.persist.migrations import SCHEMA_VERSION
 from meowgent.persist.records import call_to_record, event_to_record
-from meowgent.persist.store import MIGRATIONS, SCHEMA_VERSION, Store, StoreError, Unchanged
+from meowgent.persist.store import Store, StoreError, Unchanged
 
 ROOT = Path(__file__).resolve().parents[2]
+APPROVED_LS = AuditRow(1.0, "run_shell", {"command": "ls"}, {"command": "ls"}, "approved", "once", "account", "done")
+APPROVED_LS = replace(APPROVED_LS, account="alice")
 
 
 @pytest.fixture
@@ -71,71 +76,6 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(path):
     path.write_bytes(b"meow " * 1000)
     with pytest.raises(StoreError, match="Cannot open the data file"):
         Store(path)
-
-
-def test_a_v1_database_is_migrated_and_keeps_its_data(path):
-    path.parent.mkdir()
-    with raw(path) as conn:
-        conn.execute("BEGIN")
-        MIGRATIONS[0](conn)
-        conn.execute("PRAGMA user_version = 1")
-        conn.execute(
-            "INSERT INTO conversations (id, owner, title, model, workspace, think, created, updated, pending)"
-            " VALUES ('c1', 'alice', 'Old chat', 'llama3', '/w', 0, 1.0, 2.0, '[]')"
-        )
-        conn.execute("""INSERT INTO messages VALUES ('c1', 0, '{"role":"user","content":"hi"}')""")
-        conn.execute("""INSERT INTO events VALUES ('c1', 0, '{"type":"Done","reason":"complete"}')""")
-        conn.execute(
-            "INSERT INTO tool_calls (conversation_id, call_id, name, arguments, status)"
-            """ VALUES ('c1', 'k1', 'read_file', '{"path":"a"}', 'done')"""
-        )
-        conn.execute("COMMIT")
-        assert "audit" not in {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
-
-    with Store(path) as store:
-        stored = store.load("c1")
-        assert stored.row.title == "Old chat"
-        assert stored.row.think is False
-        assert stored.messages == [{"role": "user", "content": "hi"}]
-        assert stored.events == [{"type": "Done", "reason": "complete"}]
-        assert [call["call_id"] for call in store.calls("c1")] == ["k1"]
-        store.add_audit(
-            "c1",
-            time=3.0,
-            tool="read_file",
-            proposed={"path": "a"},
-            run=None,
-            decision="auto",
-            scope="once",
-            decided_by="policy",
-            outcome="done",
-        )
-        assert len(store.audit("c1")) == 1
-    with raw(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
-
-
-def test_a_v3_database_gets_its_queued_calls_as_rows(path):
-    path.parent.mkdir()
-    queue = [call_to_record(ToolCall("k1", "write_file", {"path": "a", "content": "猫"})), {"type": "InvalidCall"}]
-    with raw(path) as conn:
-        conn.execute("BEGIN")
-        for migration in MIGRATIONS[:3]:
-            migration(conn)
-        conn.execute("PRAGMA user_version = 3")
-        conn.execute(
-            "INSERT INTO conversations (id, owner, created, updated, pending) VALUES ('c1', 'alice', 1.0, 2.0, ?)",
-            (json.dumps(queue),),
-        )
-        conn.execute("INSERT INTO conversations (id, owner, created, updated) VALUES ('c2', 'alice', 1.0, 2.0)")
-        conn.execute("COMMIT")
-    with Store(path) as store:
-        assert store.load("c1").pending == queue
-        assert store.load("c2").pending == []
-        save(store, "c1", [], pending=queue[1:])
-        assert store.load("c1").pending == queue[1:]
-    with raw(path) as conn:
-        assert "pending" not in {name for _, name, *_ in conn.execute("PRAGMA table_info(conversations)")}
 
 
 # ---- conversations ----
@@ -272,18 +212,8 @@ def test_delete_cascades_to_every_table(store, path):
         new(store, conversation_id)
         save(store, conversation_id, [_msg("hi")])
         store.append_events(conversation_id, [event_to_record(UserMessage("hi"))])
-        store.record_call(conversation_id, "k1", name="run_shell", arguments={"command": "ls"}, status="pending")
-        store.add_audit(
-            conversation_id,
-            time=1.0,
-            tool="run_shell",
-            proposed={"command": "ls"},
-            run={"command": "ls"},
-            decision="approved",
-            scope="once",
-            decided_by="alice",
-            outcome="done",
-        )
+        store.record_call(conversation_id, CallRow("k1", "run_shell", {"command": "ls"}, "pending"))
+        store.add_audit(conversation_id, APPROVED_LS)
     store.delete("gone")
     store.delete("gone")  # deleting twice is fine
     assert store.load("gone") is None
@@ -298,10 +228,8 @@ def test_delete_cascades_to_every_table(store, path):
     [
         lambda s: save(s, "nope", []),
         lambda s: s.append_events("nope", [{"type": "TextDelta", "text": "x"}]),
-        lambda s: s.record_call("nope", "k", name="read_file", arguments={}, status="pending"),
-        lambda s: s.add_audit(
-            "nope", time=0, tool="t", proposed={}, run=None, decision="d", scope="s", decided_by="x", outcome="o"
-        ),
+        lambda s: s.record_call("nope", CallRow("k", "read_file", {}, "pending")),
+        lambda s: s.add_audit("nope", APPROVED_LS),
         lambda s: s.rename("nope", "x"),
         lambda s: s.mark_interrupted("nope", True),
     ],
@@ -314,69 +242,99 @@ def test_writes_to_a_missing_conversation_raise_store_error(store, write):
 
 def test_record_call_upserts_and_keeps_what_an_update_leaves_out(store):
     new(store, "c1")
-    store.record_call("c1", "k2", name="read_file", arguments={"path": "a"}, status="done", result="A", started=1.0)
-    store.record_call("c1", "k1", name="run_shell", arguments={"command": "ls"}, status="pending", started=2.0)
-    store.record_call("c1", "k1", name="run_shell", arguments={"command": "ls"}, status="approved")
-    store.record_call(
-        "c1", "k1", name="run_shell", arguments={"command": "ls"}, status="done", result="x", finished=3.0
-    )
+    store.record_call("c1", CallRow("k2", "read_file", {"path": "a"}, "done", result="A", started=1.0))
+    store.record_call("c1", CallRow("k1", "run_shell", {"command": "ls"}, "pending", started=2.0))
+    store.record_call("c1", CallRow("k1", "run_shell", {"command": "ls"}, "approved"))
+    store.record_call("c1", CallRow("k1", "run_shell", {"command": "ls"}, "done", result="x", finished=3.0))
     assert store.calls("c1") == [
-        {
-            "call_id": "k2",
-            "name": "read_file",
-            "arguments": {"path": "a"},
-            "status": "done",
-            "result": "A",
-            "started": 1.0,
-            "finished": None,
-        },
-        {
-            "call_id": "k1",
-            "name": "run_shell",
-            "arguments": {"command": "ls"},
-            "status": "done",
-            "result": "x",
-            "started": 2.0,
-            "finished": 3.0,
-        },
+        CallRow(
+            call_id="k2",
+            name="read_file",
+            arguments={"path": "a"},
+            status="done",
+            result="A",
+            started=1.0,
+            finished=None,
+        ),
+        CallRow(
+            call_id="k1",
+            name="run_shell",
+            arguments={"command": "ls"},
+            status="done",
+            result="x",
+            started=2.0,
+            finished=3.0,
+        ),
     ]
 
 
 def test_a_failed_write_is_rolled_back_and_the_store_stays_usable(store):
     new(store, "c1")
     with pytest.raises(sqlite3.IntegrityError):
-        store.record_call("c1", "k1", name="read_file", arguments={}, status="maybe")
+        store.record_call("c1", CallRow("k1", "read_file", {}, "maybe"))
     assert store.calls("c1") == []
-    store.record_call("c1", "k1", name="read_file", arguments={}, status="pending")
-    assert [call["status"] for call in store.calls("c1")] == ["pending"]
+    store.record_call("c1", CallRow("k1", "read_file", {}, "pending"))
+    assert [call.status for call in store.calls("c1")] == ["pending"]
 
 
 def test_audit_rows_keep_order_and_json(store):
     new(store, "c1")
-    for seq, run in enumerate([{"command": "ls -la"}, None]):
-        store.add_audit(
-            "c1",
-            time=10.0 + seq,
-            tool="run_shell",
-            proposed={"command": "ls"},
-            run=run,
-            decision="approved" if run else "rejected",
-            scope="once",
-            decided_by="alice",
-            outcome="done" if run else "not run",
-        )
-    rows = store.audit("c1")
-    assert [(row["seq"], row["time"], row["run"], row["decision"]) for row in rows] == [
-        (0, 10.0, {"command": "ls -la"}, "approved"),
-        (1, 11.0, None, "rejected"),
+    rows = [
+        AuditRow(10.0, "run_shell", {"command": "ls"}, {"command": "ls -la"}, "approved", "once", "account", "done"),
+        AuditRow(11.0, "run_shell", {"command": "ls"}, None, "rejected", "once", "owner_browser", "rejected"),
     ]
-    assert rows[0]["proposed"] == {"command": "ls"}
-    assert (rows[1]["tool"], rows[1]["scope"], rows[1]["decided_by"], rows[1]["outcome"]) == (
-        "run_shell",
-        "once",
-        "alice",
-        "not run",
+    rows[0] = replace(rows[0], account="alice", reason="why not", network=False)
+    rows.append(
+        AuditRow(
+            12.0,
+            "write_file",
+            {"path": "猫.md", "content": "x"},
+            {"path": "猫.md", "content": "x"},
+            "approved",
+            "for_chat",
+            "owner_browser",
+            "error",
+            chat_scope={"tool": "write_file", "command": None, "prefix": None, "path": "猫.md", "host": None},
+            legacy={"outcome": None, "decision": "an old phrase"},
+        )
     )
+    for row in rows:
+        store.add_audit("c1", row)
+    assert store.audit("c1") == rows
+    with raw(store.path) as conn:
+        assert [seq for (seq,) in conn.execute("SELECT seq FROM audit ORDER BY seq")] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("decision", "auto"), ("scope", "always"), ("decided_by", "alice"), ("outcome", "not run")],
+)
+def test_an_audit_row_holds_only_codes(store, field, value):
+    """A sentence or a name in a code's column is refused: the words are the page's, an account is `account`."""
+    new(store, "c1")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_audit("c1", replace(APPROVED_LS, **{field: value}))
+    assert store.audit("c1") == []
+
+
+def test_a_transaction_stores_all_of_its_writes_or_none(store):
+    new(store, "c1")
+
+    def three_writes_then_one_that_fails() -> None:
+        with store.transaction():
+            store.append_events("c1", [event_to_record(Done("complete"))])
+            store.record_call("c1", CallRow("k1", "run_shell", {"command": "ls"}, "done"))
+            store.add_audit("c1", APPROVED_LS)
+            store.rename("gone", "x")  # a conversation deleted meanwhile
+
+    with pytest.raises(StoreError):
+        three_writes_then_one_that_fails()
+    assert (store.events("c1"), store.calls("c1"), store.audit("c1")) == ([], [], [])
+    with store.transaction():
+        store.append_events("c1", [event_to_record(Done("complete"))])
+        store.add_audit("c1", APPROVED_LS)
+        assert store.audit("c1") == [APPROVED_LS]  # reads inside see the writes before them
+    assert (len(store.events("c1")), store.audit("c1")) == (1, [APPROVED_LS])
 
 
 def test_unfinished_lists_conversations_whose_log_does_not_end_with_done(store):
@@ -432,6 +390,7 @@ while True:
 CONCURRENT_WRITER = """
 import json, sys, time
 from pathlib import Path
+from meowgent.persist.calls import CallRow
 from meowgent.persist.store import Store
 
 name, seconds = sys.argv[2], float(sys.argv[3])
@@ -446,7 +405,7 @@ while time.monotonic() < deadline:
         committed[cid] = 0
     store.append_events(cid, [{"type": "TextDelta", "text": f"{cid}/{committed[cid] + k}"} for k in range(5)])
     committed[cid] += 5
-    store.record_call(cid, f"k{i}", name="read_file", arguments={"path": "a"}, status="done", result="ok")
+    store.record_call(cid, CallRow(f"k{i}", "read_file", {"path": "a"}, "done", result="ok"))
     i += 1
 store.close()
 print(json.dumps(committed))
@@ -539,16 +498,5 @@ def test_a_chats_network_setting_and_each_commands_are_kept(store):
     with pytest.raises(StoreError):
         store.set_network("missing", True)
     for network in (True, None):
-        store.add_audit(
-            "c1",
-            time=1.0,
-            tool="run_shell",
-            proposed={"command": "curl x"},
-            run={"command": "curl x"},
-            decision="approved",
-            scope="once",
-            decided_by="alice",
-            outcome="done",
-            network=network,
-        )
-    assert [row["network"] for row in store.audit("c1")] == [True, None]
+        store.add_audit("c1", replace(APPROVED_LS, proposed={"command": "curl x"}, network=network))
+    assert [row.network for row in store.audit("c1")] == [True, None]

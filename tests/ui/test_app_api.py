@@ -200,7 +200,7 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
     assert (running_app.workspace / "said.txt").read_text() == "hi\nhi\n"
 
     log = html_text(client.predict(key, api_name="/on_audit"))
-    assert "for this chat: the command" in log
+    assert f"for this chat: this exact command: {command}" in log
     assert "by your rules or a permission for this chat" in log
     assert "How it ended: it ran" in log
 

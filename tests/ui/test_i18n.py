@@ -5,6 +5,7 @@ import string
 
 import pytest
 
+from meowgent.chats.service import ChatError, ChatErrorKind
 from meowgent.context import FitResult, describe_fit
 from meowgent.events import ErrorEvent, ToolCall, ToolCallReady, ToolCallStarted, ToolResult, UserMessage
 from meowgent.ui.i18n import (
@@ -12,7 +13,7 @@ from meowgent.ui.i18n import (
     _TEXT,
     CHINESE,
     ENGLISH,
-    audit_words,
+    chat_error_text,
     error_text,
     notice_text,
     pick_language,
@@ -93,12 +94,31 @@ def test_chinese_markdown_closes_its_bold():
             assert not (inner[-1] in "。，！？：；、」）" and after and after.isalnum()), key
 
 
-def test_every_error_kind_has_chinese_and_every_audit_word_too():
+def test_every_error_kind_has_chinese():
     for kind, text in _ERRORS.items():
         assert re.search(r"[\u4e00-\u9fff]", text), kind
-    for field, value in [("outcome", "done"), ("decision", "approved"), ("by", "the chat's owner"), ("scope", "once")]:
-        assert re.search(r"[\u4e00-\u9fff]", audit_words(CHINESE, field, value))
-    assert audit_words(CHINESE, "scope", 'for this chat: the command "ls"') == '此對話中都允許：the command "ls"'
+
+
+CHAT_ERRORS = {
+    ChatErrorKind.UNAVAILABLE: "This conversation is not available. Start a new chat.",
+    ChatErrorKind.OWNER_UNKNOWN: "Open Meowgent's page first: this request comes from no browser or account it knows.",
+    ChatErrorKind.TYPE_FIRST: "Type a message first.",
+    ChatErrorKind.NOT_WAITING: "That request is no longer waiting for you, so nothing was run.",
+    ChatErrorKind.EDIT_INVALID: "The changed request can't run: {detail}",
+    ChatErrorKind.EDIT_DENIED: "The changed request is not allowed by your rules: {detail}",
+    ChatErrorKind.BUSY: "An answer is still running. Wait for it, or press Stop.",
+    ChatErrorKind.NAME_FIRST: "Give the chat a name first.",
+}
+
+
+@pytest.mark.parametrize("kind", list(ChatErrorKind))
+def test_the_page_says_every_chat_error_in_both_languages(kind):
+    """ChatError carries its kind and values; the page says it (the sentences tests/chats/test_service.py checked)."""
+    error = ChatError(kind, detail="a rule's reason")
+    assert chat_error_text(ENGLISH, error) == CHAT_ERRORS[kind].format(detail="a rule's reason")
+    chinese = chat_error_text(CHINESE, error)
+    assert re.search(r"[\u4e00-\u9fff]", chinese)
+    assert ("a rule's reason" in chinese) == ("{detail}" in CHAT_ERRORS[kind])
 
 
 def test_the_chat_and_the_card_read_in_chinese_with_no_english_left():

@@ -3,11 +3,13 @@ its shape but loses everything that loads or navigates; the approval log reads a
 
 import html
 import re
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from meowgent.persist.calls import AuditRow
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.i18n import CHINESE
 from meowgent.ui.prose import LiveProse, prose_html
@@ -106,24 +108,21 @@ def test_prose_keeps_structure_and_neutralizes_images_links_and_html():
     assert "http://x/auto (http://x/auto)" not in shown
 
 
-AUDIT = {
-    "seq": 0,
-    "time": 0.0,
-    "tool": "run_shell",
-    "proposed": {"command": "rm -rf <img src=http://x/y> notes"},
-    "run": None,
-    "decision": "rejected",
-    "scope": "once",
-    "decided_by": "the browser that owns the chat",
-    "outcome": "rejected",
-    "reason": "not <b>today</b>",
-}
+AUDIT = AuditRow(
+    time=0.0,
+    tool="run_shell",
+    proposed={"command": "rm -rf <img src=http://x/y> notes"},
+    run=None,
+    decision="rejected",
+    scope="once",
+    decided_by="owner_browser",
+    outcome="rejected",
+    reason="not <b>today</b>",
+)
 
 
 def test_the_approval_log_is_a_list_that_says_who_why_and_how_it_ended():
-    shown = html_text(
-        audit_html([AUDIT, {**AUDIT, "run": {"command": "ls"}, "decision": "approved", "outcome": "done"}])
-    )
+    shown = html_text(audit_html([AUDIT, replace(AUDIT, run={"command": "ls"}, decision="approved", outcome="done")]))
     assert shown.count("Run rm -rf <img src=http://x/y> notes") == 2
     assert "Decision: rejected (this time only), by you, in this browser" in shown
     assert "Reason: not <b>today</b>" in shown

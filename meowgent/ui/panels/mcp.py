@@ -14,7 +14,7 @@ from meowgent.mcp.adapter import McpTools, tool_name
 from meowgent.mcp.client import ServerState
 from meowgent.mcp.config import SEPARATOR, ServerConfig
 from meowgent.policy.rules import Scope
-from meowgent.ui.i18n import ENGLISH, t
+from meowgent.ui.i18n import ENGLISH, chat_error_text, t
 
 REFRESH_SECONDS = 5.0
 """How often an open page re-reads the servers' states (a crash shows without a click)."""
@@ -89,7 +89,7 @@ class McpPanel:
             try:
                 service.set_servers_off(owner_of(key, request), chat, known)
             except ChatError as exc:
-                gr.Warning(exc.say(language_of(request)))
+                gr.Warning(chat_error_text(language_of(request), exc))
 
         def on_allow(key: str, chat: str, picked: list[str], request: gr.Request) -> None:
             owner = owner_of(key, request)
@@ -98,13 +98,13 @@ class McpPanel:
                     change = service.allow if name in picked else service.revoke
                     change(owner, chat, server_scope(name))
             except ChatError as exc:
-                gr.Warning(exc.say(language_of(request)))
+                gr.Warning(chat_error_text(language_of(request), exc))
 
         def on_restart(key: str, request: gr.Request) -> str:
             try:
                 service.require_owner(owner_of(key, request))  # a stranger's client may not restart processes
             except ChatError as exc:
-                gr.Warning(exc.say(language_of(request)))
+                gr.Warning(chat_error_text(language_of(request), exc))
                 return gr.skip()
             for state in tools.states():
                 if state.status == "stopped":

@@ -1,0 +1,96 @@
+"""What a chat's calls leave in the store: a row per call, and for each risky one a row of the audit trail.
+
+The rows hold codes and values (see `meowgent.persist.calls`); `meowgent.ui.auditlog` words them.
+A `CallLedger` remembers, for one chat, the calls proposed and the person's decisions until each call
+has its result; it does no I/O, so the recorder writes its rows with the event that made them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
+
+from meowgent.conversation import Decision
+from meowgent.events import AgentEvent, ToolCall, ToolCallReady, ToolResult
+from meowgent.persist.calls import AuditRow, CallRow
+
+
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    decision: Decision
+    account: str
+    """The login name of the person who decided; "" for the browser that owns the chat."""
+    time: float
+
+
+class CallLedger:
+    """One chat's calls from proposal to result: the call rows they make, and the audit rows of the risky ones."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, ToolCall] = {}
+        """Calls proposed in this chat, by id, until they have a result."""
+        self._decided: dict[str, _Decided] = {}
+        """Decisions not yet carried out, by call id."""
+        self._lock = threading.Lock()  # decisions come from a page's thread, results from the run's
+
+    def decided(
+        self, calls: Iterable[ToolCall], decisions: Mapping[str, Decision], *, account: str, now: float
+    ) -> list[CallRow]:
+        """Remember the person's decisions on waiting calls; the rows that mark those calls approved or rejected."""
+        rows = []
+        with self._lock:
+            for call in calls:
+                if (decision := decisions.get(call.id)) is not None:
+                    self._decided[call.id] = _Decided(decision, account, now)
+                    status = "approved" if decision.approved else "rejected"
+                    rows.append(CallRow(call.id, call.name, call.arguments, status))
+        return rows
+
+    def rows(
+        self, event: AgentEvent, *, risky: Callable[[str], bool], chat_network: bool, now: float
+    ) -> tuple[list[CallRow], list[AuditRow]]:
+        """The call and audit rows an event makes: a ready call is queued, a result ends its call."""
+        if isinstance(event, ToolCallReady):
+            with self._lock:
+                self._calls[event.call.id] = event.call
+            return [CallRow(event.call.id, event.call.name, event.call.arguments, "pending")], []
+        if not isinstance(event, ToolResult):
+            return [], []
+        with self._lock:
+            call = self._calls.pop(event.call_id, None)
+            decided = self._decided.pop(event.call_id, None)
+        if call is None:  # a call that never parsed has no row
+            return [], []
+        ran = event.edited_arguments or call.arguments
+        row = CallRow(call.id, call.name, ran, event.status, event.output, now - event.duration, now)
+        if not risky(call.name):
+            return [row], []
+        return [row], [_audit_row(call, event, decided, chat_network=chat_network, now=now)]
+
+
+def _audit_row(
+    call: ToolCall, result: ToolResult, decided: _Decided | None, *, chat_network: bool, now: float
+) -> AuditRow:
+    """What was proposed, what ran, who decided what and how it ended, for one risky call."""
+    ran = None if result.status == "rejected" else (result.edited_arguments or call.arguments)
+    network = None
+    if call.name == "run_shell" and ran is not None:  # as the agent chose it for the command
+        network = chat_network or (decided is not None and decided.decision.network)
+    row = AuditRow(
+        now, call.name, call.arguments, ran, "allowed", "rules_or_chat", "owner", result.status, network=network
+    )
+    if decided is None:  # the rules or a chat scope let it run, or it ended without anyone approving it
+        return row if result.status != "rejected" else replace(row, decision="not_approved")
+    choice = decided.decision
+    scope = choice.scope if choice.approved else None
+    return replace(
+        row,
+        time=decided.time,
+        decision="approved" if choice.approved else "rejected",
+        scope="once" if scope is None else "for_chat",
+        chat_scope=None if scope is None else asdict(scope),
+        decided_by="account" if decided.account else "owner_browser",
+        account=decided.account,
+        reason=choice.reason,
+    )

@@ -1,0 +1,143 @@
+"""CallLedger: the call rows and audit rows each event and decision makes, as codes and values, without I/O."""
+
+from dataclasses import asdict
+
+import pytest
+
+from meowgent.chats.audit import CallLedger
+from meowgent.conversation import Decision
+from meowgent.events import Done, TextDelta, ToolCall, ToolCallReady, ToolResult
+from meowgent.persist.calls import AuditRow, CallRow
+from meowgent.policy.rules import Scope
+
+LS = ToolCall("c1", "run_shell", {"command": "ls"})
+NOTE = ToolCall("c2", "write_file", {"path": "a.md", "content": "x"})
+READ = ToolCall("c3", "read_file", {"path": "a.md"})
+RISKY = {"run_shell", "write_file"}.__contains__
+
+
+def rows(ledger: CallLedger, event, *, chat_network: bool = False, now: float = 100.0):
+    return ledger.rows(event, risky=RISKY, chat_network=chat_network, now=now)
+
+
+def proposed(*calls: ToolCall) -> CallLedger:
+    """A ledger that saw each call become ready, checking the row each one makes."""
+    ledger = CallLedger()
+    for call in calls:
+        assert rows(ledger, ToolCallReady(call, True)) == ([CallRow(call.id, call.name, call.arguments, "pending")], [])
+    return ledger
+
+
+def ran(call: ToolCall, output: str = "ok", **more) -> ToolResult:
+    return ToolResult(call.id, call.name, output, "done", **more)
+
+
+def test_an_approved_call_is_marked_approved_then_done_and_audited_as_the_person_decided():
+    ledger = proposed(LS)
+    assert ledger.decided([LS], {LS.id: Decision(True)}, account="", now=50.0) == [
+        CallRow("c1", "run_shell", {"command": "ls"}, "approved")
+    ]
+    calls, audit = rows(ledger, ran(LS, "$ ls", duration=2.0), now=100.0)
+    assert calls == [CallRow("c1", "run_shell", {"command": "ls"}, "done", "$ ls", 98.0, 100.0)]
+    assert audit == [
+        AuditRow(
+            time=50.0,  # when the person decided
+            tool="run_shell",
+            proposed={"command": "ls"},
+            run={"command": "ls"},
+            decision="approved",
+            scope="once",
+            decided_by="owner_browser",
+            outcome="done",
+            network=False,
+        )
+    ]
+    assert rows(ledger, ran(LS)) == ([], [])  # a result comes once; a second one has no call left
+
+
+def test_a_rejection_names_the_account_and_keeps_the_reason_and_nothing_ran():
+    ledger = proposed(LS)
+    decided = ledger.decided([LS], {LS.id: Decision(False, "not on a Friday", network=True)}, account="bob", now=7.0)
+    assert decided == [CallRow("c1", "run_shell", {"command": "ls"}, "rejected")]
+    _, (row,) = rows(ledger, ToolResult("c1", "run_shell", "Not run", "rejected"))
+    assert (row.decision, row.decided_by, row.account, row.reason) == ("rejected", "account", "bob", "not on a Friday")
+    assert (row.run, row.network, row.outcome, row.time) == (None, None, "rejected", 7.0)
+
+
+def test_allowing_for_the_chat_keeps_the_scope_as_the_chat_stores_it():
+    ledger = proposed(NOTE)
+    scope = Scope("write_file", path="docs/**")
+    ledger.decided([NOTE], {NOTE.id: Decision(True, scope=scope)}, account="", now=1.0)
+    _, (row,) = rows(ledger, ran(NOTE))
+    assert (row.scope, row.chat_scope, row.network) == ("for_chat", asdict(scope), None)
+    assert Scope.from_stored(row.chat_scope) == scope
+
+
+def test_a_scope_on_a_rejection_covers_nothing():
+    ledger = proposed(NOTE)
+    ledger.decided([NOTE], {NOTE.id: Decision(False, scope=Scope("write_file", path="a.md"))}, account="", now=1.0)
+    _, (row,) = rows(ledger, ToolResult(NOTE.id, NOTE.name, "Not run", "rejected"))
+    assert (row.decision, row.scope, row.chat_scope) == ("rejected", "once", None)
+
+
+@pytest.mark.parametrize(
+    ("status", "decision", "run"),
+    [
+        ("done", "allowed", {"command": "ls"}),
+        ("error", "allowed", {"command": "ls"}),
+        ("rejected", "not_approved", None),
+    ],
+)
+def test_a_call_nobody_decided_was_the_rules_or_a_chat_scope(status, decision, run):
+    ledger = proposed(LS)
+    _, (row,) = rows(ledger, ToolResult(LS.id, LS.name, "out", status), now=30.0)
+    assert row == AuditRow(
+        time=30.0,
+        tool="run_shell",
+        proposed={"command": "ls"},
+        run=run,
+        decision=decision,
+        scope="rules_or_chat",
+        decided_by="owner",
+        outcome=status,
+        network=None if run is None else False,
+    )
+
+
+def test_an_edited_call_records_what_ran():
+    ledger = proposed(LS)
+    edited = {"command": "ls -la"}
+    ledger.decided([LS], {LS.id: Decision(True, arguments=edited)}, account="", now=1.0)
+    (call,), (row,) = rows(ledger, ran(LS, edited_arguments=edited))
+    assert call.arguments == edited
+    assert (row.proposed, row.run) == ({"command": "ls"}, edited)
+
+
+@pytest.mark.parametrize(
+    ("chat", "command", "network"),
+    [(False, False, False), (False, True, True), (True, False, True), (True, True, True)],
+)
+def test_a_command_could_reach_the_network_by_the_chat_or_by_its_own_approval(chat, command, network):
+    ledger = proposed(LS)
+    ledger.decided([LS], {LS.id: Decision(True, network=command)}, account="", now=1.0)
+    _, (row,) = rows(ledger, ran(LS), chat_network=chat)
+    assert row.network is network
+
+
+def test_only_decided_calls_get_a_row_and_a_safe_call_no_audit():
+    ledger = proposed(LS, NOTE, READ)
+    assert ledger.decided([LS, NOTE], {NOTE.id: Decision(True)}, account="", now=1.0) == [
+        CallRow(NOTE.id, "write_file", NOTE.arguments, "approved")
+    ]
+    calls, audit = rows(ledger, ran(READ, "x"))
+    assert [call.status for call in calls] == ["done"]
+    assert audit == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [TextDelta("hi"), Done("complete"), ToolResult("never-ready", "run_shell", "Error: bad JSON", "error")],
+    ids=["delta", "done", "a call that never parsed"],
+)
+def test_other_events_make_no_rows(event):
+    assert rows(proposed(LS), event) == ([], [])

@@ -1,0 +1,61 @@
+"""The layers of docs/architecture.md hold: each package imports only what is below it, read from the source."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "meowgent"
+
+
+def imports() -> dict[str, set[str]]:
+    """Every module of meowgent/ (as "meowgent/ui/app.py") and the modules it imports, TYPE_CHECKING ones too."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{path}: a relative import"
+                names.update([node.module or "", *(f"{node.module}.{alias.name}" for alias in node.names)])
+        found[path.relative_to(PACKAGE.parent).as_posix()] = names
+    return found
+
+
+def importers(module: str) -> set[str]:
+    """The files of meowgent/ that import `module` or anything inside it."""
+    return {path for path, names in imports().items() if any(n == module or n.startswith(module + ".") for n in names)}
+
+
+def under(*folders: str) -> set[str]:
+    return {path for path in imports() if path.startswith(tuple(f"meowgent/{folder}/" for folder in folders))}
+
+
+def test_the_source_is_read():
+    """The rules below would hold vacuously if nothing were found."""
+    assert "meowgent/llm/client.py" in importers("ollama")
+    assert "meowgent/ui/app.py" in importers("gradio")
+    assert "meowgent/ui/app.py" in importers("meowgent.agent")
+    assert "meowgent/ui/export.py" in importers("meowgent.chats")
+
+
+def test_only_llm_imports_ollama():
+    assert importers("ollama") <= under("llm")
+
+
+def test_only_ui_imports_gradio():
+    assert importers("gradio") <= under("ui")
+
+
+@pytest.mark.parametrize("folder", ["persist", "chats", "reply"])
+def test_the_agent_is_above_the_chats_the_store_and_the_reply_readers(folder):
+    assert not importers("meowgent.agent") & under(folder)
+
+
+def test_nothing_outside_ui_imports_ui():
+    assert importers("meowgent.ui") <= under("ui")
+
+
+def test_the_store_knows_nothing_of_the_chats_above_it():
+    assert not importers("meowgent.chats") & under("persist")
