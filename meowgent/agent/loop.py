@@ -61,12 +61,12 @@ from meowgent.reply.guard import Limits, ReplyGuard
 from meowgent.reply.held import HeldCalls
 from meowgent.reply.parse import CallParseError, new_call_id, normalize_arguments, parse_tool_call
 from meowgent.reply.splitter import ToolCallSplitter
-from meowgent.tools.registry import (
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import (
     AnyTool,
     FollowCheck,
     ToolContext,
     ToolError,
-    ToolRegistry,
     redirect_needs_approval,
     redirect_not_allowed,
 )

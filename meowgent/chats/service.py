@@ -25,7 +25,7 @@ from meowgent.persist.recorder import Recorder
 from meowgent.persist.records import call_from_record, event_from_record, event_to_record
 from meowgent.persist.store import ConversationRow, Store, StoreError
 from meowgent.policy.rules import Scope
-from meowgent.tools.registry import ToolError
+from meowgent.tools.spec import ToolError
 from meowgent.ui.i18n import ENGLISH, t
 
 log = logging.getLogger(__name__)

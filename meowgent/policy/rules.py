@@ -63,7 +63,8 @@ from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
 from meowgent.shellsplit.parser import SimpleCommand, Word, invocations, parse_segment, program_name, split_command
 from meowgent.shellsplit.programs import Write, read_program
-from meowgent.tools.registry import ExternalTool, ToolError, ToolRegistry, builtin_tools
+from meowgent.tools.registry import ToolRegistry, builtin_tools
+from meowgent.tools.spec import ExternalTool, ToolError
 from meowgent.tools.workspace import Workspace
 
 __all__ = [

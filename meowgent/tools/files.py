@@ -22,7 +22,7 @@ from pydantic import Field
 
 from meowgent.tools.globs import Glob
 from meowgent.tools.linediff import unified_diff
-from meowgent.tools.registry import ToolContext, ToolError, cap_text, tool
+from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, Writes, cap_text, tool
 from meowgent.tools.workspace import Workspace
 
 MAX_READ_CHARS = 100_000
@@ -53,7 +53,7 @@ Match = tuple[str, int, str]
 """(workspace-relative path, 1-based line number, line text)"""
 
 
-@tool(risky=False)
+@tool(risky=False, path="path")
 def read_file(
     ctx: ToolContext,
     path: Annotated[str, "file to read, relative to the workspace"],
@@ -161,7 +161,7 @@ def _lines(file: BinaryIO) -> Iterator[tuple[int, bytes, int]]:
         start += length
 
 
-@tool(risky=True)
+@tool(risky=True, scope=ScopedBy.PATH, path="path", main="content", writes=Writes.REPLACES)
 def write_file(
     ctx: ToolContext,
     path: Annotated[str, "file to create or overwrite, relative to the workspace"],
@@ -184,7 +184,7 @@ def write_file(
     return f"{'Created' if created else 'Replaced'} {name}: {_count(len(data), 'byte')}, {lines}."
 
 
-@tool(risky=True)
+@tool(risky=True, scope=ScopedBy.PATH, path="path", old="old", main="new", writes=Writes.EDITS)
 def edit_file(
     ctx: ToolContext,
     path: Annotated[str, "file to edit, relative to the workspace"],
@@ -235,7 +235,7 @@ def edit_file(
     return f"Edited {name} at line {_line_of(text, start)}.{rough}\n{shown}"
 
 
-@tool(risky=False)
+@tool(risky=False, path="path", reads_folder=True)
 def list_files(
     ctx: ToolContext,
     path: Annotated[str, "folder to list, relative to the workspace"] = ".",
@@ -293,7 +293,7 @@ def list_files(
     return _printable("\n".join(parts))  # names that are not UTF-8 must not break the JSON the model gets
 
 
-@tool(risky=False)
+@tool(risky=False, path="path", reads_folder=True)
 def search_files(
     ctx: ToolContext,
     pattern: Annotated[str, "regular expression (Python syntax), matched against one line at a time"],

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-from meowgent.tools.registry import ToolContext, ToolError, cap_text, tool
 from meowgent.tools.sandbox import Sandbox, SandboxPolicy, policy_for, sandbox_for, shell_environment
+from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, cap_text, tool
 
 MAX_TIMEOUT = 600.0
 """Seconds; a longer `timeout` from the model is lowered to this."""
@@ -68,7 +68,7 @@ class _Ending(enum.Enum):
     BACKGROUND = "it left processes running in the background; they were stopped (a command's processes end with it)."
 
 
-@tool(risky=True)
+@tool(risky=True, scope=ScopedBy.COMMAND, command="command", main="command")
 def run_shell(
     ctx: ToolContext,
     command: Annotated[str, "the command line; bash runs it in the workspace folder"],

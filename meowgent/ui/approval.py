@@ -16,7 +16,8 @@ from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
 from meowgent.policy.rules import NETWORK, risk_notes
 from meowgent.tools.linediff import LineDiff
-from meowgent.tools.registry import ExternalTool, ToolError, ToolRegistry
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ExternalTool, ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t

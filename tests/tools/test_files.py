@@ -14,7 +14,8 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.tools.files import MAX_MATCHES, _ripgrep, _search
-from meowgent.tools.registry import ToolError, ToolRegistry, run_tool
+from meowgent.tools.registry import ToolRegistry, run_tool
+from meowgent.tools.spec import ToolError
 
 needs_rg = pytest.mark.skipif(_ripgrep() is None, reason="ripgrep (rg) is not installed")
 BACKENDS = [pytest.param("rg", marks=needs_rg), "python"]
