@@ -24,7 +24,7 @@ from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall, ToolCallRead
 from meowgent.persist.recorder import Recorder
 from meowgent.persist.records import call_from_record, event_from_record, event_to_record
 from meowgent.persist.store import ConversationRow, Store, StoreError
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 from meowgent.tools.spec import ToolError
 from meowgent.ui.i18n import ENGLISH, t
 
@@ -264,7 +264,7 @@ class ChatService:
         except ToolError as exc:
             raise ChatError("chat_edit_invalid", detail=exc) from None
         verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
-        if verdict.decision == "deny":
+        if verdict.action == "deny":
             raise ChatError("chat_edit_denied", detail=verdict.reason)
 
     def _set_network(self, chat: Chat, on: bool) -> None:

@@ -18,7 +18,8 @@ from meowgent.conversation import Decision
 from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMessage
 from meowgent.llm.client import OllamaClient
 from meowgent.persist.store import Store
-from meowgent.policy.rules import Policy, Rule, Scope
+from meowgent.policy.rules import Policy, Rule
+from meowgent.policy.scopes import Scope
 from meowgent.ui.render import ChatView
 from tests.sandboxing import GREETING, fetch, needs_sandbox
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
