@@ -32,7 +32,7 @@ from meowgent.tools.spec import (
 log = logging.getLogger(__name__)
 
 # Modules that define the built-in tools; imported lazily so importing the registry stays cheap.
-_TOOL_MODULES = ("meowgent.tools.files", "meowgent.tools.shell", "meowgent.tools.web")
+_TOOL_MODULES = ("meowgent.tools.files", "meowgent.tools.search", "meowgent.tools.shell", "meowgent.tools.web")
 
 
 @dataclass(frozen=True)
