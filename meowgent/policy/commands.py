@@ -19,8 +19,9 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from meowgent.policy.actions import STRICT_FIRST, Action
-from meowgent.shellsplit.parser import SimpleCommand, Word, invocations, parse_segment, program_name, split_command
-from meowgent.shellsplit.programs import Write, read_program
+from meowgent.shellsplit.parser import parse_segment, split_command
+from meowgent.shellsplit.programs import Write, invocations, read_program
+from meowgent.shellsplit.words import SimpleCommand, Word, program_name
 
 if TYPE_CHECKING:
     from meowgent.policy.rules import Rule

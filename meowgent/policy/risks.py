@@ -15,8 +15,8 @@ from pathlib import Path
 
 from meowgent.events import ToolCall
 from meowgent.policy.commands import plain_words, writes_of
-from meowgent.shellsplit.parser import invocations, parse_segment, split_command
-from meowgent.shellsplit.programs import Write
+from meowgent.shellsplit.parser import parse_segment, split_command
+from meowgent.shellsplit.programs import Write, invocations
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import Writes
 

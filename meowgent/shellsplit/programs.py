@@ -19,16 +19,26 @@ whatever hooks `.git/config` names. What a line's own text says is what this mod
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Option, Options, Parsed, may_be_option, parse_options
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
-from meowgent.shellsplit.words import Problem, Word, short
+from meowgent.shellsplit.words import Problem, Word, program_name, short
 
-__all__ = ["PROGRAMS", "Program", "Reading", "Write", "read_program", "runs_value", "variable_name"]
+__all__ = [
+    "MAX_NESTED",
+    "PROGRAMS",
+    "Program",
+    "Reading",
+    "Write",
+    "invocations",
+    "read_program",
+    "runs_value",
+    "variable_name",
+]
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -97,6 +107,26 @@ def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     if table is None:
         return Reading()
     return _read_table(program, table, arguments)
+
+
+MAX_NESTED = 8
+"""Wrappers inside wrappers, or texts run inside texts, read before the line counts as too deep to read."""
+
+
+def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
+    """The command with its arguments, then again the command each wrapper runs (`sudo env rm x`: three).
+
+    The wrappers' own option tables (below) say where their command starts: `env -iu HOME rm x`
+    runs `rm x`. Past `MAX_NESTED` wrappers it stops; the splitter marks such a line hidden.
+    """
+    for _ in range(MAX_NESTED):
+        if not words:
+            return
+        yield words
+        program = program_name(words[0])
+        if program is None:
+            return
+        words = read_program(program, words[1:]).command
 
 
 def _family(program: str) -> str:
