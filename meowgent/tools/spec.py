@@ -21,13 +21,15 @@ import threading
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from meowgent.config import Settings
-from meowgent.llm.client import ToolSpec
+
+if TYPE_CHECKING:
+    from meowgent.llm.client import ToolSpec
 
 __all__ = [
     "EXTERNAL_TRAITS",
@@ -184,7 +186,7 @@ class Tool:
 
     def spec(self) -> ToolSpec:
         """What the model is told of it (also shown in the system prompt)."""
-        return ToolSpec(self.name, self.description, _without_titles(self.arguments_model.model_json_schema()))
+        return _tool_spec(self.name, self.description, self.arguments_model.model_json_schema())
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Checked and converted arguments, or ToolError naming each problem."""
@@ -226,7 +228,7 @@ class ExternalTool:
 
     def spec(self) -> ToolSpec:
         """What the model is told of it, like ours."""
-        return ToolSpec(self.name, self.description, _without_titles(copy.deepcopy(self.parameters)))
+        return _tool_spec(self.name, self.description, copy.deepcopy(self.parameters))
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments if they fit the schema, or ToolError naming each problem."""
@@ -325,10 +327,14 @@ def _with_description(annotation: Any) -> Any:
     return Annotated[(base, *converted)]
 
 
-def _without_titles(parameters: dict[str, Any]) -> dict[str, Any]:
-    """`parameters` with pydantic's titles dropped (changed in place, so pass a copy of anything shared)."""
+def _tool_spec(name: str, description: str, parameters: dict[str, Any]) -> ToolSpec:
+    """What the model is told of a tool; `parameters` loses pydantic's titles in place, so pass a copy of anything
+    shared. The model client is imported here, not with this module: search_files' child process imports the tools
+    and would pay for ollama and httpx, which it never uses, on every search."""
+    from meowgent.llm.client import ToolSpec
+
     _drop_titles(parameters)
-    return parameters
+    return ToolSpec(name, description, parameters)
 
 
 def _drop_titles(schema: Any) -> None:
