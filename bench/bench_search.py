@@ -10,7 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from meowgent.tools.files import _ripgrep, _search
+from meowgent.tools.grep import ripgrep_executable
+from meowgent.tools.search import _search
 
 FOLDERS = 200
 FILES_PER_FOLDER = 100
@@ -73,7 +74,7 @@ def match_count(output: str) -> str:
 
 
 def run() -> str:
-    if _ripgrep() is None:
+    if ripgrep_executable() is None:
         return "ripgrep (rg) is not installed, so there is nothing to compare the Python fallback with."
     rows = [
         "| pattern | matches | rg ms | python ms | python / rg | same output |",

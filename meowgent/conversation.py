@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from meowgent.events import ToolCall
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 
 
 @dataclass(frozen=True, slots=True)

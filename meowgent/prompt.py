@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from meowgent.reply.parse import CALL_FORMAT
-from meowgent.tools.registry import Tool
+from meowgent.tools.spec import Tool
 
 
 def system_prompt(

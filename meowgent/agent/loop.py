@@ -61,12 +61,12 @@ from meowgent.reply.guard import Limits, ReplyGuard
 from meowgent.reply.held import HeldCalls
 from meowgent.reply.parse import CallParseError, new_call_id, normalize_arguments, parse_tool_call
 from meowgent.reply.splitter import ToolCallSplitter
-from meowgent.tools.registry import (
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import (
     AnyTool,
     FollowCheck,
     ToolContext,
     ToolError,
-    ToolRegistry,
     redirect_needs_approval,
     redirect_not_allowed,
 )
@@ -146,9 +146,9 @@ class Agent:
 
         def may_follow(url: str) -> str | None:
             verdict = self.verdict(conversation, ToolCall(new_call_id(), "web_fetch", {"url": url}))
-            if verdict.decision == "allow":
+            if verdict.action == "allow":
                 return None
-            if verdict.decision == "deny":
+            if verdict.action == "deny":
                 return redirect_not_allowed(url, verdict.reason)
             return redirect_needs_approval(url)
 
@@ -163,7 +163,7 @@ class Agent:
         return tuple(
             call
             for call in conversation.pending
-            if isinstance(call, ToolCall) and self.verdict(conversation, call).decision == "ask"
+            if isinstance(call, ToolCall) and self.verdict(conversation, call).action == "ask"
         )
 
     def _turns(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
@@ -404,7 +404,7 @@ class Agent:
             yield from self._invalid(InvalidCall(call.id, call.name, f"Error: {exc}"), raw, calls)
             return
         calls.append(call)
-        yield ToolCallReady(call, self.verdict(conversation, call).decision != "allow")
+        yield ToolCallReady(call, self.verdict(conversation, call).action != "allow")
 
     @staticmethod
     def _invalid(call: InvalidCall, raw: str, calls: list[ToolCall | InvalidCall]) -> Iterator[AgentEvent]:
@@ -424,10 +424,10 @@ class Agent:
             else:
                 verdict = self.verdict(conversation, call)
                 decision = decisions.get(call.id)
-                if verdict.decision == "ask" and decision is None:
+                if verdict.action == "ask" and decision is None:
                     yield ApprovalNeeded(self.waiting(conversation))
                     return "paused"
-                if verdict.decision == "deny":
+                if verdict.action == "deny":
                     result = _refused(call, verdict.reason)
                 elif decision is not None and not decision.approved:
                     result = _rejected(call, decision.reason)
@@ -449,7 +449,7 @@ class Agent:
         edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
         if edited is not None:
             verdict = self.verdict(conversation, ToolCall(call.id, call.name, edited))
-            if verdict.decision == "deny":
+            if verdict.action == "deny":
                 return _refused(call, f"the changed call is not allowed: {verdict.reason}")
         network = conversation.network or (decision is not None and decision.network)
         context = ToolContext(self._settings, cancel, network=network, may_follow=self._follow_check(conversation))

@@ -26,8 +26,10 @@ from meowgent.persist.calls import AuditRow
 from meowgent.persist.recorder import Recorder
 from meowgent.persist.records import call_from_record, event_from_record
 from meowgent.persist.store import ConversationRow, Store
-from meowgent.policy.rules import Scope, Verdict
-from meowgent.tools.registry import ToolError, ToolRegistry
+from meowgent.policy.rules import Verdict
+from meowgent.policy.scopes import Scope
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ToolError
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 48
@@ -289,7 +291,7 @@ class ChatService:
         except ToolError as exc:
             raise ChatError(ChatErrorKind.EDIT_INVALID, detail=str(exc)) from None
         verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
-        if verdict.decision == "deny":
+        if verdict.action == "deny":
             raise ChatError(ChatErrorKind.EDIT_DENIED, detail=verdict.reason)
 
     def _set_network(self, chat: Chat, on: bool) -> None:

@@ -22,14 +22,8 @@ import mcp_types
 from meowgent.config import Settings
 from meowgent.mcp.client import McpCallError, McpManager, ServerState, not_running, sandboxed
 from meowgent.mcp.config import SEPARATOR, McpConfigError, ServerConfig, config_path, load_config
-from meowgent.tools.registry import (
-    ExternalTool,
-    ToolContext,
-    ToolError,
-    ToolRegistry,
-    cap_text,
-    check_schema,
-)
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ExternalTool, ToolContext, ToolError, cap_text, check_schema
 
 DESCRIPTION_CHARS = 1000
 """A server's description of one tool is cut here: it goes into every request's instructions."""

@@ -38,7 +38,7 @@ class Rulebook:
         server_file = data_dir / RULES_FILE
         if server_file.is_file():  # written by hand, maybe readable by all
             server_file.chmod(FILE_MODE)
-        self.server_rules: tuple[Rule, ...] = Policy.load(server_file, workspace).rules
+        self.server_rules: tuple[Rule, ...] = Policy.load(server_file, workspace, tools=self._tools).rules
         self._folder = data_dir / OWNER_RULES_FOLDER
         self._policies: dict[str, Policy] = {}
         self._lock = threading.Lock()
@@ -57,7 +57,7 @@ class Rulebook:
 
     def save(self, owner: str, text: str) -> int:
         """Check and keep the owner's rules; they judge the owner's next call. RulesError says what is wrong."""
-        rules = parse_rules(text)
+        rules = parse_rules(text, tools=self._tools)
         private_folder(self._folder)
         write_private(self._path(owner), text)
         with self._lock:
@@ -70,7 +70,9 @@ class Rulebook:
     def _owner_rules(self, owner: str) -> list[Rule]:
         path = self._path(owner)
         try:
-            return parse_rules(path.read_text(encoding="utf-8"), source=str(path)) if path.exists() else []
+            if not path.exists():
+                return []
+            return parse_rules(path.read_text(encoding="utf-8"), source=str(path), tools=self._tools)
         except (OSError, UnicodeDecodeError, RulesError) as exc:  # edited by hand since: risky calls ask
             log.warning("ignoring the owner's rules file %s: %s", path, exc)
             return []

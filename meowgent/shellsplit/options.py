@@ -2,7 +2,7 @@
 
 `parse_options(Options(flags="i", values="u"), words)` reads `env -iu HOME rm x` as `-i`, `-u HOME` and
 the operands `rm x`, where a naive reading takes `HOME` for the command. The tables of which programs
-take which options live in `shellprograms`; this module only reads words by such a table. Linear in the
+take which options live in `programs`; this module only reads words by such a table. Linear in the
 number of words.
 """
 

@@ -1,9 +1,11 @@
 """The words of a shell command line, their values after quote removal, and what leaves a line's meaning open.
 
 `Word` is one word as written and its literal value (None when only running the line would tell: an
-expansion, a substitution, a glob). `Problem` is one reason a line's meaning is not pinned down by its
-text: a stable `kind` code and the `snippet` of the line it is about, so a sentence can be worded from
-the code in any language; `str(problem)` is the English sentence fragment the verdict's reason uses.
+expansion, a substitution, a glob); `SimpleCommand` is a segment taken apart into its assignments, words
+and redirections (`Redirect`), and `program_name` the program its command word runs. `Problem` is one
+reason a line's meaning is not pinned down by its text: a stable `kind` code and the `snippet` of the
+line it is about, so a sentence can be worded from the code in any language; `str(problem)` is the
+English sentence fragment the verdict's reason uses.
 
 Everything here is linear in the length of its input.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Problem", "Word", "has_glob", "literal", "short"]
+__all__ = ["KINDS", "Problem", "Redirect", "SimpleCommand", "Word", "has_glob", "literal", "program_name", "short"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,43 @@ class Word:
     def value(self) -> str:
         """The literal value where there is one, else the text as written (for matching and showing)."""
         return self.text if self.literal is None else self.literal
+
+
+def program_name(word: Word) -> str | None:
+    """The base name of the program a command word runs (`/bin/rm` gives `rm`), None if only running it would tell."""
+    if word.literal is None:
+        return None
+    return word.literal.rpartition("/")[2] or None
+
+
+_WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """A redirection such as `2>&1` or `> out.txt`; `operator` keeps its file-descriptor number."""
+
+    operator: str
+    target: Word
+
+    @property
+    def writes(self) -> bool:
+        """Whether it writes to a file (an unknown target counts); duplicating a descriptor does not."""
+        operator = self.operator.lstrip("0123456789")
+        target = self.target.literal
+        if operator == ">&":  # `>&2` duplicates a descriptor, but `>& name` writes a file
+            return target is None or not (target.isdigit() or target == "-")
+        return operator in _WRITE_OPERATORS and target not in _HARMLESS_TARGETS
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """A segment taken apart: leading `NAME=value` assignments, the command and its arguments, redirections."""
+
+    assignments: tuple[Word, ...]
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...]
 
 
 # ---- what leaves a line's meaning open ----

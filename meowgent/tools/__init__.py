@@ -1,6 +1,7 @@
-"""The tools the model can call: the registry, the workspace guard, the file tools, the shell (in its sandbox),
-web fetch."""
+"""The tools the model can call: what a tool is (`spec`), the registry each app makes, the workspace guard, the
+file and search tools, the shell (in its sandbox), web fetch."""
 
-from meowgent.tools.registry import ToolContext, ToolError, ToolRegistry, run_tool, tool
+from meowgent.tools.registry import ToolRegistry, run_tool
+from meowgent.tools.spec import ToolContext, ToolError, ToolTraits, tool
 
-__all__ = ["ToolContext", "ToolError", "ToolRegistry", "run_tool", "tool"]
+__all__ = ["ToolContext", "ToolError", "ToolRegistry", "ToolTraits", "run_tool", "tool"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from meowgent.tools.registry import ToolError
+from meowgent.tools.spec import ToolError
 
 MAX_GLOB_CHARS = 300
 """A longer glob is refused: a step costs up to the pattern's size, and real globs are a few dozen characters."""

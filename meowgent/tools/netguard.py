@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from meowgent.tools.registry import ToolError
+from meowgent.tools.spec import ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Sequence[str]]

@@ -18,7 +18,7 @@ from pydantic import Field
 from meowgent.config import Settings
 from meowgent.tools.extract import extract_markdown
 from meowgent.tools.netguard import Resolver, Target, check_url, parse_url, resolve_host
-from meowgent.tools.registry import FollowCheck, ToolContext, ToolError, redirect_needs_approval, tool
+from meowgent.tools.spec import FollowCheck, ScopedBy, ToolContext, ToolError, redirect_needs_approval, tool
 
 MAX_REDIRECTS = 5
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -53,7 +53,7 @@ class Page:
     """True when the body was cut at fetch_max_bytes."""
 
 
-@tool(risky=True)
+@tool(risky=True, scope=ScopedBy.HOST, url="url", main="url", network=True)
 def web_fetch(
     ctx: ToolContext,
     url: Annotated[str, "The http or https URL to read."],

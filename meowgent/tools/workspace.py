@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from meowgent.tools.registry import ToolError
+from meowgent.tools.spec import ToolError
 
 
 class Workspace:

@@ -36,7 +36,8 @@ from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder
 from meowgent.persist.store import Store
 from meowgent.policy.rulebook import RULES_EXAMPLE, Rulebook
-from meowgent.policy.rules import RulesError, Scope, scope_offer, typed_scope
+from meowgent.policy.rules import RulesError
+from meowgent.policy.scopes import Scope, scope_offer, typed_scope
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
 from meowgent.ui.approval import describe_queue, link_target

@@ -14,9 +14,10 @@ from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
-from meowgent.policy.rules import NETWORK, risk_notes
+from meowgent.policy.risks import Risk, risk_notes
 from meowgent.tools.linediff import LineDiff
-from meowgent.tools.registry import ExternalTool, ToolError, ToolRegistry
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ExternalTool, ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
@@ -170,7 +171,7 @@ class _Sandbox:
             return ""
         if not self.sandboxed:
             return t(language, "card_no_sandbox")
-        return t(language, "network_needed") if not self.network and NETWORK in risk_notes(call, workspace) else ""
+        return t(language, "network_needed") if not self.network and Risk.NETWORK in risk_notes(call, workspace) else ""
 
 
 def _step(

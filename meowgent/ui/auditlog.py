@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from meowgent.persist.calls import AuditRow
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.render import arguments_html

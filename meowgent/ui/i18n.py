@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from meowgent.chats.service import ChatError
 
+from meowgent.policy.risks import Risk
+
 ENGLISH, CHINESE = "en", "zh-TW"
 LANGUAGES = {ENGLISH: "English", CHINESE: "繁體中文"}
 
@@ -407,19 +409,28 @@ _TEXT: dict[str, dict[str, str]] = {
     },
 }
 
-# Risk notes come from meowgent.policy.rules in English; these are their translations.
+# Risk notes (meowgent.policy.risks) in each language: phrases that follow "this …", and sentences of their own.
 _RISKS = {
-    "deletes files": "刪除檔案",
-    "uses the network": "連上網路",
-    "runs with admin rights": "以系統管理員權限執行",
-    "changes permissions": "變更權限",
-    "overwrites an existing file": "覆寫既有的檔案",
-    "edits a file": "修改檔案",
+    ENGLISH: {
+        Risk.DELETES: "deletes files",
+        Risk.NETWORK: "uses the network",
+        Risk.ADMIN: "runs with admin rights",
+        Risk.PERMISSIONS: "changes permissions",
+        Risk.OVERWRITES: "overwrites an existing file",
+        Risk.EDITS: "edits a file",
+    },
+    CHINESE: {
+        Risk.DELETES: "刪除檔案",
+        Risk.NETWORK: "連上網路",
+        Risk.ADMIN: "以系統管理員權限執行",
+        Risk.PERMISSIONS: "變更權限",
+        Risk.OVERWRITES: "覆寫既有的檔案",
+        Risk.EDITS: "修改檔案",
+    },
 }
-# Risk notes that are sentences of their own rather than "this …" phrases, by language.
 _RISK_SENTENCES = {
-    ENGLISH: {"Meowgent can't tell everything this runs": "Meowgent can't tell everything this runs"},
-    CHINESE: {"Meowgent can't tell everything this runs": "Meowgent 無法確知這會執行的所有內容"},
+    ENGLISH: {Risk.HIDDEN: "Meowgent can't tell everything this runs"},
+    CHINESE: {Risk.HIDDEN: "Meowgent 無法確知這會執行的所有內容"},
 }
 
 # Errors in the chat, by ErrorEvent.kind. Commands in backticks from the English message are kept.
@@ -472,10 +483,10 @@ def pick_language(accept_language: str | None) -> str:
     return ENGLISH
 
 
-def risks(language: str, notes: tuple[str, ...]) -> str:
+def risks(language: str, notes: tuple[Risk, ...]) -> str:
     """Risk notes in `language`: "this …" and the phrases joined, then the notes that are sentences of their own."""
     sentences = _RISK_SENTENCES.get(language, _RISK_SENTENCES[ENGLISH])
-    phrases = [note if language == ENGLISH else _RISKS.get(note, note) for note in notes if note not in sentences]
+    phrases = [_RISKS.get(language, _RISKS[ENGLISH])[note] for note in notes if note not in sentences]
     said = [t(language, "risk_this", risks=t(language, "risk_separator").join(phrases))] if phrases else []
     return t(language, "risk_sentences").join(said + [sentences[note] for note in notes if note in sentences])
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from meowgent.events import ToolCall
-from meowgent.policy.rules import Scope, scope_offer
+from meowgent.policy.scopes import Scope, scope_offer
 from meowgent.ui.i18n import t
 
 _LONGEST = 60  # characters of a path or host on the button; the card above shows it whole

@@ -27,7 +27,8 @@ from meowgent.events import (
 )
 from meowgent.llm.client import OllamaClient
 from meowgent.reply.parse import peek_call
-from meowgent.tools.registry import ExternalTool, ToolRegistry
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ExternalTool
 from meowgent.ui.i18n import CHINESE, notice_text
 from tests.scripted_ollama import (
     DEFAULT_MODELS,

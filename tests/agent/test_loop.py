@@ -26,7 +26,8 @@ from meowgent.events import (
     ToolResult,
 )
 from meowgent.llm.client import OllamaClient
-from meowgent.policy.rules import Policy, Rule, Scope
+from meowgent.policy.rules import Policy, Rule
+from meowgent.policy.scopes import Scope
 from tests.scripted_ollama import (
     Drop,
     ErrorLine,

@@ -8,7 +8,7 @@ from meowgent.chats.audit import CallLedger
 from meowgent.conversation import Decision
 from meowgent.events import Done, TextDelta, ToolCall, ToolCallReady, ToolResult
 from meowgent.persist.calls import AuditRow, CallRow
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 
 LS = ToolCall("c1", "run_shell", {"command": "ls"})
 NOTE = ToolCall("c2", "write_file", {"path": "a.md", "content": "x"})

@@ -19,7 +19,8 @@ from meowgent.conversation import Decision
 from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMessage
 from meowgent.llm.client import OllamaClient
 from meowgent.persist.store import Store
-from meowgent.policy.rules import Policy, Rule, Scope
+from meowgent.policy.rules import Policy, Rule
+from meowgent.policy.scopes import Scope
 from meowgent.tools.registry import ExternalTool, ToolRegistry
 from meowgent.ui.render import ChatView
 from tests.sandboxing import GREETING, fetch, needs_sandbox

@@ -236,10 +236,10 @@ def test_a_bad_configuration_gives_no_servers_and_a_sentence(tmp_path):
 
 
 def test_a_chat_scope_for_a_server_allows_its_tools_there_and_a_deny_rule_still_wins(ollama_server, settings, mcp):
-    scope = server_scope("fx")
-    assert scope.matches(ToolCall("1", "fx__add", {}))
-    assert not scope.matches(ToolCall("2", "fxy__add", {}))
-    assert not scope.matches(ToolCall("3", "run_shell", {"command": "ls"}))
+    scope, traits = server_scope("fx"), mcp.registry.traits
+    assert scope.matches(ToolCall("1", "fx__add", {}), traits("fx__add"))
+    assert not scope.matches(ToolCall("2", "fxy__add", {}), traits("fxy__add"))
+    assert not scope.matches(ToolCall("3", "run_shell", {"command": "ls"}), traits("run_shell"))
     assert str(scope) == "every tool of the MCP server fx"
     ollama_server.script(
         reply(tool_call_text("fx__add", {"a": 1, "b": 1}) + tool_call_text("fx__echo", {"text": "no"})), reply("2.")

@@ -15,11 +15,11 @@ ALLOW_ALL = '[{"tool": "*", "action": "allow"}]'
 def test_an_owners_rules_judge_only_their_calls(tmp_path):
     book = Rulebook(tmp_path / "data", tmp_path)
     assert book.save("browser:alice", ALLOW_ALL) == 1
-    assert book.policy("browser:alice").decide(TOUCH).decision == "allow"
-    assert book.policy("browser:bob").decide(TOUCH).decision == "ask"
+    assert book.policy("browser:alice").decide(TOUCH).action == "allow"
+    assert book.policy("browser:bob").decide(TOUCH).action == "ask"
     assert book.text("browser:bob") == RULES_EXAMPLE
     assert book.text("browser:alice") == ALLOW_ALL
-    assert Rulebook(tmp_path / "data", tmp_path).policy("browser:alice").decide(TOUCH).decision == "allow"  # kept
+    assert Rulebook(tmp_path / "data", tmp_path).policy("browser:alice").decide(TOUCH).action == "allow"  # kept
 
 
 def test_the_servers_denials_stand_whatever_an_owner_allows(tmp_path):
@@ -28,7 +28,7 @@ def test_the_servers_denials_stand_whatever_an_owner_allows(tmp_path):
     (data / RULES_FILE).write_text('[{"tool": "run_shell", "action": "deny", "command": "touch *"}]')
     book = Rulebook(data, tmp_path)
     book.save("user:ann", ALLOW_ALL)
-    assert book.policy("user:ann").decide(TOUCH).decision == "deny"
+    assert book.policy("user:ann").decide(TOUCH).action == "deny"
 
 
 def test_bad_rules_are_not_saved_and_the_files_are_private(tmp_path):
@@ -46,4 +46,4 @@ def test_an_owners_file_broken_by_hand_makes_risky_calls_ask(tmp_path):
     book = Rulebook(tmp_path / "data", tmp_path)
     book.save("browser:alice", ALLOW_ALL)
     (next((tmp_path / "data" / "rules").iterdir())).write_text("not json")
-    assert Rulebook(tmp_path / "data", tmp_path).policy("browser:alice").decide(TOUCH).decision == "ask"
+    assert Rulebook(tmp_path / "data", tmp_path).policy("browser:alice").decide(TOUCH).action == "ask"

@@ -12,16 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent.shellsplit.parser import (
-    Problem,
-    Redirect,
-    SplitResult,
-    Word,
-    command_word,
-    invocations,
-    parse_segment,
-    split_command,
-)
+from meowgent.shellsplit.parser import SplitResult, command_word, parse_segment, split_command
+from meowgent.shellsplit.programs import invocations
+from meowgent.shellsplit.words import Problem, Redirect, Word
 
 SPLITS = [
     ("ls && rm -rf /", ["ls", "rm -rf /"]),

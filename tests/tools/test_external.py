@@ -6,7 +6,8 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.llm.client import ollama_tool
-from meowgent.tools.registry import ExternalTool, ToolContext, ToolError, ToolRegistry, check_schema
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ExternalTool, ToolContext, ToolError, check_schema
 
 SCHEMA = {
     "type": "object",

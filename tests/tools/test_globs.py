@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from meowgent.config import Settings
 from meowgent.tools.globs import MAX_GLOB_CHARS, Glob
-from meowgent.tools.registry import ToolError, run_tool
+from meowgent.tools.registry import run_tool
+from meowgent.tools.spec import ToolError
 
 HOSTILE = "*?" * 14 + "Q"
 """The glob of issue 17: as a regex it backtracks for seconds on a 40-character name, doubling with each `*?`."""

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from meowgent.tools.netguard import BlockedAddress, check_url, non_public_reason
-from meowgent.tools.registry import ToolError
+from meowgent.tools.spec import ToolError
 
 
 def resolver(table: dict[str, list[str]]):

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from bench.bench_fetch import CORPUS, corpus_pages, expected_text, word_f1, words
 from meowgent.config import Settings
 from meowgent.tools.netguard import BlockedAddress
-from meowgent.tools.registry import ToolContext, ToolError, ToolRegistry, run_tool
+from meowgent.tools.registry import ToolRegistry, run_tool
+from meowgent.tools.spec import ToolContext, ToolError
 from meowgent.tools.web import decode_body, fetch, render_window, web_fetch
 
 PARAGRAPHS = [f"Paragraph {n}: " + "purr " * (20 + n % 7) for n in range(120)]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from meowgent.tools.registry import ToolError
+from meowgent.tools.spec import ToolError
 from meowgent.tools.workspace import Workspace
 
 

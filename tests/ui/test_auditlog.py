@@ -8,7 +8,7 @@ import pytest
 
 from meowgent.persist.calls import AuditDecision, AuditOutcome, AuditRow, AuditScope, Decider
 from meowgent.persist.store import Store
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 from meowgent.ui.auditlog import audit_html, audit_words
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from tests.persist.test_migrations import write_v7_audit

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
-from meowgent.tools.registry import ToolContext, ToolRegistry, builtin_tools, tool, tool_of
+from meowgent.tools.registry import ToolRegistry, builtin_tools
+from meowgent.tools.spec import ToolContext, tool, tool_of
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
 from tests.ui.conftest import chat_text, html_text
 

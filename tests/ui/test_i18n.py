@@ -8,6 +8,7 @@ import pytest
 from meowgent.chats.service import ChatError, ChatErrorKind
 from meowgent.context import FitResult, describe_fit
 from meowgent.events import ErrorEvent, ToolCall, ToolCallReady, ToolCallStarted, ToolResult, UserMessage
+from meowgent.policy.risks import Risk
 from meowgent.ui.i18n import (
     _ERRORS,
     _TEXT,
@@ -61,7 +62,7 @@ def test_errors_are_translated_by_kind_and_keep_the_commands_to_run():
 
 
 def test_risk_notes_and_the_chat_read_in_chinese():
-    assert risks(CHINESE, ("deletes files", "uses the network")) == "這個動作會刪除檔案、連上網路"
+    assert risks(CHINESE, (Risk.DELETES, Risk.NETWORK)) == "這個動作會刪除檔案、連上網路"
     call = ToolCall("c1", "run_shell", {"command": "ls"})
     view = ChatView(CHINESE)
     for event in (UserMessage("hi"), ToolCallStarted("c1"), ToolCallReady(call, True), ErrorEvent("x", "stalled")):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.scopes import ScopeControls, network_label, network_options, scope_controls, scope_label
 

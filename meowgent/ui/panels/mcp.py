@@ -13,7 +13,7 @@ from meowgent.chats.service import ChatError, ChatService
 from meowgent.mcp.adapter import McpTools, tool_name
 from meowgent.mcp.client import ServerState
 from meowgent.mcp.config import SEPARATOR, ServerConfig
-from meowgent.policy.rules import Scope
+from meowgent.policy.scopes import Scope
 from meowgent.ui.i18n import ENGLISH, chat_error_text, t
 
 REFRESH_SECONDS = 5.0

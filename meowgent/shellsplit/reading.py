@@ -1,0 +1,288 @@
+"""How a program's words are read: what it does with them (`Reading`), by its option table (`Program`).
+
+The tables themselves are grouped by kind in `wrappers`, `writing`, `runners`, `handoff` and `git`;
+`programs.read_program` picks the table or the reader of a program. `Found` gathers what one reading
+finds, failing closed: an option the table does not know, or a word only known when it runs where an
+option could stand, is a `Problem`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, cast
+
+from meowgent.shellsplit.options import Option, Options, Parsed, parse_options
+from meowgent.shellsplit.variables import runs_value, variable_name
+from meowgent.shellsplit.words import Problem, Word, short
+
+WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """A file a command writes through an option or an operand rather than a redirection.
+
+    A rule pattern covers it only when the pattern spells `spelling` at the start of one of its
+    words (`--output`, `-o`, `tee`), as a `>` must be spelled to cover a redirection.
+    """
+
+    spelling: str
+    target: Word | None
+    how: WriteHow
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one command does with its arguments, as far as the program's table tells."""
+
+    command: tuple[Word, ...] = ()
+    """The command a wrapper runs in turn (`sudo -u bob rm x` gives `rm x`); empty if none or not known."""
+    adds_input: bool = False
+    """Whether `command` also gets arguments read from the input (xargs)."""
+    started: tuple[tuple[Word, ...], ...] = ()
+    """Other commands it starts, each with its own arguments (`find -exec rm {} ;` gives `rm {}`)."""
+    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()
+    """Shell lines it runs, each as who runs it and the words that joined with spaces make the line."""
+    problems: tuple[Problem, ...] = ()
+    writes: tuple[Write, ...] = ()
+
+
+# ---- reading a program ----
+
+Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
+"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
+it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
+or no command runs after it (`sudo -l`, `command -v`)."""
+
+ValueCheck = Callable[[Word | None], Effect | None]
+"""An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A program's option table and what its options do."""
+
+    options: Options
+    effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
+    wraps: bool = False
+    """Its operands (after `operands` of them) are a command it runs: sudo, env, timeout."""
+    operands: int = 0
+    """Words it takes before the command: timeout's DURATION, flock's FILE."""
+    assignments: bool = False
+    """`NAME=value` words may come before the command (env, sudo)."""
+
+
+Reader = Callable[[str, Sequence[Word]], Reading]
+"""A program read by code of its own: its name as written and its arguments -> what it does."""
+
+
+def read_table(program: str, table: Program, arguments: Sequence[Word]) -> Reading:
+    found = Found(program)
+    command = apply_table(found, table, parse_options(table.options, arguments))
+    return found.reading(command=command)
+
+
+def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...]:
+    """Note what the options do; the command a wrapper runs (empty when none, or when it is not known)."""
+    found.options(parsed, table.effects)
+    if table.options.permute:
+        found.unknown_letters(parsed, table.effects)
+        found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
+    else:
+        found.unknown_stops(parsed)
+    if not table.wraps or found.problems or found.stopped or len(parsed.operands) < table.operands:
+        return ()
+    operands = list(parsed.operands[table.operands :])
+    if table.assignments:
+        while operands and is_assignment(operands[0]):
+            found.assignment(operands.pop(0))
+    return tuple(operands)
+
+
+def _writes_any(effects: Mapping[str, Effect | ValueCheck]) -> bool:
+    return any(effect in ("writes", "appends", "edits", "deletes", "sets") for effect in effects.values())
+
+
+def _runs_any(effects: Mapping[str, Effect | ValueCheck]) -> bool:
+    return any(effect in ("runs", "shell") or callable(effect) for effect in effects.values())
+
+
+class Found:
+    """What the reading of one command has found so far."""
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+        self.problems: list[Problem] = []
+        self.texts: list[tuple[str, tuple[Word, ...]]] = []
+        self.writes: list[Write] = []
+        self.started: list[tuple[Word, ...]] = []
+        self.stopped = False
+
+    def problem(self, kind: str, snippet: str) -> None:
+        self.problems.append(Problem(kind, short(f"{self.program} {snippet}".strip())))
+
+    def options(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
+        for option in parsed.options:
+            effect = effects.get(option.name)
+            if callable(effect):
+                effect = effect(option.value)
+            if effect is not None:
+                self.effect(effect, option)
+
+    def effect(self, effect: Effect, option: Option) -> None:
+        if effect == "runs":
+            self.problem("runs_code", option.spelling)
+        elif effect == "shell":
+            self.text(option.value, option.spelling)
+        elif effect == "env":
+            if option.value is None or not is_assignment(option.value):
+                self.problem("variable", option.word.text)
+            else:
+                self.assignment(option.value)
+        elif effect == "stops":
+            self.stopped = True
+        else:
+            self.write(option.spelling, option.value, effect)
+
+    def text(self, value: Word | None, spelling: str) -> None:
+        """A shell line the program runs: split it when it is literal; either way the line is not pinned down."""
+        self.problem("runs_text", spelling)
+        if value is not None:
+            self.texts.append((f"{self.program} {spelling}", (value,)))
+
+    def write(self, spelling: str, target: Word | None, how: Effect) -> None:
+        if target is None or target.literal not in _NOT_FILES:
+            self.writes.append(Write(spelling, target, _WRITE_HOW[how]))
+
+    def assignment(self, word: Word) -> None:
+        name = variable_name(word)
+        if name is None or runs_value(name):
+            self.problem("variable", word.text)
+
+    def unknown_stops(self, parsed: Parsed) -> None:
+        """A program whose options end at its first operand: an unknown option hides what follows."""
+        for word in parsed.unknown:
+            self.problem("option", word.text)
+        for word in parsed.unread:
+            self.problem("unknown_word", word.text)
+
+    def unread(self, parsed: Parsed, *, writes: bool, runs: bool) -> None:
+        """A word only known when it runs may be any option: one that runs code, or one that writes."""
+        for word in parsed.unread:
+            if runs:
+                self.problem("unknown_word", word.text)
+            if writes:
+                self.writes.append(Write(word.text, None, "replaces"))
+
+    def unknown_letters(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
+        """An option word the table cannot read may still hold a letter that runs code or writes: count it."""
+        for word in parsed.unknown:
+            text = word.value
+            letters = text[1:] if not text.startswith("--") else ""
+            for letter in dict.fromkeys(letters):
+                effect = effects.get("-" + letter)
+                if effect is not None:
+                    self.effect(effect if not callable(effect) else "runs", Option("-" + letter, None, word))
+
+    def reading(self, command: Sequence[Word] = (), *, adds_input: bool = False) -> Reading:
+        return Reading(
+            tuple(command),
+            adds_input,
+            tuple(self.started),
+            tuple(self.texts),
+            tuple(dict.fromkeys(self.problems)),
+            tuple(self.writes),
+        )
+
+
+_NOT_FILES = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr"})
+_WRITE_HOW: dict[str, WriteHow] = {
+    "writes": "replaces",
+    "appends": "appends",
+    "edits": "edits",
+    "deletes": "deletes",
+    "sets": "sets",
+}
+
+
+def is_assignment(word: Word) -> bool:
+    """Whether env or sudo takes the word for `NAME=value` rather than the command."""
+    name, equals, _value = word.value.partition("=")
+    return bool(equals and name) and not name.startswith("-") and not any(char.isspace() for char in name)
+
+
+def option_table(
+    flags: str = "",
+    values: str = "",
+    *,
+    optional: str = "",
+    digits: str = "",
+    long_flags: str = "",
+    long_values: str = "",
+    long_optional: str = "",
+    numbers: bool = False,
+    lone_dash: bool = False,
+    permute: bool = False,
+    ends: frozenset[str] = frozenset(),
+    lenient_long: bool = False,
+) -> Options:
+    """An option table from space-separated long names, to keep the tables short."""
+    return Options(
+        flags,
+        values,
+        optional,
+        digits,
+        frozenset(long_flags.split()),
+        frozenset(long_values.split()),
+        frozenset(long_optional.split()),
+        numbers=numbers,
+        lone_dash=lone_dash,
+        permute=permute,
+        ends=ends,
+        lenient_long=lenient_long,
+    )
+
+
+def option_effects(**groups: str) -> dict[str, Effect | ValueCheck]:
+    """`runs="-c --command"` → {"-c": "runs", "--command": "runs"}."""
+    return {name: cast(Effect, effect) for effect, names in groups.items() for name in names.split()}
+
+
+HELP = "help version"
+"""The long options nearly every program takes, which only print."""
+
+
+def pipes_or(effect: Effect, value: Word | None) -> Effect:
+    """strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written."""
+    if value is None or value.literal is None or value.literal.startswith(("|", "!")):
+        return "runs"
+    return effect
+
+
+def mentions(effect: Effect, value: Word | None, needle: str) -> Effect | None:
+    """The effect when the value names `needle` (or cannot be read): tar's `--checkpoint-action=exec=...`."""
+    if value is None or value.literal is None or needle in value.literal:
+        return effect
+    return None
+
+
+def stdin_runs(value: Word | None) -> Effect | None:
+    """`make -f -` reads its makefile from the input: a program nobody sees."""
+    return "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None
+
+
+# ssh_config keys that run a command or load code; `-o` and `-F` files can set them.
+_SSH_RUNNING_KEYS = frozenset(
+    {"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "match"}
+    | {"include", "securitykeyprovider", "pkcs11provider", "xauthlocation"}
+)
+
+
+def ssh_option(value: Word | None) -> Effect | None:
+    """An ssh `-o Key=value` (or `Key value`) that runs a command."""
+    if value is None or value.literal is None:
+        return "runs"
+    key = re.split(r"[=\s]", value.literal.strip(), maxsplit=1)[0].lower()
+    return "runs" if key in _SSH_RUNNING_KEYS else None
