@@ -35,6 +35,7 @@ from meowgent.config import Settings
 from meowgent.conversation import Conversation
 from meowgent.events import Done, TextDelta, ToolCallProgress
 from meowgent.llm.client import OllamaClient
+from meowgent.llm.types import ChatRequest, Holding
 from tests.scripted_ollama import ScriptedOllama, Text, Turn, tool_call_text
 
 CHUNK = 4
@@ -85,6 +86,7 @@ Reader = Callable[[], int]
 
 def readers(url: str, workspace: Path) -> dict[str, Reader]:
     messages = [{"role": "user", "content": "go"}]
+    request = ChatRequest(MODEL, "You are a cat.", tuple(messages), None, False, frozenset(), 4096, Holding.NONE)
     raw = ollama.Client(host=url)
     client = OllamaClient(url)
     agent = Agent(client, Settings(workspace=workspace, ollama_host=url))
@@ -93,7 +95,7 @@ def readers(url: str, workspace: Path) -> dict[str, Reader]:
         return sum(len(part.message.content or "") for part in raw.chat(MODEL, messages=messages, stream=True))
 
     def read_llm(cancel: threading.Event | None) -> int:
-        return sum(len(c.content) for c in client.stream_chat(model=MODEL, messages=messages, cancel=cancel))
+        return sum(len(c.content) for c in client.stream_chat(request, cancel=cancel))
 
     def read_agent() -> int:
         seen, outcome = 0, ""

@@ -25,6 +25,7 @@ from bench.report import table
 from meowgent.config import Settings
 from meowgent.context import TokenEstimator, estimate_messages
 from meowgent.llm.client import OllamaClient
+from meowgent.llm.types import ChatRequest, Holding
 from meowgent.prompt import system_prompt
 from meowgent.tools.registry import ToolRegistry
 from tests.scripted_ollama import ScriptedOllama, tool_call_text
@@ -109,12 +110,17 @@ def scripted_counts(requests: list[Messages]) -> list[int]:
     with ScriptedOllama() as server:
         client = OllamaClient(server.url)
         try:
-            return [
-                next(c.prompt_tokens for c in client.stream_chat(model="qwen3", messages=m) if c.done) or 0
-                for m in requests
-            ]
+            return [next(c.prompt_tokens for c in client.stream_chat(_request(m)) if c.done) or 0 for m in requests]
         finally:
             client.close()
+
+
+def _request(messages: Messages) -> ChatRequest:
+    """The transcript as qwen3 gets it (its template reads role `tool`), the system prompt first."""
+    system, *transcript = messages
+    return ChatRequest(
+        "qwen3", system["content"], tuple(transcript), None, False, frozenset({"tools"}), 40960, Holding.NONE
+    )
 
 
 # Qwen's pre-tokenizer pattern, as in its tokenizer configuration.

@@ -14,16 +14,9 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from meowgent.agent.request import build_request
 from meowgent.config import Settings
-from meowgent.context import (
-    APP_NOTE,
-    ContextTooSmall,
-    FitResult,
-    TokenEstimator,
-    budget_for,
-    describe_fit,
-    fit_messages,
-)
+from meowgent.context import APP_NOTE, ContextTooSmall, TokenEstimator, describe_fit
 from meowgent.conversation import Conversation, Decision, InvalidCall
 from meowgent.events import (
     AgentEvent,
@@ -44,18 +37,10 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
-from meowgent.llm.client import (
-    ChatChunk,
-    ErrorLine,
-    ModelError,
-    ModelInfo,
-    ModelProfile,
-    NativeToolCall,
-    OllamaClient,
-    ollama_tool,
-)
+from meowgent.llm.backend import ModelBackend
+from meowgent.llm.errors import ErrorLine, ModelError
+from meowgent.llm.types import ChatChunk, ChatRequest, Holding, ModelProfile, NativeToolCall
 from meowgent.policy.rules import Policy, Verdict
-from meowgent.prompt import system_prompt
 from meowgent.reply.formats import format_hint
 from meowgent.reply.guard import Limits, ReplyGuard
 from meowgent.reply.held import HeldCalls
@@ -83,11 +68,11 @@ class _Reply:
 
 
 class Agent:
-    """Runs conversations against one Ollama server with the registered tools."""
+    """Runs conversations against one model server with the registered tools."""
 
     def __init__(
         self,
-        client: OllamaClient,
+        client: ModelBackend,
         settings: Settings,
         *,
         policy: Policy | None = None,
@@ -175,13 +160,17 @@ class Agent:
             return
         noticed = asked_again = False
         for _ in range(self._settings.max_turns):
+            offered = self.tools(conversation).values()
+            estimator = self._estimator(conversation.model)
             try:
-                request, fit = self._request(conversation, profile)
+                request, fit = build_request(
+                    conversation, profile, tools=offered, settings=self._settings, estimator=estimator
+                )
             except ContextTooSmall as exc:
                 yield ErrorEvent(exc.message, exc.kind)
                 yield Done("error")
                 return
-            note = describe_fit(fit, request["options"]["num_ctx"])
+            note = describe_fit(fit, request.context)
             if note and not noticed:  # once per answer, not before every model reply
                 noticed = True
                 yield Notice(note)
@@ -190,7 +179,7 @@ class Agent:
             reply = yield from guard.watch(stream)
             counts = _token_counts(reply.final)
             if reply.final is not None and reply.final.prompt_tokens:
-                self._estimator(conversation.model).calibrate(fit.raw_tokens, reply.final.prompt_tokens)
+                estimator.calibrate(fit.raw_tokens, reply.final.prompt_tokens)
             if reply.rejected is not None:
                 if not asked_again:  # one retry, told what went wrong; the same failure again ends the answer
                     asked_again = True
@@ -217,7 +206,7 @@ class Agent:
     def _stream_reply(
         self,
         conversation: Conversation,
-        request: dict[str, Any],
+        request: ChatRequest,
         cancel: threading.Event,
         guard: ReplyGuard,
         *,
@@ -232,7 +221,7 @@ class Agent:
         calls: list[ToolCall | InvalidCall] = []
         open_call: list[str] = []  # the id of the call being written, if any
         thinking_since: float | None = None
-        stream = self._client.stream_chat(**request, cancel=cancel)
+        stream = self._client.stream_chat(request, cancel=cancel)
         try:
             for chunk in stream:
                 if cancel.is_set():
@@ -275,7 +264,7 @@ class Agent:
         except ErrorLine as exc:
             reply.ended = "error"
             # Ollama's parser refused the call we saw being written (or, unseen, may have been): the caller asks again.
-            if held.pending or request.get("silent_calls"):
+            if held.pending or request.holding is Holding.SILENT:
                 reply.rejected = exc.detail
             else:
                 yield ErrorEvent(exc.message, exc.kind)
@@ -283,7 +272,7 @@ class Agent:
             reply.ended = "error"
             yield ErrorEvent(exc.message, exc.kind)
         finally:
-            stream.close()  # closes the HTTP response, so Ollama stops generating
+            stream.close()  # closes the HTTP response, so the server stops generating
         if guard.cut:
             reply.ended = guard.cut.ended
         for piece in splitter.close():
@@ -307,34 +296,6 @@ class Agent:
             calls.append(InvalidCall(call_id, "", error))
         conversation.pending = calls if reply.ended == "complete" else []
         return reply
-
-    def _request(self, conversation: Conversation, profile: ModelProfile) -> tuple[dict[str, Any], FitResult]:
-        """The request for the model's next reply, with the transcript cut to fit its context (see context.py).
-
-        A model whose calls Ollama parses gets the tools natively (see docs/architecture.md, "Model families").
-        """
-        info = profile.info
-        offered = self.tools(conversation).values()
-        system = system_prompt(offered, workspace=self._settings.workspace, native=profile.native_tools)
-        tools = [ollama_tool(tool.spec()) for tool in offered] if profile.native_tools else None
-        context = min(info.context_length or self._settings.num_ctx, self._settings.num_ctx)
-        estimator = self._estimator(conversation.model)
-        schemas = estimator.estimate([{"role": "system", "content": json.dumps(tools)}]) if tools else 0
-        fit = fit_messages(
-            [{"role": "system", "content": system}, *conversation.messages],
-            budget=budget_for(context) - schemas,
-            estimator=estimator,
-        )
-        return {
-            "model": conversation.model,
-            "messages": [fit.messages[0], *wire_messages(fit.messages[1:], info)],
-            # Sending think to a model without the capability is an HTTP 400.
-            "think": conversation.think if "thinking" in info.capabilities else None,
-            "options": {"num_ctx": context},
-            "tools": tools,
-            "logprobs": profile.logprobs,
-            "silent_calls": profile.silent_calls,
-        }, fit
 
     def _estimator(self, model: str) -> TokenEstimator:
         """One per model: the correction it learns is the model's tokenizer's."""
@@ -535,22 +496,3 @@ def _record(conversation: Conversation, result: ToolResult) -> None:
 
 def _token_counts(final: ChatChunk | None) -> tuple[int | None, int | None]:
     return (final.prompt_tokens, final.output_tokens) if final else (None, None)
-
-
-def wire_messages(messages: list[dict[str, Any]], info: ModelInfo) -> list[dict[str, Any]]:
-    """The transcript as this model's chat template expects it.
-
-    Models with the `tools` capability have a template that renders role `tool`. For the
-    others the role would be dropped or mangled, so the result goes in a user message.
-    """
-    if "tools" in info.capabilities:
-        return messages
-    return [
-        {
-            "role": "user",
-            "content": f'<tool_response name="{m.get("tool_name", "")}">\n{m["content"]}\n</tool_response>',
-        }
-        if m["role"] == "tool"
-        else m
-        for m in messages
-    ]

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from meowgent.events import AgentEvent, ToolCallInvalid, ToolCallProgress, ToolCallStarted, ToolCallWriting
-from meowgent.llm.client import ChatChunk
+from meowgent.llm.types import ChatChunk
 from meowgent.reply.formats import CallClosed, CallOpened, CallPiece, CallTextReader
 from meowgent.reply.parse import new_call_id
 

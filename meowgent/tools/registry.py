@@ -28,7 +28,7 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from meowgent.config import Settings
-from meowgent.llm.client import ToolSpec
+from meowgent.llm.types import ToolSpec
 
 log = logging.getLogger(__name__)
 
