@@ -610,30 +610,32 @@ HALF = '{"message": {"role": "assistant", "content": "Half"}, "done": false}'
 @pytest.mark.parametrize(
     "line",
     [
-        "not JSON",
-        "[1, 2]",
-        '{"message": "text", "done": false}',
-        '{"done": false}',
-        '{"message": {"role": "assistant", "content": 5}, "done": false}',
-        '{"message": {"role": "assistant", "content": ""}, "logprobs": [{"logprob": -1}], "done": false}',
-        '{"message": {"role": "assistant", "tool_calls": [{"function": {"name": "x", "arguments": "{}"}}]}}',
-        '{"message": {"role": "assistant", "tool_calls": [{"function": {"arguments": {}}}]}}',
-        '{"message": {"role": "assistant", "tool_calls": {"function": {"name": "x", "arguments": {}}}}}',
-        '{"message": {"role": "assistant", "content": ""}, "done": "yes"}',
-        '{"message": {"role": "assistant", "content": ""}, "done": true, "eval_count": "many"}',
-    ],
-    ids=[
-        "not-json",
-        "not-an-object",
-        "message-not-an-object",
-        "no-message",
-        "content-not-text",
-        "token-without-text",
-        "arguments-not-an-object",
-        "call-without-name",
-        "calls-not-a-list",
-        "done-not-a-boolean",
-        "count-not-a-number",
+        pytest.param("not JSON", id="not-json"),
+        pytest.param("[1, 2]", id="not-an-object"),
+        pytest.param('{"message": "text", "done": false}', id="message-not-an-object"),
+        pytest.param('{"done": false}', id="no-message"),
+        pytest.param('{"message": {"role": "assistant", "content": 5}, "done": false}', id="content-not-text"),
+        pytest.param(
+            '{"message": {"role": "assistant", "content": ""}, "logprobs": [{"logprob": -1}], "done": false}',
+            id="token-without-text",
+        ),
+        pytest.param(
+            '{"message": {"role": "assistant", "tool_calls": [{"function": {"name": "x", "arguments": "{}"}}]}}',
+            id="arguments-not-an-object",
+        ),
+        pytest.param(
+            '{"message": {"role": "assistant", "tool_calls": [{"function": {"arguments": {}}}]}}',
+            id="call-without-name",
+        ),
+        pytest.param(
+            '{"message": {"role": "assistant", "tool_calls": {"function": {"name": "x", "arguments": {}}}}}',
+            id="calls-not-a-list",
+        ),
+        pytest.param('{"message": {"role": "assistant", "content": ""}, "done": "yes"}', id="done-not-a-boolean"),
+        pytest.param(
+            '{"message": {"role": "assistant", "content": ""}, "done": true, "eval_count": "many"}',
+            id="count-not-a-number",
+        ),
     ],
 )
 def test_a_line_not_shaped_like_ollamas_breaks_the_answer_in_plain_words(line):
