@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
-from typing import Literal
 
 from meowgent.agent import notes
 from meowgent.agent.gate import ApprovalGate
@@ -22,7 +21,7 @@ from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError
 from meowgent.llm.types import ChatRequest
 from meowgent.policy.rules import Policy, Verdict
-from meowgent.reply.assembler import Reply, ReplyAssembler
+from meowgent.reply.assembler import Ended, Reply, ReplyAssembler
 from meowgent.reply.guard import Limits
 from meowgent.tools.registry import AnyTool, ToolError, ToolRegistry
 
@@ -163,7 +162,7 @@ class Agent:
             holding=request.holding,
             prompt_seconds=self._settings.read_timeout,
         )
-        ended: Literal["complete", "stopped", "error"] = "complete"
+        ended: Ended = "complete"
         stream = self._client.stream_chat(request, cancel=cancel)
         try:
             for chunk in stream:
