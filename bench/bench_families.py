@@ -44,7 +44,7 @@ from tests.scripted_ollama import (
     xml_call_text,
 )
 
-MARK = "MARK-first-content"
+MARK = "MARKfirstcontent"  # letters only: the page shows punctuation as character references
 TOKEN_DELAY = 0.005
 TOKEN_SIZE = 4
 SENTENCE = "I'll write the notes now.\n"

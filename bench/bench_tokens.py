@@ -53,9 +53,12 @@ MIXED = (
 )
 
 
+CODE = "Python code (meowgent/reply/splitter.py)"
+
+
 def samples() -> list[tuple[str, str]]:
     """(name, text) pairs; most are read from this repository, so they change a little as it does."""
-    code = (ROOT / "meowgent" / "stream.py").read_text()
+    code = (ROOT / "meowgent" / "reply" / "splitter.py").read_text()
     search = "\n".join(
         f"{path.relative_to(ROOT)}:{number}:{line}"
         for path in sorted((ROOT / "meowgent").rglob("*.py"))
@@ -65,7 +68,7 @@ def samples() -> list[tuple[str, str]]:
     call = tool_call_text("write_file", {"path": "meowgent/toolcall.py", "content": code[:3000]})
     return [
         ("English prose (docs/architecture.md)", (ROOT / "docs" / "architecture.md").read_text()[:6000]),
-        ("Python code (meowgent/stream.py)", code),
+        (CODE, code),
         ("search result with line numbers", search),
         ("JSON tool call (write_file)", call),
         ("Traditional Chinese prose", CHINESE),
@@ -85,7 +88,7 @@ def conversation(texts: dict[str, str]) -> list[Messages]:
     ]
     requests = [list(messages)]
     steps = [
-        (tool_call_text("read_file", {"path": "meowgent/stream.py"}), "Python code (meowgent/stream.py)"),
+        (tool_call_text("read_file", {"path": "meowgent/reply/splitter.py"}), CODE),
         (tool_call_text("search_files", {"pattern": "def "}), "search result with line numbers"),
         (tool_call_text("read_file", {"path": "docs/architecture.md"}), "English prose (docs/architecture.md)"),
     ]
