@@ -146,17 +146,19 @@ class ReplyAssembler:
     def finish(self, ended: Ended, *, retry_left: bool) -> tuple[list[AgentEvent], Reply]:
         """The reply ended (`ended`: as the stream did, unless the guard cut it): the events for what was held back,
         and the reply. `retry_left`: the model may still be asked once to write a refused call again."""
-        cut = self._guard.cut
-        if cut:
-            ended = cut.ended
-        events: list[AgentEvent] = []
+        if self._guard.cut:
+            ended = self._guard.cut.ended
+        pieces: list[AgentEvent] = []
         for piece in self._splitter.close():
-            self._piece(piece, events, interrupted=ended != "complete")
+            self._piece(piece, pieces, interrupted=ended != "complete")
+        # Admitted before anything below is decided: the text held back may pass a limit too, and only what the
+        # page was shown may run.
+        events = self._guard.admit(pieces)
+        cut = self._guard.cut
         if ended != "stopped":  # after Stop, Done marks the panels as interrupted
             retried = retry_left and self._rejected is not None and not cut
             reason = cut.person if cut else self._notes.unclaimed(ended, self._rejected, retried)
-            events += self._held.abandon(reason, retried=retried)
-        events = self._guard.admit(events)  # before the calls are counted: only what the page was shown may run
+            events += self._guard.admit(list(self._held.abandon(reason, retried=retried)))
         message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip("".join(self._content))}
         if ended != "complete" and not cut:
             message["content"] += self._notes.cut_off("rejected" if self._rejected is not None else ended)

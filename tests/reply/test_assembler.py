@@ -237,3 +237,12 @@ def test_past_the_calls_limit_the_reply_is_cut_and_only_what_was_shown_runs():
     assert isinstance(reply.calls[-1], InvalidCall)
     assert [c.name for c in reply.calls[:2]] == ["read_file", "read_file"]
     assert reply.message["tool_calls"][2] == {"function": {"name": "read_file", "arguments": {}}}  # not kept
+
+
+def test_text_held_back_to_the_end_still_counts_against_the_reply_cap():
+    reader = assembler(limits=replace(LIMITS, reply_chars=10))
+    assert reader.feed(ChatChunk(content="0123456789<tool_")) == [TextDelta("0123456789")]  # "<tool_" may be a tag
+    events, reply = reader.finish("complete", retry_left=True)
+    assert [type(e) for e in events] == [ErrorEvent]
+    assert reader.cut.kind == "reply_too_long"
+    assert reply.message["content"] == "0123456789\n\n" + reader.cut.note
