@@ -18,37 +18,43 @@ class JsonString:
     when it passes an opening quote.
     """
 
-    __slots__ = ("_escaped", "inside")
+    __slots__ = ("escaped", "inside")
 
     def __init__(self) -> None:
         self.inside = False
-        self._escaped = False  # the previous piece ended with the backslash of an escape
+        self.escaped = False
+        """The previous piece ended with the backslash of an escape: the next character is the string's."""
 
     def enter(self) -> None:
         """The reader just passed the quote that opens a string."""
-        self.inside, self._escaped = True, False
+        self.inside, self.escaped = True, False
+
+    def pass_over(self, piece: str) -> None:
+        """All of `piece` (not empty, and with no quote in it) is more of the string: keep only whether it ends in the
+        middle of an escape. One test for nearly every piece of a big argument, however many escapes it holds."""
+        if "\\" not in piece:
+            self.escaped = False
+            return
+        run = len(piece) - len(piece.rstrip("\\"))  # the backslashes it ends with; all but an escaped first pair up
+        self.escaped = (run + (self.escaped and run == len(piece))) % 2 == 1
 
     def skip(self, data: str, position: int) -> int:
         """Where the string that `position` is inside ends: the index after its closing quote (`inside` is then
         False), or len(data) when it goes on in the next piece."""
-        if self._escaped:
+        if self.escaped:
             if position == len(data):
                 return position
-            self._escaped = False
+            self.escaped = False
             position += 1
         while (found := _STRING_STOP.search(data, position)) is not None:
             if data[found.start()] == '"':
                 self.inside = False
                 return found.end()
             if found.end() == len(data):
-                self._escaped = True
+                self.escaped = True
                 return found.end()
             position = found.end() + 1
         return len(data)
-
-    def plain(self, piece: str) -> bool:
-        """True if all of `piece` is more of the string's text, ending nothing (the fast path of a big argument)."""
-        return self.inside and not self._escaped and '"' not in piece and "\\" not in piece
 
 
 def partial_tag(data: str, start: int, tags: tuple[str, ...]) -> bool:

@@ -42,7 +42,8 @@ class ToolCallSplitter:
             # and most of a big call is the inside of one JSON string.
             if not self._in_call and self._open_tag[0] not in chunk:
                 return [TextDelta(chunk)]
-            if self._string.plain(chunk):
+            if self._string.inside and '"' not in chunk:
+                self._string.pass_over(chunk)
                 self._call_parts.append(chunk)
                 return [ToolCallDelta(chunk)]
         data = self._held + chunk

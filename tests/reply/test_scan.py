@@ -44,18 +44,24 @@ def test_a_backslash_at_the_end_of_a_piece_escapes_the_first_character_of_the_ne
     string.enter()
     assert string.skip("ab\\", 0) == 3
     assert string.inside
-    assert not string.plain('"more')  # an escaped quote is not plain text of the string
+    assert string.escaped
     assert string.skip('"still inside"', 0) == len('"still inside"')
     assert not string.inside
 
 
-def test_plain_is_a_piece_that_changes_nothing():
-    string = JsonString()
-    assert not string.plain("text")  # outside any string
-    string.enter()
-    assert string.plain("just text")
-    assert not string.plain('a "quote')
-    assert not string.plain("a \\n escape")
+@given(st.text(alphabet=st.sampled_from('ab\\"'), min_size=1, max_size=30), st.data())
+def test_a_piece_without_a_quote_is_passed_over_as_skip_would_read_it(inside, data):
+    """The splitter's fast path: a piece with no quote cannot end the string, whatever escapes it holds."""
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(inside) - 1)), max_size=8)))
+    fast, slow = JsonString(), JsonString()
+    fast.enter()
+    slow.enter()
+    for piece in (inside[a:b] for a, b in zip([0, *cuts], [*cuts, len(inside)], strict=True) if b > a):
+        if '"' in piece:
+            break  # the string may end in it: only skip reads it
+        fast.pass_over(piece)
+        assert slow.skip(piece, 0) == len(piece)
+        assert (fast.inside, fast.escaped) == (slow.inside, slow.escaped)
 
 
 def test_a_partial_tag_is_only_a_proper_prefix_at_the_end():
