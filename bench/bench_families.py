@@ -16,7 +16,7 @@ import json
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,8 @@ from meowgent.chats.runs import RunRegistry
 from meowgent.config import Settings
 from meowgent.conversation import Conversation
 from meowgent.events import ToolCallProgress
-from meowgent.llm.client import ChatChunk, OllamaClient
+from meowgent.llm.client import OllamaClient
+from meowgent.llm.types import ChatChunk, ChatRequest
 from meowgent.reply.formats import CallPiece, CallTextReader
 from meowgent.reply.held import HeldCalls
 from meowgent.ui.app import FRAME_SECONDS
@@ -43,7 +44,7 @@ from tests.scripted_ollama import (
     xml_call_text,
 )
 
-MARK = "MARK-first-content"
+MARK = "MARKfirstcontent"  # letters only: the page shows punctuation as character references
 TOKEN_DELAY = 0.005
 TOKEN_SIZE = 4
 SENTENCE = "I'll write the notes now.\n"
@@ -65,9 +66,11 @@ class _TimedClient(OllamaClient):
     asked = 0.0
     finished = 0.0
 
-    def stream_chat(self, **kwargs: Any) -> Iterator[ChatChunk]:
+    def stream_chat(
+        self, request: ChatRequest, *, cancel: threading.Event | None = None
+    ) -> Generator[ChatChunk, None, None]:
         self.asked = time.perf_counter()
-        for chunk in super().stream_chat(**kwargs):
+        for chunk in super().stream_chat(request, cancel=cancel):
             if chunk.done:
                 self.finished = time.perf_counter()
             yield chunk

@@ -25,6 +25,7 @@ from bench.report import table
 from meowgent.config import Settings
 from meowgent.context import TokenEstimator, estimate_messages
 from meowgent.llm.client import OllamaClient
+from meowgent.llm.types import ChatRequest, Holding
 from meowgent.prompt import system_prompt
 from meowgent.tools.registry import ToolRegistry
 from tests.scripted_ollama import ScriptedOllama, tool_call_text
@@ -52,9 +53,12 @@ MIXED = (
 )
 
 
+CODE = "Python code (meowgent/reply/splitter.py)"
+
+
 def samples() -> list[tuple[str, str]]:
     """(name, text) pairs; most are read from this repository, so they change a little as it does."""
-    code = (ROOT / "meowgent" / "stream.py").read_text()
+    code = (ROOT / "meowgent" / "reply" / "splitter.py").read_text()
     search = "\n".join(
         f"{path.relative_to(ROOT)}:{number}:{line}"
         for path in sorted((ROOT / "meowgent").rglob("*.py"))
@@ -64,7 +68,7 @@ def samples() -> list[tuple[str, str]]:
     call = tool_call_text("write_file", {"path": "meowgent/toolcall.py", "content": code[:3000]})
     return [
         ("English prose (docs/architecture.md)", (ROOT / "docs" / "architecture.md").read_text()[:6000]),
-        ("Python code (meowgent/stream.py)", code),
+        (CODE, code),
         ("search result with line numbers", search),
         ("JSON tool call (write_file)", call),
         ("Traditional Chinese prose", CHINESE),
@@ -84,7 +88,7 @@ def conversation(texts: dict[str, str]) -> list[Messages]:
     ]
     requests = [list(messages)]
     steps = [
-        (tool_call_text("read_file", {"path": "meowgent/stream.py"}), "Python code (meowgent/stream.py)"),
+        (tool_call_text("read_file", {"path": "meowgent/reply/splitter.py"}), CODE),
         (tool_call_text("search_files", {"pattern": "def "}), "search result with line numbers"),
         (tool_call_text("read_file", {"path": "docs/architecture.md"}), "English prose (docs/architecture.md)"),
     ]
@@ -109,12 +113,17 @@ def scripted_counts(requests: list[Messages]) -> list[int]:
     with ScriptedOllama() as server:
         client = OllamaClient(server.url)
         try:
-            return [
-                next(c.prompt_tokens for c in client.stream_chat(model="qwen3", messages=m) if c.done) or 0
-                for m in requests
-            ]
+            return [next(c.prompt_tokens for c in client.stream_chat(_request(m)) if c.done) or 0 for m in requests]
         finally:
             client.close()
+
+
+def _request(messages: Messages) -> ChatRequest:
+    """The transcript as qwen3 gets it (its template reads role `tool`), the system prompt first."""
+    system, *transcript = messages
+    return ChatRequest(
+        "qwen3", system["content"], tuple(transcript), None, False, frozenset({"tools"}), 40960, Holding.NONE
+    )
 
 
 # Qwen's pre-tokenizer pattern, as in its tokenizer configuration.

@@ -65,7 +65,7 @@ _RESULT_CUT = "[… {cut:,} characters cut to fit the model's context; call the 
 _OWN_CUT = "[… {cut:,} characters of your own output cut to fit the model's context]"
 
 _WRAPPED = re.compile(r'(<tool_response name="[^"\n]*">\n)(.*)(\n</tool_response>)', re.DOTALL)
-"""A tool result as `agent.wire_messages` hands it to a model without the `tools` capability."""
+"""A tool result as `llm.client.wire_messages` hands it to a model without the `tools` capability."""
 
 APP_NOTE = "[Meowgent] "
 """Starts a user-role message that Meowgent, not the person, writes to the model in the middle of an answer (asking

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent.agent.loop import wire_messages
 from meowgent.context import (
     APP_NOTE,
     MAX_FACTOR,
@@ -25,7 +24,8 @@ from meowgent.context import (
     estimate_tokens,
     fit_messages,
 )
-from meowgent.llm.client import ModelInfo, OllamaClient
+from meowgent.llm.client import OllamaClient, wire_messages
+from meowgent.llm.types import ChatRequest, Holding, ModelInfo
 from tests.scripted_ollama import Text, Turn, reply
 
 NOTE = "characters cut to fit the model's context; call the tool again to see them]"
@@ -142,9 +142,11 @@ def test_calibration_against_the_scripted_servers_counts(ollama_server):
     raw = estimate_messages(messages)
     ollama_server.script(reply("ok"), reply("ok"), reply("ok"), Turn(Text("ok"), prompt_tokens=40))
     client, estimator = OllamaClient(ollama_server.url, read_timeout=10), TokenEstimator()
+    prompt, *transcript = messages
+    request = ChatRequest("qwen3", prompt["content"], tuple(transcript), None, False, frozenset(), 4096, Holding.NONE)
     counts = []
     for _ in range(4):
-        final = [chunk for chunk in client.stream_chat(model="qwen3", messages=messages) if chunk.done][-1]
+        final = [chunk for chunk in client.stream_chat(request) if chunk.done][-1]
         counts.append(final.prompt_tokens)
         estimator.calibrate(raw, final.prompt_tokens)
     actual = counts[0]
@@ -337,7 +339,7 @@ def test_too_small_for_the_system_prompt_and_the_message_says_so():
 
 def test_wrapped_results_of_a_model_without_tools_are_shortened_inside_their_tags():
     native = [system(), user("read"), call("a"), result(listing(500)), user("thanks")]
-    wired = [native[0], *wire_messages(native[1:], NO_TOOLS)]
+    wired = [native[0], *wire_messages(native[1:], NO_TOOLS.capabilities)]
     fitted = fit(wired, estimate_messages(wired) - 1000)
     shortened = fitted.messages[3]["content"]
     assert shortened.startswith('<tool_response name="read_file">\nline 00000')
@@ -384,7 +386,7 @@ def conversations(draw):
         if draw(st.booleans()):
             messages.append({"role": "assistant", "content": draw(_TEXT)})
     if draw(st.booleans()):
-        messages = [messages[0], *wire_messages(messages[1:], NO_TOOLS)]
+        messages = [messages[0], *wire_messages(messages[1:], NO_TOOLS.capabilities)]
     return [{**m, "n": i} for i, m in enumerate(messages)]  # "n" traces each message back to the input
 
 

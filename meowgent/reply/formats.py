@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum, auto
 
+from meowgent.reply.scan import JsonString, held_from, partial_tag
+
 
 @dataclass(frozen=True, slots=True)
 class CallOpened:
@@ -67,7 +69,6 @@ _MESSAGE = "<|message|>"
 
 _OPENERS = (TAG_OPEN, HARMONY_RECIPIENT)
 _OPENER = re.compile("|".join(re.escape(opener) for opener in _OPENERS))
-_JSON_INSIDE_STRING = re.compile(r'["\\]')
 _JSON_OUTSIDE_STRING = re.compile(r'["{}\[\]]')
 _HARMONY_NAME_END = re.compile(r"[\s<]")
 _HARMONY_ENDS = ("<|call|>", "<|end|>", "<|return|>")
@@ -89,8 +90,7 @@ class CallTextReader:
         self._parts: list[str] = []  # the next CallPiece, joined once
         # JSON
         self._depth = 0
-        self._in_string = False
-        self._escaped = False
+        self._string = JsonString()
         # XML and harmony
         self._name: list[str] = []
         self._parameters = 0
@@ -140,7 +140,7 @@ class CallTextReader:
     def _noise(self, data: str, position: int) -> int:
         found = _OPENER.search(data, position)
         if found is None:
-            self._held = data[_cut_start(data, position, _OPENERS) :]
+            self._held = data[held_from(data, position, _OPENERS) :]
             return len(data)
         self._event(CallOpened())
         self._state = _State.TAGGED if found.group() == TAG_OPEN else _State.HARMONY_NAME
@@ -153,36 +153,21 @@ class CallTextReader:
             position += 1
         if position == len(data):
             return position
-        if data[position] != "<":
-            self._state, self._depth, self._in_string, self._escaped = _State.JSON, 0, False, False
-            return position
-        rest = data[position : position + len(_FUNCTION)]
-        if rest == _FUNCTION:
+        if data.startswith(_FUNCTION, position):
             self._state, self._name, self._parameters = _State.XML_NAME, [], 0
             return position + len(_FUNCTION)
-        if _FUNCTION.startswith(rest):
+        if partial_tag(data, position, (_FUNCTION,)):
             self._held = data[position:]
             return len(data)
-        self._state, self._depth, self._in_string, self._escaped = _State.JSON, 0, False, False
+        self._state, self._depth, self._string = _State.JSON, 0, JsonString()  # a reset may have cut a string
         return position
 
     def _json(self, data: str, position: int) -> int:
         """Pass the JSON through until the object that opened it closes."""
         start = position
         while position < len(data):
-            if self._in_string:
-                if self._escaped:
-                    self._escaped = False
-                    position += 1
-                    continue
-                found = _JSON_INSIDE_STRING.search(data, position)
-                if found is None:
-                    break
-                if found.group() == "\\":
-                    self._escaped = True
-                else:
-                    self._in_string = False
-                position = found.end()
+            if self._string.inside:
+                position = self._string.skip(data, position)
                 continue
             found = _JSON_OUTSIDE_STRING.search(data, position)
             if found is None:
@@ -190,7 +175,7 @@ class CallTextReader:
             position = found.end()
             mark = found.group()
             if mark == '"':
-                self._in_string = True
+                self._string.enter()
             elif mark in "{[":
                 self._depth += 1
             else:
@@ -233,7 +218,7 @@ class CallTextReader:
             self._piece("}}")
             self._close()
             return found + len(_FUNCTION_END)
-        if len(data) - found < len(_PARAMETER) and (_PARAMETER.startswith(rest) or _FUNCTION_END.startswith(rest)):
+        if partial_tag(data, found, (_PARAMETER, _FUNCTION_END)):
             self._held = data[found:]
             return len(data)
         return found + 1
@@ -250,7 +235,7 @@ class CallTextReader:
             self._piece('"')
             self._state = _State.XML_BODY
             return end + len(_PARAMETER_END)
-        cut = _cut_start(data, position, (_PARAMETER_END,))
+        cut = held_from(data, position, (_PARAMETER_END,))
         if cut > position and data[cut - 1] == "\n":  # may be the newline Ollama drops before the closing tag
             cut -= 1
         self._piece(_json_escaped(data[position:cut]))
@@ -271,7 +256,7 @@ class CallTextReader:
     def _harmony_header(self, data: str, position: int) -> int:
         end = data.find(_MESSAGE, position)
         if end == -1:
-            self._held = data[_cut_start(data, position, (_MESSAGE,)) :]
+            self._held = data[held_from(data, position, (_MESSAGE,)) :]
             return len(data)
         name, self._name = "".join(self._name), []
         self._piece('{"name": ' + _json_string(name) + ', "arguments": ')
@@ -290,7 +275,7 @@ class CallTextReader:
             self._piece("}" if self._arguments_started else "{}}")
             self._close()
             return found.end()
-        cut = _cut_start(data, position, _HARMONY_ENDS)
+        cut = held_from(data, position, _HARMONY_ENDS)
         self._arguments(data[position:cut])
         self._held = data[cut:]
         return len(data)
@@ -323,20 +308,6 @@ class CallTextReader:
         self._flush()
         out, self._out = self._out, []
         return out
-
-
-def _cut_start(data: str, position: int, tags: tuple[str, ...]) -> int:
-    """Where the end of `data` (from `position` on) may be the start of one of `tags`, or len(data)."""
-    window = max(position, len(data) - max(len(tag) for tag in tags) + 1)
-    earliest = len(data)
-    for first in {tag[0] for tag in tags}:  # most text has none of these characters near its end
-        start = data.find(first, window, earliest)
-        while start != -1:
-            if any(tag.startswith(data[start:]) for tag in tags):
-                earliest = start
-                break
-            start = data.find(first, start + 1, earliest)
-    return earliest
 
 
 def _json_string(text: str) -> str:

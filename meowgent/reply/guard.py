@@ -11,9 +11,8 @@ The guard works on the agent's events, not on the model's wire format, so it hol
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterator
 from dataclasses import dataclass, replace
-from typing import Literal, TypeVar
+from typing import Literal
 
 from meowgent.config import Settings
 from meowgent.events import (
@@ -28,8 +27,6 @@ from meowgent.events import (
     ToolCallReady,
     ToolCallStarted,
 )
-
-R = TypeVar("R")
 
 CALL_HEAD_CHARS = 200
 """What the transcript and the page keep of a call that was too large: enough for the model to see what it began."""
@@ -113,9 +110,9 @@ def _size(call: ToolCall) -> int:
 class ReplyGuard:
     """Counts one reply's events against `Limits` and cuts the reply at the first one passed.
 
-    `watch` passes the reply's events through until a limit is passed. It then puts a plain note for the person in
+    `admit` passes the reply's events through until a limit is passed. It then puts a plain note for the person in
     their place (and, for a call, a `ToolCallInvalid` for that call) and drops every later event of the reply; the
-    reply's loop sees `cut` and closes its stream. Only calls whose `ToolCallReady` or `ToolCallInvalid` got through
+    reply's reader sees `cut` and closes its stream. Only calls whose `ToolCallReady` or `ToolCallInvalid` got through
     may run (`may_run`): what runs is exactly what the page was shown.
     """
 
@@ -130,20 +127,15 @@ class ReplyGuard:
         self._call_chars: dict[str, int] = {}  # streamed characters of each call, by id
         self._shown: set[str] = set()
 
-    def watch(self, events: Generator[AgentEvent, None, R]) -> Generator[AgentEvent, None, R]:
-        """`events` passed through, cut at the first limit; returns what `events` returns."""
-        try:
-            while True:
-                try:
-                    event = next(events)
-                except StopIteration as end:
-                    return end.value
-                if self.cut is None:
-                    yield from self._check(event)
-                elif self._closes_a_panel(event):
-                    yield event
-        finally:
-            events.close()
+    def admit(self, events: list[AgentEvent]) -> list[AgentEvent]:
+        """What the page gets of the next events of the reply, in order: all of them until the first limit."""
+        out: list[AgentEvent] = []
+        for event in events:
+            if self.cut is None:
+                self._check(event, out)
+            elif self._closes_a_panel(event):
+                out.append(event)
+        return out
 
     def _closes_a_panel(self, event: AgentEvent) -> bool:
         """After a cut, only the end of a call panel the page already shows gets through (a call Ollama held back
@@ -169,55 +161,55 @@ class ReplyGuard:
             text = text[: max(0, len(text) - streamed + CALL_HEAD_CHARS)]
         return f"{text[: max(0, self.limits.reply_chars - self._thinking_chars)]}\n\n{self.cut.note}"
 
-    def _check(self, event: AgentEvent) -> Iterator[AgentEvent]:
-        match event:
-            case ThinkingDelta(text):
-                self._thinking_chars += len(text)
-                yield from self._within_reply(event, text)
-            case TextDelta(text):
-                yield from self._within_reply(event, text)
-            case ToolCallStarted(call_id):
-                yield event
-                self._call_chars[call_id] = 0
-                self._calls += 1
-                if self._calls > self.limits.calls:
-                    yield from self._refuse(call_id, "", *_too_many_calls(self.limits.calls))
-            case ToolCallProgress(call_id, text):
-                before = self._call_chars.get(call_id, 0)
-                self._call_chars[call_id] = before + len(text)
-                if before + len(text) > self.limits.call_chars:
-                    head = text[: max(0, CALL_HEAD_CHARS - before)]
-                    yield from self._refuse(call_id, head, *_call_too_large(self.limits.call_chars))
-                else:
-                    yield from self._within_reply(event, text)
-            case ToolCallReady(call, _) if not self._call_chars.get(call.id) and _size(call) > self.limits.call_chars:
+    def _check(self, event: AgentEvent, out: list[AgentEvent]) -> None:
+        kind = type(event)  # one test per event, most often the first: this runs for every token of the reply
+        if kind is TextDelta:
+            self._within_reply(event, event.text, out)
+        elif kind is ToolCallProgress:
+            before = self._call_chars.get(event.call_id, 0)
+            self._call_chars[event.call_id] = before + len(event.text)
+            if before + len(event.text) > self.limits.call_chars:
+                head = event.text[: max(0, CALL_HEAD_CHARS - before)]
+                self._refuse(event.call_id, head, *_call_too_large(self.limits.call_chars), out)
+            else:
+                self._within_reply(event, event.text, out)
+        elif kind is ThinkingDelta:
+            self._thinking_chars += len(event.text)
+            self._within_reply(event, event.text, out)
+        elif kind is ToolCallStarted:
+            out.append(event)
+            self._call_chars[event.call_id] = 0
+            self._calls += 1
+            if self._calls > self.limits.calls:
+                self._refuse(event.call_id, "", *_too_many_calls(self.limits.calls), out)
+        elif kind is ToolCallReady:
+            if not self._call_chars.get(event.call.id) and _size(event.call) > self.limits.call_chars:
                 # A call that arrived whole behind a panel that showed none of its text: measured here instead.
-                yield from self._refuse(call.id, "", *_call_too_large(self.limits.call_chars))
-            case ToolCallReady(call, _):
-                self._shown.add(call.id)
-                yield event
-            case ToolCallInvalid(call_id, _, _):
-                self._shown.add(call_id)
-                yield event
-            case _:
-                yield event
+                self._refuse(event.call.id, "", *_call_too_large(self.limits.call_chars), out)
+            else:
+                self._shown.add(event.call.id)
+                out.append(event)
+        elif kind is ToolCallInvalid:
+            self._shown.add(event.call_id)
+            out.append(event)
+        else:
+            out.append(event)
 
-    def _within_reply(self, event: TextDelta | ThinkingDelta | ToolCallProgress, text: str) -> Iterator[AgentEvent]:
+    def _within_reply(
+        self, event: TextDelta | ThinkingDelta | ToolCallProgress, text: str, out: list[AgentEvent]
+    ) -> None:
         """The delta, or the part of it within the reply's length limit and the note that the reply was cut."""
         room = self.limits.reply_chars - self._chars
         self._chars += len(text)
         if len(text) <= room:
-            yield event
+            out.append(event)
             return
         if room > 0:
-            yield replace(event, text=text[:room])
-        yield from self._stop(_reply_too_long(self.limits.reply_chars))
+            out.append(replace(event, text=text[:room]))
+        self.cut = _reply_too_long(self.limits.reply_chars)
+        out.append(ErrorEvent(self.cut.person, self.cut.kind))
 
-    def _stop(self, cut: Cut) -> Iterator[AgentEvent]:
-        self.cut = cut
-        yield ErrorEvent(cut.person, cut.kind)
-
-    def _refuse(self, call_id: str, head: str, cut: Cut, error: str) -> Iterator[AgentEvent]:
+    def _refuse(self, call_id: str, head: str, cut: Cut, error: str, out: list[AgentEvent]) -> None:
         self.cut, self.refused = cut, (call_id, error)
-        yield ToolCallInvalid(call_id, head, error)
-        yield Notice(cut.person, cut.kind)
+        out.append(ToolCallInvalid(call_id, head, error))
+        out.append(Notice(cut.person, cut.kind))

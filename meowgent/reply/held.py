@@ -12,9 +12,11 @@ from collections import deque
 from collections.abc import Iterator
 
 from meowgent.events import AgentEvent, ToolCallInvalid, ToolCallProgress, ToolCallStarted, ToolCallWriting
-from meowgent.llm.client import ChatChunk
+from meowgent.llm.types import ChatChunk
 from meowgent.reply.formats import CallClosed, CallOpened, CallPiece, CallTextReader
 from meowgent.reply.parse import new_call_id
+
+_NOT_A_CALL = "The model paused, but it was not writing a tool call."
 
 SHOW_SILENCE_AFTER = 2.0
 """Seconds of silence before a reply that may hold back a call gets a "writing a tool call" panel: a token
@@ -34,6 +36,7 @@ class HeldCalls:
         self._silent: str | None = None  # the panel counting a silence
         self._unclaimed: deque[str] = deque()  # panels shown, waiting for their native call
         self._text: dict[str, list[str]] = {}  # canonical text so far, for a panel that ends without a call
+        self._settled = True  # the reader holds nothing and no silence panel shows: prose ends nothing
 
     @property
     def pending(self) -> bool:
@@ -47,12 +50,13 @@ class HeldCalls:
         self._started = True
         if chunk.token:
             return list(self.tokens(chunk.token))
-        if chunk.content or chunk.thinking:
+        if (chunk.content or chunk.thinking) and not self._settled:
             return self.prose()
-        return []
+        return []  # nearly every line: a plain test, no call
 
     def tokens(self, text: str) -> Iterator[AgentEvent]:
         """Held-back token text: panels open and fill as calls are read from it."""
+        self._settled = False
         for event in self._reader.feed(text):
             if isinstance(event, CallOpened):
                 self._writing = self._open()
@@ -68,7 +72,7 @@ class HeldCalls:
         if seconds < (SHOW_SILENCE_AFTER if self._started else self._prompt_seconds):
             return
         if self._silent is None:
-            self._silent = self._open()
+            self._silent, self._settled = self._open(), False
             yield ToolCallStarted(self._silent)
         yield ToolCallWriting(self._silent, seconds)
 
@@ -76,9 +80,9 @@ class HeldCalls:
         """Ollama sent reply text or thinking: what it held was not a call, so a silence panel or a cut tag ends."""
         if not self._reader.in_call:
             self._reader.reset()
-        if self._silent is None:  # nearly always: a plain call per chunk of text, no generator
-            return []
-        return list(self._close(self._silent, "The model paused, but it was not writing a tool call."))
+        closed = [] if self._silent is None else list(self._close(self._silent, _NOT_A_CALL))
+        self._settled = not self._reader.in_call
+        return closed
 
     def claim(self) -> tuple[str, bool]:
         """The id for Ollama's next native call: the oldest open panel's (True), or a new one (False)."""

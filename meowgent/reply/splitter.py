@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 
 from meowgent.events import TextDelta, ToolCallDelta, ToolCallDone
+from meowgent.reply.scan import JsonString, partial_tag
 
 SplitterEvent = TextDelta | ToolCallDelta | ToolCallDone
-
-# Inside a JSON string only a quote or a backslash can change the state.
-_INSIDE_STRING = re.compile(r'["\\]')
 
 
 class ToolCallSplitter:
@@ -34,8 +32,7 @@ class ToolCallSplitter:
         self._in_call = False
         self._held = ""  # a tail that may still turn out to be a tag
         self._call_parts: list[str] = []
-        self._in_string = False
-        self._escaped = False
+        self._string = JsonString()
         self._out: list[SplitterEvent] = []
 
     def feed(self, chunk: str) -> list[SplitterEvent]:
@@ -45,7 +42,8 @@ class ToolCallSplitter:
             # and most of a big call is the inside of one JSON string.
             if not self._in_call and self._open_tag[0] not in chunk:
                 return [TextDelta(chunk)]
-            if self._in_string and not self._escaped and '"' not in chunk and "\\" not in chunk:
+            if self._string.inside and '"' not in chunk:
+                self._string.pass_over(chunk)
                 self._call_parts.append(chunk)
                 return [ToolCallDelta(chunk)]
         data = self._held + chunk
@@ -71,10 +69,9 @@ class ToolCallSplitter:
         while candidate != -1:
             if data.startswith(tag, candidate):
                 self._text(data[start:candidate])
-                self._in_call = True
-                self._in_string = self._escaped = False
+                self._in_call = True  # the last call ended outside any string: `_string` is ready for this one
                 return candidate + len(tag)
-            if _is_cut_tag(data, candidate, tag):
+            if partial_tag(data, candidate, (tag,)):
                 self._text(data[start:candidate])
                 self._held = data[candidate:]
                 return len(data)
@@ -86,25 +83,14 @@ class ToolCallSplitter:
         tag = self._close_tag
         position = start
         while position < len(data):
-            if self._in_string:
-                if self._escaped:  # the escaped character ended the previous chunk's backslash
-                    self._escaped = False
-                    position += 1
-                    continue
-                found = _INSIDE_STRING.search(data, position)
-                if found is None:
-                    break
-                if found.group() == "\\":
-                    self._escaped = True
-                else:
-                    self._in_string = False
-                position = found.end()
+            if self._string.inside:
+                position = self._string.skip(data, position)
                 continue
             found = self._outside_string.search(data, position)
             if found is None:
                 break
             if found.group() == '"':
-                self._in_string = True
+                self._string.enter()
                 position = found.end()
                 continue
             candidate = found.start()
@@ -112,7 +98,7 @@ class ToolCallSplitter:
                 self._call_text(data[start:candidate])
                 self._finish_call(complete=True)
                 return candidate + len(tag)
-            if _is_cut_tag(data, candidate, tag):
+            if partial_tag(data, candidate, (tag,)):
                 self._call_text(data[start:candidate])
                 self._held = data[candidate:]
                 return len(data)
@@ -143,8 +129,3 @@ class ToolCallSplitter:
     def _take(self) -> list[SplitterEvent]:
         out, self._out = self._out, []
         return out
-
-
-def _is_cut_tag(data: str, start: int, tag: str) -> bool:
-    """True if the data ends inside what may still become `tag` (checked without copying long tails)."""
-    return len(data) - start < len(tag) and tag.startswith(data[start:])

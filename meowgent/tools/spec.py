@@ -21,15 +21,13 @@ import threading
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from meowgent.config import Settings
-
-if TYPE_CHECKING:
-    from meowgent.llm.client import ToolSpec
+from meowgent.llm.types import ToolSpec
 
 __all__ = [
     "EXTERNAL_TRAITS",
@@ -329,10 +327,7 @@ def _with_description(annotation: Any) -> Any:
 
 def _tool_spec(name: str, description: str, parameters: dict[str, Any]) -> ToolSpec:
     """What the model is told of a tool; `parameters` loses pydantic's titles in place, so pass a copy of anything
-    shared. The model client is imported here, not with this module: search_files' child process imports the tools
-    and would pay for ollama and httpx, which it never uses, on every search."""
-    from meowgent.llm.client import ToolSpec
-
+    shared."""
     _drop_titles(parameters)
     return ToolSpec(name, description, parameters)
 

@@ -30,7 +30,8 @@ from meowgent.chats.service import NEW_TITLE, ChatError, ChatErrorKind, ChatServ
 from meowgent.config import Settings
 from meowgent.conversation import Decision
 from meowgent.events import ToolCall
-from meowgent.llm.client import ModelError, OllamaClient
+from meowgent.llm.client import OllamaClient
+from meowgent.llm.errors import ModelError
 from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder

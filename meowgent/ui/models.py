@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from meowgent.llm.client import ModelError, ModelInfo, OllamaClient, PullProgress
+from meowgent.llm.client import OllamaClient
+from meowgent.llm.errors import ModelError
+from meowgent.llm.types import ModelInfo, PullProgress
 from meowgent.ui.i18n import ENGLISH, t
 
 _PULL_STEPS = {

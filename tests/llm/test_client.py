@@ -1,4 +1,4 @@
-"""meowgent.llm.client through the real ollama client, against ScriptedOllama over HTTP."""
+"""meowgent.llm.client against ScriptedOllama over HTTP: requests as Ollama reads them, replies as it sends them."""
 
 from __future__ import annotations
 
@@ -6,26 +6,22 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from http.server import HTTPServer, SimpleHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, HTTPServer, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from meowgent.llm.client import (
-    ChatChunk,
+from meowgent.llm.client import OllamaClient, profile_of, supports_logprobs
+from meowgent.llm.errors import (
     ErrorLine,
     ModelError,
-    ModelInfo,
     ModelNotFound,
-    ModelProfile,
-    NativeToolCall,
-    OllamaClient,
     ServerUnreachable,
     StreamBroken,
     StreamStalled,
     UnsupportedFeature,
-    supports_logprobs,
 )
+from meowgent.llm.types import ChatChunk, ChatRequest, Holding, ModelInfo, NativeToolCall, ToolSpec
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
     PARSER_MODELS,
@@ -45,7 +41,21 @@ from tests.scripted_ollama import (
 )
 from tests.scripted_ollama import ErrorLine as ErrorLineStep
 
-HI = [{"role": "user", "content": "hi"}]
+HI = ({"role": "user", "content": "hi"},)
+SYSTEM = "You are a cat."
+
+
+def ask(
+    model: str = "qwen3",
+    *,
+    capabilities: frozenset[str] = frozenset(),
+    think: bool = False,
+    tools: tuple[ToolSpec, ...] | None = None,
+    holding: Holding = Holding.NONE,
+    context: int = 4096,
+) -> ChatRequest:
+    """A request for a reply to HI; `capabilities` are what the request says the model can do."""
+    return ChatRequest(model, SYSTEM, HI, tools, think, capabilities, context, holding)
 
 
 @pytest.fixture
@@ -55,14 +65,14 @@ def client(ollama_server: ScriptedOllama) -> Iterator[OllamaClient]:
     llm.close()
 
 
-def chat(llm: OllamaClient, **kwargs: object) -> list[ChatChunk]:
-    return list(llm.stream_chat(**{"model": "qwen3", "messages": HI, **kwargs}))  # type: ignore[arg-type]
+def chat(llm: OllamaClient, cancel: threading.Event | None = None, **kwargs: object) -> list[ChatChunk]:
+    return list(llm.stream_chat(ask(**kwargs), cancel=cancel))  # type: ignore[arg-type]
 
 
 def chat_until_error(llm: OllamaClient, **kwargs: object) -> tuple[str, ModelError]:
     """The content streamed before the error, and the error."""
     content: list[str] = []
-    stream = llm.stream_chat(**{"model": "qwen3", "messages": HI, **kwargs})  # type: ignore[arg-type]
+    stream = llm.stream_chat(ask(**kwargs))  # type: ignore[arg-type]
     with pytest.raises(ModelError) as caught:
         content.extend(chunk.content for chunk in stream)
     return "".join(content), caught.value
@@ -84,7 +94,8 @@ def test_text_streams_across_chunks_and_ends_with_token_counts(ollama_server, cl
     *partial, final = chunks
     assert not any(c.done for c in partial)
     assert all(c.prompt_tokens is None and c.output_tokens is None for c in partial)
-    assert final == ChatChunk(done=True, done_reason="stop", prompt_tokens=1, output_tokens=7)
+    # The scripted server counts a quarter of the prompt's characters: the system prompt's 14 and "hi".
+    assert final == ChatChunk(done=True, done_reason="stop", prompt_tokens=4, output_tokens=7)
 
 
 def test_scripted_token_counts_and_done_reason(ollama_server, client):
@@ -95,46 +106,40 @@ def test_scripted_token_counts_and_done_reason(ollama_server, client):
     assert (final.done_reason, final.prompt_tokens, final.output_tokens) == ("length", 1234, 56)
 
 
-def test_request_body_passes_options_and_leaves_out_think_when_none(ollama_server, client):
-    chat(client, options={"num_ctx": 8192, "temperature": 0.2})
+def test_request_body_has_the_context_window_and_leaves_out_think_for_a_model_that_cannot(ollama_server, client):
+    chat(client, think=True, context=8192)
 
     assert ollama_server.chat_requests == [
         {
             "model": "qwen3",
-            "messages": HI,
+            "messages": [{"role": "system", "content": SYSTEM}, *HI],
             "tools": [],
             "stream": True,
-            "options": {"num_ctx": 8192, "temperature": 0.2},
+            "options": {"num_ctx": 8192},
         }
     ]
 
 
 @pytest.mark.parametrize("think", [True, False])
 def test_think_is_sent_when_chosen(ollama_server, client, think):
-    chat(client, think=think)
+    chat(client, think=think, capabilities=frozenset({"thinking"}))
 
     assert ollama_server.chat_requests[0]["think"] is think
 
 
 def test_tools_are_sent_in_ollamas_shape(ollama_server, client):
-    tool = {
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a file.",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-        },
-    }
+    parameters = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    function = {"name": "read_file", "description": "Read a file.", "parameters": parameters}
 
-    chat(client, tools=[tool])
+    chat(client, tools=(ToolSpec("read_file", "Read a file.", parameters),))
 
-    assert ollama_server.chat_requests[0]["tools"] == [tool]
+    assert ollama_server.chat_requests[0]["tools"] == [{"type": "function", "function": function}]
 
 
 def test_thinking_arrives_apart_from_content(ollama_server, client):
     ollama_server.script(Turn(Thinking("Which file?"), Text("Here it is."), chunk_size=5))
 
-    chunks = chat(client, think=True)
+    chunks = chat(client, think=True, capabilities=frozenset({"thinking"}))
 
     assert "".join(c.thinking for c in chunks) == "Which file?"
     assert "".join(c.content for c in chunks) == "Here it is."
@@ -173,11 +178,12 @@ def test_no_model_chosen_suggests_one(client):
 @pytest.mark.parametrize(
     ("request_extra", "feature"),
     [
-        ({"think": True}, "thinking"),
-        ({"tools": [{"type": "function", "function": {"name": "read_file"}}]}, "tools"),
+        ({"think": True, "capabilities": frozenset({"thinking"})}, "thinking"),
+        ({"tools": (ToolSpec("read_file", "", {}),)}, "tools"),
     ],
 )
 def test_asking_a_model_for_what_it_cannot_do(client, request_extra, feature):
+    """A request that claims what the model cannot do gets Ollama's 400, in a plain sentence."""
     _, error = chat_until_error(client, model="llama-plain", **request_extra)
 
     assert isinstance(error, UnsupportedFeature)
@@ -185,8 +191,9 @@ def test_asking_a_model_for_what_it_cannot_do(client, request_extra, feature):
     assert error.message.startswith(f"The model 'llama-plain' doesn't support {feature}.")
 
 
-def test_think_false_is_fine_for_a_model_without_thinking(client):
-    assert chat(client, model="llama-plain", think=False)[-1].done
+def test_think_false_is_fine_for_a_model_without_thinking(ollama_server, client):
+    assert chat(client, model="llama-plain", think=False, capabilities=frozenset({"thinking"}))[-1].done
+    assert ollama_server.chat_requests[0]["think"] is False
 
 
 def test_error_line_mid_stream_comes_after_the_text_before_it(ollama_server, client):
@@ -259,7 +266,7 @@ def test_silence_longer_than_the_read_timeout_is_a_stall(ollama_server):
 
 def test_closing_the_stream_early_makes_ollama_stop(ollama_server, client):
     ollama_server.script(Turn(*[Text("word ")] * 200, delay=0.02))
-    stream = client.stream_chat(model="qwen3", messages=HI)
+    stream = client.stream_chat(ask())
     next(stream)
     next(stream)
 
@@ -271,7 +278,7 @@ def test_closing_the_stream_early_makes_ollama_stop(ollama_server, client):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda llm: list(llm.stream_chat(model="qwen3", messages=HI)),
+        lambda llm: list(llm.stream_chat(ask())),
         lambda llm: llm.list_models(),
         lambda llm: llm.show("qwen3"),
         lambda llm: llm.version(),
@@ -453,10 +460,8 @@ def test_the_profile_reads_parser_and_renderer_from_the_modelfile(family_server,
     profile = OllamaClient(family_server.url).profile(model)
     assert (profile.info.parser, profile.info.renderer) == (parser, renderer)
     assert profile.info.template
-    assert profile.ollama_version == family_server.version
     assert profile.native_tools is native
-    assert profile.logprobs is native  # this Ollama is new enough
-    assert profile.silent_calls is False
+    assert profile.holding is (Holding.SHOWN if native else Holding.NONE)  # this Ollama is new enough for logprobs
 
 
 @pytest.mark.parametrize(
@@ -466,13 +471,13 @@ def test_the_profile_reads_parser_and_renderer_from_the_modelfile(family_server,
 def test_logprobs_need_ollama_0_12_11(version, supported):
     assert supports_logprobs(version) is supported
     info = ModelInfo("m", frozenset({"tools"}), None, None, None, None, None, parser="qwen3")
-    assert ModelProfile(info, version).silent_calls is not supported
+    assert profile_of(info, version).holding is (Holding.SHOWN if supported else Holding.SILENT)
 
 
 def test_held_back_call_tokens_arrive_as_token_text_with_logprobs(family_server):
     family_server.script(generated("Sure.\n" + tool_call_text("read_file", {"path": "a"}), token_size=3))
     client = OllamaClient(family_server.url)
-    chunks = chat(client, model="qwen3:4b-instruct", logprobs=True)
+    chunks = chat(client, model="qwen3:4b-instruct", holding=Holding.SHOWN)
     assert family_server.chat_requests[0]["logprobs"] is True
     assert "".join(c.content for c in chunks) == "Sure."
     held = "".join(c.token for c in chunks)
@@ -487,7 +492,7 @@ def test_a_silent_call_is_reported_every_second_and_not_cut_off_by_the_read_time
         text = "Sure.\n" + tool_call_text("read_file", {"path": "a"})
         server.script(Turn(Generated(tokens_of("Sure.\n")), Generated(tokens_of(text[6:]), delay=0.3)))
         client = OllamaClient(server.url, read_timeout=2.0)  # about 4 s of silence: twice this, and under five
-        chunks = chat(client, model="qwen3:4b-instruct", silent_calls=True)
+        chunks = chat(client, model="qwen3:4b-instruct", holding=Holding.SILENT)
         silences = [c.silent_for for c in chunks if c.silent_for]
         assert len(silences) >= 2
         assert silences == sorted(silences)
@@ -499,11 +504,150 @@ def test_without_silent_calls_the_same_silence_is_a_stall():
         server.script(Turn(Generated(tokens_of("Sure.\n")), Generated(tokens_of(tool_call_text("x", {})), delay=0.3)))
         client = OllamaClient(server.url, read_timeout=1.0)
         with pytest.raises(StreamStalled):
-            chat(client, model="qwen3:4b-instruct", cancel=threading.Event())
+            chat(client, threading.Event(), model="qwen3:4b-instruct")
 
 
 def test_a_call_the_parser_cannot_read_is_an_error_line(family_server):
     family_server.script(generated("Ok.\n</think>\n\n" + tool_call_text("read_file", {"path": "a"})))
-    _, error = chat_until_error(OllamaClient(family_server.url), model="qwen3.5", tools=[])
+    _, error = chat_until_error(OllamaClient(family_server.url), model="qwen3.5", tools=())
     assert isinstance(error, ErrorLine)
     assert "EOF" in error.message
+
+
+# ---- a ChatRequest as Ollama reads it ----
+
+TRANSCRIPT = (
+    {"role": "user", "content": "Read a.md."},
+    {
+        "role": "assistant",
+        "content": "",
+        "thinking": "Which file?",
+        "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a.md"}}}],
+    },
+    {"role": "tool", "content": "1│ hello", "tool_name": "read_file"},
+    {"role": "assistant", "content": "It says hello."},
+    {"role": "user", "content": "Read it again."},
+)
+READ_FILE = ToolSpec(
+    "read_file",
+    "Read a file.",
+    {"type": "object", "properties": {"path": {"type": "string", "description": "the file"}}, "required": ["path"]},
+)
+ON_THE_WIRE = [
+    {"role": "system", "content": SYSTEM},
+    {"role": "user", "content": "Read a.md."},
+    {  # the ollama client leaves out empty fields, as before
+        "role": "assistant",
+        "thinking": "Which file?",
+        "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a.md"}}}],
+    },
+    {"role": "tool", "content": "1│ hello", "tool_name": "read_file"},
+    {"role": "assistant", "content": "It says hello."},
+    {"role": "user", "content": "Read it again."},
+]
+WRAPPED = {"role": "user", "content": '<tool_response name="read_file">\n1│ hello\n</tool_response>'}
+
+
+@pytest.mark.parametrize(
+    ("model", "body"),
+    [
+        ("qwen3", {"messages": ON_THE_WIRE, "tools": [], "think": True}),  # thinks; no parser: the text protocol
+        ("llama3.2", {"messages": ON_THE_WIRE, "tools": []}),  # cannot think: not asked to, either way
+        (
+            "qwen3:4b-instruct",  # Ollama's parser reads its calls: tools natively, and logprobs to see them
+            {
+                "messages": ON_THE_WIRE,
+                "tools": [
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": "read_file",
+                            "description": "Read a file.",
+                            "parameters": {
+                                "type": "object",
+                                "required": ["path"],
+                                "properties": {"path": {"type": "string", "description": "the file"}},
+                            },
+                        },
+                    }
+                ],
+                "logprobs": True,
+            },
+        ),
+        ("llama-plain", {"messages": [*ON_THE_WIRE[:3], WRAPPED, *ON_THE_WIRE[4:]], "tools": []}),  # no role tool
+    ],
+)
+def test_a_request_reaches_ollama_as_its_chat_api_reads_it(family_server, model, body):
+    client = OllamaClient(family_server.url)
+    profile = client.profile(model)
+    tools = (READ_FILE,) if profile.native_tools else None
+    request = ChatRequest(model, SYSTEM, TRANSCRIPT, tools, True, profile.info.capabilities, 8192, profile.holding)
+
+    assert list(client.stream_chat(request))[-1].done
+
+    assert family_server.chat_requests == [{"model": model, "stream": True, "options": {"num_ctx": 8192}, **body}]
+
+
+class _Lines(BaseHTTPRequestHandler):
+    """Answers /api/chat with the lines of `server.lines`, as a server that looks like Ollama but says odd things."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = "".join(line + "\n" for line in self.server.lines).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+HALF = '{"message": {"role": "assistant", "content": "Half"}, "done": false}'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param("not JSON", id="not-json"),
+        pytest.param("[1, 2]", id="not-an-object"),
+        pytest.param('{"message": "text", "done": false}', id="message-not-an-object"),
+        pytest.param('{"done": false}', id="no-message"),
+        pytest.param('{"message": {"role": "assistant", "content": 5}, "done": false}', id="content-not-text"),
+        pytest.param(
+            '{"message": {"role": "assistant", "content": ""}, "logprobs": [{"logprob": -1}], "done": false}',
+            id="token-without-text",
+        ),
+        pytest.param(
+            '{"message": {"role": "assistant", "tool_calls": [{"function": {"name": "x", "arguments": "{}"}}]}}',
+            id="arguments-not-an-object",
+        ),
+        pytest.param(
+            '{"message": {"role": "assistant", "tool_calls": [{"function": {"arguments": {}}}]}}',
+            id="call-without-name",
+        ),
+        pytest.param(
+            '{"message": {"role": "assistant", "tool_calls": {"function": {"name": "x", "arguments": {}}}}}',
+            id="calls-not-a-list",
+        ),
+        pytest.param('{"message": {"role": "assistant", "content": ""}, "done": "yes"}', id="done-not-a-boolean"),
+        pytest.param(
+            '{"message": {"role": "assistant", "content": ""}, "done": true, "eval_count": "many"}',
+            id="count-not-a-number",
+        ),
+    ],
+)
+def test_a_line_not_shaped_like_ollamas_breaks_the_answer_in_plain_words(line):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Lines)
+    server.lines = [HALF, line]
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        content, error = chat_until_error(OllamaClient(f"http://127.0.0.1:{server.server_address[1]}"))
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert content == "Half"
+    assert isinstance(error, StreamBroken)
+    assert error.message == "The answer from Ollama broke off: Ollama sent a line Meowgent can't read. Try again."

@@ -219,26 +219,17 @@ def test_context_trimming_keeps_the_current_answer_and_stops_it_when_even_that_i
 
 
 def guarded(events, **limits):
-    """What `ReplyGuard.watch` lets through of `events`, the guard, and what the events' generator returned."""
-
-    def reply():
-        yield from events
-        return "the reply"
-
-    guard = ReplyGuard(Limits(**{"reply_chars": 1000, "call_chars": 100, "calls": 3} | limits))
-    watched = guard.watch(reply())
-    out = []
-    try:
-        while True:
-            out.append(next(watched))
-    except StopIteration as end:
-        return out, guard, end.value
+    """What `ReplyGuard.admit` lets through of `events`, given one at a time and then in one list, and the guard."""
+    limits = {"reply_chars": 1000, "call_chars": 100, "calls": 3} | limits
+    one_by_one, guard = ReplyGuard(Limits(**limits)), ReplyGuard(Limits(**limits))
+    out = guard.admit(list(events))
+    assert [e for event in events for e in one_by_one.admit([event])] == out  # however the events are batched
+    return out, guard
 
 
 def test_a_call_that_arrives_whole_behind_a_panel_without_text_is_measured_too():
     big = ToolCall("k1", "write_file", {"path": "a", "content": "x" * 300})
-    out, guard, returned = guarded([ToolCallStarted("k1"), ToolCallReady(big, True), TextDelta("after")])
-    assert returned == "the reply"
+    out, guard = guarded([ToolCallStarted("k1"), ToolCallReady(big, True), TextDelta("after")])
     assert [type(e) for e in out] == [ToolCallStarted, ToolCallInvalid, Notice]
     assert guard.cut.kind == "call_too_large"
     assert guard.refused[0] == "k1"
@@ -249,7 +240,7 @@ def test_after_a_cut_only_the_end_of_a_panel_already_shown_gets_through():
     late = ToolCall("k1", "read_file", {"path": "a"})
     events = [ToolCallStarted("k1"), ToolCallProgress("k1", "{"), ToolCallStarted("k2")]  # k2: one call too many
     events += [ToolCallReady(late, False), ToolCallInvalid("k1", "{", "held back"), ToolCallInvalid("k2", "", "again")]
-    out, guard, _ = guarded(events, calls=1)
+    out, guard = guarded(events, calls=1)
     assert [(type(e).__name__, getattr(e, "call_id", "")) for e in out] == [
         ("ToolCallStarted", "k1"),
         ("ToolCallProgress", "k1"),
@@ -262,7 +253,7 @@ def test_after_a_cut_only_the_end_of_a_panel_already_shown_gets_through():
 
 
 def test_a_delta_that_crosses_the_reply_cap_is_cut_at_it():
-    out, guard, _ = guarded([TextDelta("a" * 600), ThinkingDelta("b" * 600), TextDelta("c")])
+    out, guard = guarded([TextDelta("a" * 600), ThinkingDelta("b" * 600), TextDelta("c")])
     assert [e.text for e in out[:2]] == ["a" * 600, "b" * 400]
     assert isinstance(out[2], ErrorEvent)
     assert len(out) == 3
@@ -287,7 +278,7 @@ def replies(draw):
 @settings(max_examples=300, deadline=None)
 @given(replies(), st.integers(1, 800), st.integers(1, 150), st.integers(0, 4))
 def test_whatever_the_reply_the_guard_keeps_every_limit(events, reply_chars, call_chars, calls):
-    out, guard, _ = guarded(events, reply_chars=reply_chars, call_chars=call_chars, calls=calls)
+    out, guard = guarded(events, reply_chars=reply_chars, call_chars=call_chars, calls=calls)
     deltas = [e for e in out if isinstance(e, TextDelta | ThinkingDelta | ToolCallProgress)]
     assert sum(len(e.text) for e in deltas) <= reply_chars
     ready = [e.call.id for e in out if isinstance(e, ToolCallReady)]

@@ -1,5 +1,5 @@
 from meowgent.events import ToolCallInvalid, ToolCallProgress, ToolCallStarted, ToolCallWriting
-from meowgent.llm.client import ChatChunk
+from meowgent.llm.types import ChatChunk
 from meowgent.reply.held import SHOW_SILENCE_AFTER, HeldCalls
 
 READ_TIMEOUT = 120.0

@@ -2,7 +2,8 @@
 
 import pytest
 
-from meowgent.llm.client import ModelInfo, OllamaClient, PullProgress
+from meowgent.llm.client import OllamaClient
+from meowgent.llm.types import ModelInfo, PullProgress
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 
 QWEN = ModelInfo(

@@ -1,0 +1,123 @@
+"""The approval gate: whether a call runs, asks or is refused, and a chat's queued calls run through it in order.
+
+Nothing here waits for a person. The first risky call nobody has decided yet ends the run with `ApprovalNeeded`;
+the person's decision comes back as a `Decision` in a new run (see docs/architecture.md, "The approval gate").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator, Iterator, Mapping
+from typing import Any, Literal
+
+from meowgent.agent import notes
+from meowgent.config import Settings
+from meowgent.conversation import Conversation, Decision, InvalidCall
+from meowgent.events import AgentEvent, ApprovalNeeded, ToolCall, ToolResult
+from meowgent.policy.rules import Policy, Verdict
+from meowgent.reply.parse import new_call_id
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import FollowCheck, ToolContext, redirect_needs_approval, redirect_not_allowed
+
+Outcome = Literal["complete", "paused", "stopped", "error"]
+
+
+class ApprovalGate:
+    """Judges and runs the calls of one app's chats with its tools, by the rules of each chat's owner."""
+
+    def __init__(self, registry: ToolRegistry, settings: Settings, *, policies: Callable[[str], Policy]) -> None:
+        self._registry = registry
+        self._settings = settings
+        self._policies = policies
+
+    def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
+        """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
+        return self._policies(conversation.owner).decide(call, scopes=conversation.scopes)
+
+    def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]:
+        """The queued calls that need the person's decision, in order."""
+        return tuple(
+            call
+            for call in conversation.pending
+            if isinstance(call, ToolCall) and self.verdict(conversation, call).action == "ask"
+        )
+
+    def run_pending(
+        self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
+    ) -> Generator[AgentEvent, None, Outcome]:
+        """Run the queued calls in order; stop at the first risky call nobody has decided yet."""
+        while conversation.pending:
+            if cancel.is_set():
+                return "stopped"
+            call = conversation.pending[0]
+            if isinstance(call, InvalidCall):
+                result = ToolResult(call.id, call.name, call.error, "error")
+            else:
+                verdict = self.verdict(conversation, call)
+                decision = decisions.get(call.id)
+                if verdict.action == "ask" and decision is None:
+                    yield ApprovalNeeded(self.waiting(conversation))
+                    return "paused"
+                if verdict.action == "deny":
+                    result = ToolResult(call.id, call.name, notes.refused(call, verdict.reason), "rejected")
+                elif decision is not None and not decision.approved:
+                    result = ToolResult(call.id, call.name, notes.rejected(call, decision.reason), "rejected")
+                else:
+                    result = self._run_approved(conversation, call, decision, cancel)
+            _record(conversation, result)
+            conversation.pending.pop(0)
+            yield result
+        return "stopped" if cancel.is_set() else "complete"
+
+    def settle_all(self, conversation: Conversation, reason: str) -> Iterator[AgentEvent]:
+        """Give every call still queued a result, so the transcript never has a call without one."""
+        for call in conversation.pending:
+            if isinstance(call, InvalidCall):
+                result = ToolResult(call.id, call.name, call.error, "error")
+            else:
+                result = ToolResult(call.id, call.name, notes.rejected(call, reason), "rejected")
+            _record(conversation, result)
+            yield result
+        conversation.pending.clear()
+
+    def _run_approved(
+        self, conversation: Conversation, call: ToolCall, decision: Decision | None, cancel: threading.Event
+    ) -> ToolResult:
+        """Run the call, or the person's edit of it, which must pass the rules again.
+
+        It reaches the network when the person turned it on for it or for the chat; a call that runs by a rule
+        or a scope, without a card, gets the chat's setting.
+        """
+        edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
+        if edited is not None:
+            verdict = self.verdict(conversation, ToolCall(call.id, call.name, edited))
+            if verdict.action == "deny":
+                reason = f"the changed call is not allowed: {verdict.reason}"
+                return ToolResult(call.id, call.name, notes.refused(call, reason), "rejected")
+        network = conversation.network or (decision is not None and decision.network)
+        context = ToolContext(self._settings, cancel, network=network, may_follow=self._follow_check(conversation))
+        return _execute(self._registry, call, edited, context)
+
+    def _follow_check(self, conversation: Conversation) -> FollowCheck:
+        """web_fetch's redirects to another host, judged as a new web_fetch of that URL would be in this chat."""
+
+        def may_follow(url: str) -> str | None:
+            verdict = self.verdict(conversation, ToolCall(new_call_id(), "web_fetch", {"url": url}))
+            if verdict.action == "allow":
+                return None
+            if verdict.action == "deny":
+                return redirect_not_allowed(url, verdict.reason)
+            return redirect_needs_approval(url)
+
+        return may_follow
+
+
+def _execute(tools: ToolRegistry, call: ToolCall, edited: dict[str, Any] | None, context: ToolContext) -> ToolResult:
+    """Run the call, or the person's edit of it; the model is told when what ran differs from what it asked."""
+    outcome = tools.execute(call.name, call.arguments if edited is None else edited, context)
+    text = outcome.text if edited is None else notes.changed(edited, outcome.text)
+    return ToolResult(call.id, call.name, text, "done" if outcome.ok else "error", outcome.duration, edited)
+
+
+def _record(conversation: Conversation, result: ToolResult) -> None:
+    conversation.messages.append({"role": "tool", "content": result.output, "tool_name": result.name})

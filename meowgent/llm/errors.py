@@ -1,0 +1,165 @@
+"""The one funnel for a model server's failures: every one becomes a `ModelError` with a sentence a person can act on.
+
+A backend catches what its client raises and hands it here: the server's own error (`response_error`, from the
+HTTP status and the server's text) or a failure of the connection or of its data (`failure`).
+"""
+
+from __future__ import annotations
+
+import httpx
+
+SUGGESTED_MODEL = "qwen3"
+"""The model named in advice when no other name fits."""
+
+_DETAIL_LIMIT = 300
+
+FAILURES = (ConnectionError, httpx.HTTPError, ValueError)
+"""What a client raises besides the server's own errors: the builtin ConnectionError is the ollama client's wording of
+a refused connection (non-streaming requests only; streams let httpx.ConnectError through), ValueError is a line that
+is not JSON or not shaped like the server's replies."""
+_UNREACHABLE = (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout, httpx.ProxyError, httpx.UnsupportedProtocol)
+
+
+class ModelError(Exception):
+    """The model server could not do what we asked.
+
+    `message` (also `str(exc)`) is a plain sentence for a person; `kind` is a short id for code. Besides the
+    subclasses' kinds, a plain ModelError has kind "server" (the server answered with an error we have no better
+    name for, its text included), "not_ollama" (something else answers at that address) or "bad_host" (the address
+    is not one).
+    """
+
+    kind = "server"
+
+    def __init__(self, message: str, *, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if kind is not None:
+            self.kind = kind
+
+
+class ServerUnreachable(ModelError):
+    """Nothing accepts connections at the server's address."""
+
+    kind = "unreachable"
+
+    def __init__(self, host: str) -> None:
+        super().__init__(
+            f"Can't reach Ollama at {host}. Start it with `ollama serve` (or open the Ollama app), then try again."
+        )
+        self.host = host
+
+
+class ModelNotFound(ModelError):
+    """The model is not installed (or, for a download, does not exist in the library)."""
+
+    kind = "not_found"
+
+    def __init__(self, model: str, message: str | None = None) -> None:
+        if message is None:
+            message = (
+                f"The model '{model}' isn't installed. Download it with `ollama pull {model}`."
+                if model
+                else f"No model is chosen. Pick one, or download one with `ollama pull {SUGGESTED_MODEL}`."
+            )
+        super().__init__(message)
+        self.model = model
+
+
+class UnsupportedFeature(ModelError):
+    """The model cannot do what the request asked for (thinking, tools, chat)."""
+
+    kind = "unsupported"
+
+    def __init__(self, model: str, feature: str) -> None:
+        hints = {
+            "thinking": "Turn thinking off, or choose a model that can think, such as qwen3.",
+            "tools": "Choose a model that supports tools, such as qwen3.",
+        }
+        hint = hints.get(feature, "Choose another model.")
+        super().__init__(f"The model '{model}' doesn't support {feature}. {hint}")
+        self.model = model
+        self.feature = feature
+
+
+class StreamBroken(ModelError):
+    """A reply ended early: the server sent an error line, or the connection dropped."""
+
+    kind = "broken"
+
+    def __init__(self, detail: str, *, what: str = "answer") -> None:
+        super().__init__(f"The {what} from Ollama broke off: {_sentence(detail)} Try again.")
+        self.detail = detail
+
+
+class ErrorLine(StreamBroken):
+    """The server ended a reply with an error line, e.g. its parser could not read the model's tool call."""
+
+
+class StreamStalled(ModelError):
+    """The server sent nothing for longer than the read timeout."""
+
+    kind = "stalled"
+
+    def __init__(self, seconds: float, *, streaming: bool = True) -> None:
+        super().__init__(
+            f"The model stopped answering for {seconds:g} s. It may be stuck or short of memory; "
+            "try again, or choose a smaller model."
+            if streaming
+            else f"Ollama didn't answer within {seconds:g} s. It may be busy; try again."
+        )
+        self.seconds = seconds
+
+
+def failure(exc: Exception, *, host: str, read_timeout: float, what: str | None) -> ModelError:
+    """A failure of the connection or of the server's data (one of FAILURES). `what` names the stream being read."""
+    if isinstance(exc, _UNREACHABLE):
+        return ServerUnreachable(host)
+    if isinstance(exc, httpx.TimeoutException):
+        return StreamStalled(read_timeout, streaming=what == "answer")
+    if isinstance(exc, httpx.TransportError):
+        detail = "the connection closed before it was finished (Ollama may have stopped or restarted)."
+        return (
+            StreamBroken(detail, what=what)
+            if what
+            else ModelError(f"The connection to Ollama at {host} broke off. Try again.")
+        )
+    if what:
+        return StreamBroken("Ollama sent a line Meowgent can't read.", what=what)
+    return not_ollama(host, "a reply Meowgent can't read")
+
+
+def response_error(status: int, text: str, *, host: str, model: str | None, what: str | None) -> ModelError:
+    """The server's own error: its HTTP status (-1 for an error line in a stream that had started) and its text."""
+    text = _clip(text)
+    if what == "download" and model and "file does not exist" in text:
+        return ModelNotFound(
+            model,
+            f"There's no model called '{model}' to download. Check the name at https://ollama.com/library.",
+        )
+    if status == 404:
+        return ModelNotFound(model) if model else not_ollama(host, text)
+    if status == 400 and " does not support " in text:
+        feature = text.rsplit(" does not support ", 1)[1].strip().rstrip(".") or "this request"
+        return UnsupportedFeature(model or "", feature)
+    if status == -1 and what:
+        return ErrorLine(text, what=what)
+    doing = {"answer": "answer", "download": "download the model"}.get(what or "", "do that")
+    return ModelError(f"Ollama couldn't {doing}: {_sentence(text)}")
+
+
+def not_ollama(host: str, detail: str) -> ModelError:
+    return ModelError(
+        f"Something answers at {host}, but it doesn't look like Ollama ({detail}). Check OLLAMA_HOST.",
+        kind="not_ollama",
+    )
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."

@@ -1,0 +1,76 @@
+"""The request for the next reply, built from the conversation and the model's profile: no server needed."""
+
+from pathlib import Path
+
+import pytest
+
+from meowgent.agent.request import build_request
+from meowgent.config import Settings
+from meowgent.context import TokenEstimator, budget_for
+from meowgent.conversation import Conversation
+from meowgent.llm.client import profile_of
+from meowgent.llm.types import Holding, ModelInfo
+from meowgent.reply.parse import CALL_FORMAT
+from meowgent.tools.registry import ToolRegistry
+
+TOOLS = ToolRegistry.builtins().all()
+SETTINGS = Settings(workspace=Path("/w"), num_ctx=16384)
+
+
+def model(window=40960, *, parser=None, capabilities=("completion", "tools", "thinking")):
+    return ModelInfo("m", frozenset(capabilities), window, None, None, None, None, parser=parser)
+
+
+def build(conversation, info, *, version="0.17.0", settings=SETTINGS, estimator=None, tools=TOOLS):
+    return build_request(
+        conversation,
+        profile_of(info, version),
+        tools=tools.values(),
+        settings=settings,
+        estimator=estimator or TokenEstimator(),
+    )
+
+
+def test_a_model_without_a_parser_reads_the_tools_in_the_system_prompt():
+    conversation = Conversation("c", "m", think=False, messages=[{"role": "user", "content": "hi"}])
+    request, fit = build(conversation, model())
+    assert request.tools is None
+    assert CALL_FORMAT in request.system
+    assert request.messages == ({"role": "user", "content": "hi"},)
+    assert (request.model, request.think, request.holding) == ("m", False, Holding.NONE)
+    assert request.capabilities == {"completion", "tools", "thinking"}
+    assert fit.dropped_messages == fit.trimmed_results == 0
+
+
+@pytest.mark.parametrize(("version", "holding"), [("0.17.0", Holding.SHOWN), ("0.12.10", Holding.SILENT)])
+def test_a_model_whose_calls_the_server_parses_gets_every_tool_natively(version, holding):
+    conversation = Conversation("c", "m", messages=[{"role": "user", "content": "hi"}])
+    request, _ = build(conversation, model(parser="qwen3"), version=version)
+    assert [spec.name for spec in request.tools] == list(TOOLS)
+    assert request.tools[0] == next(iter(TOOLS.values())).spec()
+    assert CALL_FORMAT not in request.system
+    assert request.holding is holding
+
+
+@pytest.mark.parametrize(("window", "context"), [(8192, 8192), (40960, 16384), (None, 16384)])
+def test_the_context_window_is_the_models_within_the_settings_cap(window, context):
+    request, _ = build(Conversation("c", "m", messages=[{"role": "user", "content": "hi"}]), model(window))
+    assert request.context == context
+
+
+def test_the_transcript_is_fitted_with_room_for_the_native_tools_schemas():
+    history = []
+    for n in range(12):
+        history += [
+            {"role": "user", "content": f"question {n}"},
+            {"role": "assistant", "content": f"answer {n} " + "words " * 400},
+        ]
+    conversation = Conversation("c", "m", messages=[*history, {"role": "user", "content": "the latest"}])
+    settings, native = Settings(workspace=Path("/w"), num_ctx=8192), model(parser="qwen3")
+    offered, offered_fit = build(conversation, native, settings=settings)
+    bare, bare_fit = build(conversation, native, settings=settings, tools={})
+    assert offered.messages[-1] == bare.messages[-1] == {"role": "user", "content": "the latest"}
+    assert bare_fit.estimated_tokens <= budget_for(8192)
+    assert offered_fit.estimated_tokens < bare_fit.estimated_tokens  # the schemas, sent apart, take room too
+    assert offered_fit.dropped_messages > bare_fit.dropped_messages
+    assert len(conversation.messages) == 25  # the transcript itself is kept whole
