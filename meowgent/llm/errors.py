@@ -6,6 +6,8 @@ HTTP status and the server's text) or a failure of the connection or of its data
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import httpx
 
 SUGGESTED_MODEL = "qwen3"
@@ -23,17 +25,19 @@ _UNREACHABLE = (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout, httpx
 class ModelError(Exception):
     """The model server could not do what we asked.
 
-    `message` (also `str(exc)`) is a plain sentence for a person; `kind` is a short id for code. Besides the
+    `message` (also `str(exc)`) is an English sentence (logs, what the model is told); `kind` is a short id and
+    `values` plain values (host, model, seconds, detail, status, ...) the page words in either language. Besides the
     subclasses' kinds, a plain ModelError has kind "server" (the server answered with an error we have no better
-    name for, its text included), "not_ollama" (something else answers at that address) or "bad_host" (the address
-    is not one).
+    name for, its text included), "not_ollama" (something else answers at that address), "bad_host" (the address
+    is not one), or one of an OpenAI-compatible server's (`openai_error`, below).
     """
 
     kind = "server"
 
-    def __init__(self, message: str, *, kind: str | None = None) -> None:
+    def __init__(self, message: str, *, kind: str | None = None, values: Mapping[str, object] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.values: dict[str, object] = dict(values or {})
         if kind is not None:
             self.kind = kind
 
@@ -163,3 +167,87 @@ def _clip(text: str) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+# ---- OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, a LiteLLM proxy) ----
+# Their messages name the host (an address without any login in it) and never the API key: the server's own text is
+# passed through `redacted` first, since some servers echo the key they refused.
+
+WRONG_KEY = "wrong_key"
+"""401 or 403: the server refused the API key (values: host, status)."""
+BUSY = "busy"
+"""429 or 503 after every retry (values: host, status, tries)."""
+NO_DOWNLOAD = "no_download"
+"""A model download asked of a server that cannot download models (values: host, model)."""
+
+RETRY_STATUSES = frozenset({429, 503})
+"""Statuses that mean "busy now": the request is tried again after a pause (llm/openai_client.py)."""
+_HIDDEN = "••••"
+
+
+def redacted(text: str, secret: str | None) -> str:
+    """`text` without `secret` in it; linear in the text."""
+    return text.replace(secret, _HIDDEN) if secret else text
+
+
+def openai_error(status: int, text: str, *, host: str, model: str | None, secret: str | None) -> ModelError:
+    """An OpenAI-compatible server's own error: its HTTP status (-1 for an error event in a stream that had started)
+    and its text."""
+    detail = _clip(redacted(text, secret))
+    values: dict[str, object] = {"host": host, "status": status, "detail": detail}
+    if status in (401, 403):
+        return ModelError(
+            f"The server at {host} refused the API key ({status}). Check MEOWGENT_OPENAI_API_KEY or the key file.",
+            kind=WRONG_KEY,
+            values=values,
+        )
+    if status == 404 and model:
+        error = ModelNotFound(model, f"The server at {host} has no model called '{model}'. Choose one it lists.")
+        error.values.update(values, model=model)
+        return error
+    if status in RETRY_STATUSES:
+        return busy(host, status=status, tries=1)
+    if status == -1:
+        return ModelError(
+            f"The answer from {host} broke off: {_sentence(detail)} Try again.", kind="broken", values=values
+        )
+    return ModelError(f"The server at {host} couldn't answer: {_sentence(detail)}", values=values)
+
+
+def busy(host: str, *, status: int, tries: int) -> ModelError:
+    return ModelError(
+        f"The server at {host} is busy ({status}), also after {tries} tries. Try again in a while.",
+        kind=BUSY,
+        values={"host": host, "status": status, "tries": tries},
+    )
+
+
+def openai_failure(exc: Exception, *, host: str, read_timeout: float, streaming: bool) -> ModelError:
+    """A failure of the connection to an OpenAI-compatible server (what its client raised it from, one of FAILURES)."""
+    if isinstance(exc, _UNREACHABLE):
+        return ModelError(
+            f"Can't reach the model server at {host}. Check that it runs and that the address is right.",
+            kind="unreachable",
+            values={"host": host},
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        if not streaming:
+            return ModelError(
+                f"The server at {host} didn't answer within {read_timeout:g} s. It may be busy; try again.",
+                kind="stalled",
+                values={"host": host, "seconds": read_timeout},
+            )
+        stalled = StreamStalled(read_timeout)
+        stalled.values.update(host=host, seconds=read_timeout)
+        return stalled
+    if isinstance(exc, httpx.TransportError):
+        return ModelError(
+            f"The connection to {host} closed before the answer was finished (the server may have stopped). Try again.",
+            kind="broken",
+            values={"host": host, "detail": "closed"},
+        )
+    return ModelError(
+        f"The server at {host} sent something Meowgent can't read. Check that it speaks the OpenAI API.",
+        kind="broken" if streaming else "not_openai",
+        values={"host": host, "detail": "unreadable"},
+    )

@@ -6,7 +6,8 @@ rest of the code base (and `tools/`, which only needs `ToolSpec`) imports these 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -78,6 +79,8 @@ class ModelInfo:
     renderer: str | None = None
     """The `RENDERER` line: Ollama builds this model's prompt in code rather than from `template`."""
     template: str = ""
+    host: str | None = None
+    """Where it runs, when several servers serve models (`HostPool`): the host's short name, e.g. "gpu-box"."""
 
 
 class Holding(Enum):
@@ -123,6 +126,8 @@ class ChatRequest:
     context: int
     """The context window in tokens, which the request was fitted to."""
     holding: Holding
+    chat: str | None = None
+    """The chat the reply belongs to: with several hosts, a chat stays on one, so its prompt cache is reused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +147,7 @@ class Health:
     ok: bool
     version: str | None
     message: str
+    kind: str | None = None
+    """The failure's `ModelError.kind` when not ok (None when the backend does not say)."""
+    values: Mapping[str, object] = field(default_factory=dict)
+    """The failure's `ModelError.values`, for the page to word."""
