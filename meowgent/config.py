@@ -12,6 +12,33 @@ from pathlib import Path
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 
 
+class Secret:
+    """A value that is never printed: its repr and str hide it (in Settings' repr, logs, /config, exports)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The value itself, for the one place that sends it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('••••')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __deepcopy__(self, memo: object) -> Secret:
+        return self
+
+
 @dataclass(frozen=True)
 class Settings:
     """How one Meowgent server behaves. Frozen: pass a new one (`dataclasses.replace`) to change it."""
@@ -19,7 +46,13 @@ class Settings:
     workspace: Path = field(default_factory=Path.cwd)
     """The only folder the file tools and the shell see."""
     ollama_host: str = DEFAULT_OLLAMA_HOST
-    """Base URL of the Ollama server."""
+    """Base URL of the Ollama server (the first of `ollama_hosts` when there are several)."""
+    ollama_hosts: tuple[str, ...] = ()
+    """Every Ollama server named with --ollama-host / MEOWGENT_OLLAMA_HOSTS; empty means `ollama_host` alone."""
+    openai_urls: tuple[str, ...] = ()
+    """OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, a LiteLLM proxy), each its API's base URL."""
+    openai_key: Secret | None = None
+    """The API key for `openai_urls`, never shown."""
     model: str = "qwen3"
     """The model a new chat starts with."""
     host: str = "127.0.0.1"
@@ -105,6 +138,21 @@ def _read_auth_file(path: str) -> tuple[str, str]:
         return _parse_auth(lines[0].strip() if lines else "")
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"the first line of {path} must be USER:PASSWORD") from None
+
+
+def _read_key_file(path: str) -> str:
+    try:
+        lines = Path(path).expanduser().read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read the key file {path}: {exc.__class__.__name__}") from None
+    if not lines or not lines[0].strip():
+        raise argparse.ArgumentTypeError(f"the first line of {path} must be the API key")
+    return lines[0].strip()
+
+
+def _listed(value: str) -> list[str]:
+    """A comma-separated variable's items."""
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
@@ -215,6 +263,29 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="seconds of silence before an answer counts as stalled (MEOWGENT_READ_TIMEOUT; default %(default)s)",
     )
     parser.add_argument(
+        "--ollama-host",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="an Ollama server; repeat for several (MEOWGENT_OLLAMA_HOSTS, comma-separated; default: OLLAMA_HOST, "
+        f"else {DEFAULT_OLLAMA_HOST})",
+    )
+    parser.add_argument(
+        "--openai-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="an OpenAI-compatible server's API, such as http://gpu-box:8000/v1 (vLLM, llama.cpp, LM Studio, "
+        "LiteLLM); repeat for several (MEOWGENT_OPENAI_URLS, comma-separated)",
+    )
+    parser.add_argument(
+        "--openai-key-file",
+        default=env_or("OPENAI_KEY_FILE", None),
+        metavar="FILE",
+        help="the API key for those servers, in the first line of FILE (MEOWGENT_OPENAI_KEY_FILE; or the key "
+        "itself in MEOWGENT_OPENAI_API_KEY)",
+    )
+    parser.add_argument(
         "--allow-private-fetch",
         action="store_true",
         default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE,
@@ -237,11 +308,16 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
             auth = _parse_auth(env["MEOWGENT_AUTH"])
         if auth is None and env.get("MEOWGENT_AUTH_FILE"):
             auth, auth_file = _read_auth_file(env["MEOWGENT_AUTH_FILE"]), env["MEOWGENT_AUTH_FILE"]
+        key = _read_key_file(args.openai_key_file) if args.openai_key_file else env.get("MEOWGENT_OPENAI_API_KEY")
     except argparse.ArgumentTypeError as exc:
         parser.error(str(exc))
+    ollama_hosts = args.ollama_host or _listed(env.get("MEOWGENT_OLLAMA_HOSTS", ""))
     return Settings(
         workspace=Path(args.workspace),
-        ollama_host=env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,
+        ollama_host=ollama_hosts[0] if ollama_hosts else env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,
+        ollama_hosts=tuple(ollama_hosts),
+        openai_urls=tuple(args.openai_url or _listed(env.get("MEOWGENT_OPENAI_URLS", ""))),
+        openai_key=Secret(key.strip()) if key and key.strip() else None,
         model=args.model,
         host=args.host,
         port=args.port,

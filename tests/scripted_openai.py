@@ -116,6 +116,7 @@ class ScriptedOpenAI:
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """Every request as (path, JSON body); GET requests have an empty body."""
     headers: list[dict[str, str]] = field(default_factory=list)
+    """Every request's headers, names in lower case."""
     disconnects: int = 0
     """Streams the client closed before they were finished."""
 
@@ -200,7 +201,7 @@ class _OpenAIHandler(_Handler):
         key = self.owner.api_key
         got = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
         with self.owner._lock:
-            self.owner.headers.append(dict(self.headers))
+            self.owner.headers.append({name.lower(): value for name, value in self.headers.items()})
         if key is None or got == key:
             return True
         self.rfile.read(int(self.headers.get("Content-Length") or 0))

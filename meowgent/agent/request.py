@@ -46,6 +46,7 @@ def build_request(
         capabilities=info.capabilities,
         context=context,
         holding=profile.holding,
+        chat=conversation.id,  # with several hosts, the chat stays on one (llm/hosts.py)
     )
     return request, fit
 
