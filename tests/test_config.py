@@ -1,5 +1,6 @@
 """Settings from flags and variables; the login can stay out of the process list."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,27 @@ def test_the_login_files_path_is_kept_so_commands_cannot_read_it(tmp_path):
     assert parse_settings(["--auth-file", str(login)], {}).auth_file == login
     assert parse_settings([], {"MEOWGENT_AUTH_FILE": str(login)}).auth_file == login
     assert parse_settings(["--auth", "a:b", "--auth-file", str(login)], {}).auth_file is None
+
+
+def test_several_model_hosts_and_an_openai_key_that_never_shows(tmp_path):
+    key_file = tmp_path / "key"
+    key_file.write_text("sk-from-file\n")
+    settings = parse_settings(
+        ["--ollama-host", "http://a:11434", "--ollama-host", "http://b:11434", "--openai-key-file", str(key_file)],
+        {"MEOWGENT_OPENAI_URLS": "http://gpu-box:8000/v1, http://other:8000/v1", "OLLAMA_HOST": "http://c:1"},
+    )
+    assert settings.ollama_hosts == ("http://a:11434", "http://b:11434")
+    assert settings.ollama_host == "http://a:11434"
+    assert settings.openai_urls == ("http://gpu-box:8000/v1", "http://other:8000/v1")
+    assert settings.openai_key is not None
+    assert settings.openai_key.reveal() == "sk-from-file"
+    assert "sk-from-file" not in repr(settings)
+    assert "sk-from-file" not in str(dataclasses.asdict(settings))
+
+
+def test_ollama_host_alone_still_chooses_the_one_server():
+    settings = parse_settings([], {"OLLAMA_HOST": "http://c:1", "MEOWGENT_OPENAI_API_KEY": "sk-env"})
+    assert settings.ollama_host == "http://c:1"
+    assert settings.ollama_hosts == ()
+    assert settings.openai_key is not None
+    assert settings.openai_key.reveal() == "sk-env"

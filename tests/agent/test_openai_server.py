@@ -1,0 +1,42 @@
+"""The real Agent against a scripted vLLM: a 12,000-character write_file streams live, waits, then writes exactly."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from meowgent.agent.loop import Agent
+from meowgent.config import Settings
+from meowgent.conversation import Conversation, Decision
+from meowgent.events import ApprovalNeeded, Done, ToolCallProgress, ToolCallStarted
+from meowgent.llm.openai_client import OpenAIClient
+from tests.scripted_openai import Calls, Content, ScriptedOpenAI, Turn
+
+MODEL = "Qwen/Qwen3-8B"
+
+
+def test_a_big_write_file_streams_live_pauses_for_approval_and_writes_the_exact_file(tmp_path):
+    content = "".join(f'line {n:05d} with "quotes", \\ and ünïcödé\n' for n in range(300))[:12_000]
+    assert len(content) == 12_000
+    with ScriptedOpenAI() as server:
+        server.script(
+            Turn(Content("Writing it."), Calls(("write_file", {"path": "big.txt", "content": content}), piece=7)),
+            "Done: big.txt is written.",
+        )
+        agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
+        conversation = Conversation("chat-1", MODEL)
+        events = list(agent.run(conversation, "write big.txt", threading.Event()))
+        started = [e for e in events if isinstance(e, ToolCallStarted)]
+        live = "".join(e.text for e in events if isinstance(e, ToolCallProgress))
+        assert len(started) == 1  # one panel, fed live from the fragments
+        assert json.loads(live) == {"name": "write_file", "arguments": {"path": "big.txt", "content": content}}
+        (waiting,) = [e for e in events if isinstance(e, ApprovalNeeded)]
+        assert waiting.calls[0].arguments["content"] == content
+        assert not (tmp_path / "big.txt").exists()
+        resumed = list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+        assert (tmp_path / "big.txt").read_text() == content
+        assert resumed[-1] == Done("complete", 42, resumed[-1].output_tokens)
+        second = server.chat_requests[1]["messages"]
+        call_id = second[2]["tool_calls"][0]["id"]
+        assert second[3]["role"] == "tool"
+        assert second[3]["tool_call_id"] == call_id
