@@ -27,7 +27,7 @@ import json
 import threading
 import uuid
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -338,22 +338,3 @@ def _chunks(turn: Turn, dialect: Dialect, *, model: str, usage: bool) -> Iterato
                 }
             )
     yield "[DONE]"
-
-
-def parse_sse(raw: str) -> list[str]:
-    """The `data:` payloads of an SSE body, for tests of this server itself."""
-    return [line.removeprefix("data: ") for line in raw.split("\n\n") if line.startswith("data: ")]
-
-
-__all__: Sequence[str] = (
-    "Calls",
-    "Content",
-    "Cut",
-    "ErrorEvent",
-    "Reasoning",
-    "ScriptedOpenAI",
-    "Stall",
-    "Status",
-    "Turn",
-    "parse_sse",
-)
