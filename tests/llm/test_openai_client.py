@@ -107,8 +107,8 @@ def test_stop_closes_the_stream_so_the_server_sees_the_disconnect(server):
     stream = OpenAIClient(server.url).stream_chat(ask(), cancel=cancel)
     next(stream)
     cancel.set()
-    assert list(stream) == [] or True  # drained: ends within a tenth of a second
-    stream.close()
+    rest = list(stream)  # ends at Stop, long before the reply's 400 tokens
+    assert len(rest) < 100
     assert server.wait_for_disconnects(1)
 
 
