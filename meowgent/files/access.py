@@ -79,6 +79,8 @@ def write_atomic(workspace: Workspace, path: str, chunks: Iterable[bytes], *, re
     With it, a file (or a link: the link itself, never its target) is replaced; a replaced file keeps its mode.
     """
     target = resolve(workspace, path)
+    if target != Path(os.path.normpath(workspace.root / path)):
+        raise FileRefused("unsafe_path", f"{path} leads through a symbolic link.", values={"path": path})
     temp = f".meowgent-{secrets.token_hex(6)}.tmp"
     try:
         with workspace.open_folder(target.parent, create=True) as folder:
