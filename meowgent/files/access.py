@@ -13,8 +13,23 @@ import secrets
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from meowgent.files.errors import FileRefused
+from meowgent.files.preview import (
+    MAX_IMAGE_BYTES,
+    MAX_LINE_CHARS,
+    MAX_MARKDOWN_BYTES,
+    PAGE_LINES,
+    SNIFF_BYTES,
+    Binary,
+    Image,
+    MarkdownText,
+    Preview,
+    image_type,
+    kind_of,
+    text_page,
+)
 from meowgent.tools.spec import ToolError
 from meowgent.tools.workspace import Workspace
 
@@ -54,6 +69,22 @@ def read_chunks(workspace: Workspace, path: str) -> Iterator[bytes]:
     with open_file(workspace, path) as (descriptor, _):
         while chunk := os.read(descriptor, CHUNK):
             yield chunk
+
+
+def preview_file(workspace: Workspace, path: str, *, page: int = 1, page_size: int = PAGE_LINES) -> Preview:
+    """What the preview of `path` shows (see `files.preview`), read through the guard."""
+    with open_file(workspace, path) as (descriptor, found), os.fdopen(descriptor, "rb", closefd=False) as file:
+        relative = workspace.relative(resolve(workspace, path))
+        head = file.read(SNIFF_BYTES)
+        kind = kind_of(relative, head, found.st_size)
+        if kind == "binary":
+            return Binary(relative, found.st_size)
+        file.seek(0)
+        if kind == "image":
+            return Image(relative, image_type(head) or "", file.read(MAX_IMAGE_BYTES))
+        if kind == "markdown":
+            return MarkdownText(relative, file.read(MAX_MARKDOWN_BYTES).decode("utf-8", "replace"))
+        return text_page(relative, _line_heads(file), page=page, page_size=page_size)
 
 
 def read_current(workspace: Workspace, path: str, *, limit: int) -> bytes | None:
@@ -121,6 +152,14 @@ def remove_file(workspace: Workspace, path: str) -> None:
         raise FileRefused("unsafe_path", str(exc), values={"path": path}) from None
     except OSError as exc:
         raise FileRefused("io", f"could not remove {path}: {exc.strerror}", values={"path": path}) from None
+
+
+def _line_heads(file: BinaryIO) -> Iterator[bytes]:
+    """Each line's first bytes (enough for the preview's longest line), the rest of a long line skipped unread."""
+    while head := file.readline(MAX_LINE_CHARS * 4):
+        yield head
+        while not head.endswith(b"\n") and (head := file.readline(CHUNK)):
+            pass
 
 
 def _fill(descriptor: int, chunks: Iterable[bytes]) -> int:
