@@ -35,7 +35,9 @@ def test_a_file_changed_since_is_left_alone_with_a_diff_until_forced(bench):
     report = bench.checkpoints.undo(CHAT, call)
     assert report.done == ()
     (changed,) = report.changed
-    assert changed.path == "a.txt" and "-agent" in changed.diff and "+person" in changed.diff
+    assert changed.path == "a.txt"
+    assert "-agent" in changed.diff
+    assert "+person" in changed.diff
     assert bench.file("a.txt") == b"person\n"
     assert bench.checkpoints.undo(CHAT, call, force=True).done == (Undone("a.txt", removed=True),)
     assert bench.file("a.txt") is None
@@ -66,7 +68,8 @@ def test_a_call_that_changes_nothing_leaves_no_checkpoint(bench):
 def test_commands_are_never_checkpointed_and_writes_are():
     tools = ToolRegistry.builtins()
     assert not can_undo(tools.get("run_shell"))
-    assert can_undo(tools.get("write_file")) and can_undo(tools.get("edit_file"))
+    assert can_undo(tools.get("write_file"))
+    assert can_undo(tools.get("edit_file"))
     assert not can_undo(tools.get("read_file"))
     assert written_path(tools.get("write_file"), {"path": "x.md", "content": ""}) == "x.md"
 

@@ -54,7 +54,9 @@ def test_a_clean_name_never_leaves_the_folder(name):
     except FileRefused:
         return
     parts = cleaned.split("/")
-    assert ".." not in parts and "" not in parts and not cleaned.startswith("/")
+    assert ".." not in parts
+    assert "" not in parts
+    assert not cleaned.startswith("/")
     assert all(ord(character) >= 32 for character in cleaned)
 
 
@@ -70,7 +72,8 @@ def test_an_upload_is_written_and_replacing_asks_first(tmp_path):
 def test_an_upload_goes_into_the_chosen_folder(tmp_path):
     (tmp_path / "docs").mkdir()
     written = save(Workspace(tmp_path), "a/b.txt", io.BytesIO(b"x"), folder="docs", max_bytes=10)
-    assert written.path == "docs/a/b.txt" and (tmp_path / "docs/a/b.txt").read_bytes() == b"x"
+    assert written.path == "docs/a/b.txt"
+    assert (tmp_path / "docs/a/b.txt").read_bytes() == b"x"
 
 
 def test_nothing_is_written_through_a_link_to_outside(tmp_path):
