@@ -33,6 +33,7 @@ BENCHES = (
     "sandbox",
     "verdict",
     "openai",
+    "files",
     "load",
 )
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""

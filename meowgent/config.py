@@ -104,6 +104,16 @@ class Settings:
     max_calls_per_reply: int = 20
     """Tool calls one model reply may make; the reply is stopped at the next one, which the model is told to resend."""
 
+    # The Files panel (meowgent/files/): what the person may upload and download, what is kept to undo.
+    upload_max_bytes: int = 100_000_000
+    """Bytes one uploaded file may have; a larger one is refused with a sentence."""
+    upload_max_files: int = 50
+    """Files one upload may bring at once."""
+    zip_max_bytes: int = 1_000_000_000
+    """Bytes of files the whole-workspace zip may hold; past it the download is refused with a sentence."""
+    checkpoint_max_bytes: int = 200_000_000
+    """Bytes of files kept in the data folder to undo the agent's writes; past it the oldest are pruned."""
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())
         object.__setattr__(self, "data_dir", Path(self.data_dir).expanduser())

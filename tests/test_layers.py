@@ -59,3 +59,10 @@ def test_nothing_outside_ui_imports_ui():
 
 def test_the_store_knows_nothing_of_the_chats_above_it():
     assert not importers("meowgent.chats") & under("persist")
+
+
+def test_the_files_package_is_below_the_page_the_chats_and_the_agent():
+    """meowgent/files/ serves the page and the gate: it knows no Gradio, no page, no chat service, no agent."""
+    assert under("files")
+    for above in ("gradio", "meowgent.ui", "meowgent.chats", "meowgent.agent"):
+        assert not importers(above) & under("files"), above

@@ -12,8 +12,10 @@ from typing import Any, Literal
 
 from meowgent.agent import notes
 from meowgent.config import Settings
+from meowgent.context import APP_NOTE
 from meowgent.conversation import Conversation, Decision, InvalidCall
 from meowgent.events import AgentEvent, ApprovalNeeded, ToolCall, ToolResult
+from meowgent.files.checkpoints import Before, Checkpoints, written_path
 from meowgent.policy.rules import Policy, Verdict
 from meowgent.reply.parse import new_call_id
 from meowgent.tools.registry import ToolRegistry
@@ -25,10 +27,19 @@ Outcome = Literal["complete", "paused", "stopped", "error"]
 class ApprovalGate:
     """Judges and runs the calls of one app's chats with its tools, by the rules of each chat's owner."""
 
-    def __init__(self, registry: ToolRegistry, settings: Settings, *, policies: Callable[[str], Policy]) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        settings: Settings,
+        *,
+        policies: Callable[[str], Policy],
+        checkpoints: Checkpoints | None = None,
+    ) -> None:
         self._registry = registry
         self._settings = settings
         self._policies = policies
+        self._checkpoints = checkpoints
+        """Where a write keeps the file it changes, so the person can undo it; None keeps nothing."""
 
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
         """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
@@ -96,7 +107,21 @@ class ApprovalGate:
                 return ToolResult(call.id, call.name, notes.refused(call, reason), "rejected")
         network = conversation.network or (decision is not None and decision.network)
         context = ToolContext(self._settings, cancel, network=network, may_follow=self._follow_check(conversation))
-        return _execute(self._registry, call, edited, context)
+        before = self._checkpoint(conversation, call, edited)
+        try:
+            return _execute(self._registry, call, edited, context)
+        finally:
+            if before is not None and self._checkpoints is not None:
+                self._checkpoints.finish(before)
+
+    def _checkpoint(self, conversation: Conversation, call: ToolCall, edited: dict[str, Any] | None) -> Before | None:
+        """Keep the file a write is about to change: here, where every approved call runs, however it was approved."""
+        if self._checkpoints is None or call.name not in self._registry.all():
+            return None
+        path = written_path(self._registry.get(call.name), call.arguments if edited is None else edited)
+        if path is None:
+            return None
+        return self._checkpoints.begin(conversation.id, call.id, message=_answered(conversation), path=path)
 
     def _follow_check(self, conversation: Conversation) -> FollowCheck:
         """web_fetch's redirects to another host, judged as a new web_fetch of that URL would be in this chat."""
@@ -117,6 +142,18 @@ def _execute(tools: ToolRegistry, call: ToolCall, edited: dict[str, Any] | None,
     outcome = tools.execute(call.name, call.arguments if edited is None else edited, context)
     text = outcome.text if edited is None else notes.changed(edited, outcome.text)
     return ToolResult(call.id, call.name, text, "done" if outcome.ok else "error", outcome.duration, edited)
+
+
+def _answered(conversation: Conversation) -> int:
+    """The index of the person's message the current answer is for (Meowgent's own notes are not theirs)."""
+    return max(
+        (
+            index
+            for index, message in enumerate(conversation.messages)
+            if message["role"] == "user" and not str(message.get("content") or "").startswith(APP_NOTE)
+        ),
+        default=0,
+    )
 
 
 def _record(conversation: Conversation, result: ToolResult) -> None:

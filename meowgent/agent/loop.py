@@ -17,6 +17,7 @@ from meowgent.config import Settings
 from meowgent.context import ContextTooSmall, TokenEstimator, describe_fit
 from meowgent.conversation import Conversation, Decision
 from meowgent.events import AgentEvent, Done, ErrorEvent, Notice, ToolCall, ToolResult, UserMessage
+from meowgent.files.checkpoints import Checkpoints
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError
 from meowgent.llm.types import ChatRequest
@@ -38,6 +39,7 @@ class Agent:
         policy: Policy | None = None,
         policies: Callable[[str], Policy] | None = None,
         tools: ToolRegistry | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self._client = client
         self._settings = settings
@@ -46,7 +48,9 @@ class Agent:
         self.policy = policy or Policy([], settings.workspace, tools=self.registry)
         """The person's rules; replace it to apply edited rules to the next call."""
         # The rules that judge a conversation's calls, by its owner, when the server has several owners.
-        self._gate = ApprovalGate(self.registry, settings, policies=policies or (lambda _owner: self.policy))
+        self._gate = ApprovalGate(
+            self.registry, settings, policies=policies or (lambda _owner: self.policy), checkpoints=checkpoints
+        )
         self._estimators: dict[str, TokenEstimator] = {}
         self._estimators_lock = threading.Lock()
 
@@ -54,6 +58,9 @@ class Agent:
         """Answer a new message from the person. Calls still waiting are rejected first."""
         yield UserMessage(text)
         yield from self._gate.settle_all(conversation, notes.NEW_MESSAGE)
+        if conversation.notes:  # what the person did meanwhile (uploads, undos), before what they now say
+            conversation.messages.append({"role": "user", "content": notes.person_acts(conversation.notes)})
+            conversation.notes.clear()
         conversation.messages.append({"role": "user", "content": text})
         yield from self._turns(conversation, cancel)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
+from typing import Literal
 
 from meowgent.conversation import Decision
 from meowgent.events import AgentEvent, ToolCall, ToolCallReady, ToolResult
@@ -93,4 +94,23 @@ def _audit_row(
         decided_by="account" if decided.account else "owner_browser",
         account=decided.account,
         reason=choice.reason,
+    )
+
+
+def own_act_row(act: Literal["upload", "undo"], details: dict[str, object], *, account: str, now: float) -> AuditRow:
+    """The approval log's row for something the person did themselves (an upload, an undo): nobody approves it.
+
+    `details` is what was done, as plain values ({"path": "report.pdf", "size": 2100000}); `account` is the login
+    name ("" for the browser that owns the chat).
+    """
+    return AuditRow(
+        now,
+        act,
+        details,
+        details,
+        "person",
+        "once",
+        "account" if account else "owner_browser",
+        "done",
+        account=account,
     )

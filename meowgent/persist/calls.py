@@ -15,9 +15,10 @@ from meowgent.persist.records import dump
 
 CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
 
-AuditDecision = Literal["approved", "rejected", "not_approved", "allowed", "legacy"]
+AuditDecision = Literal["approved", "rejected", "not_approved", "allowed", "person", "legacy"]
 """The person approved or rejected it; nobody approved it (a deny rule, or a new message instead); the rules or a
-chat scope allowed it; `legacy`: an older Meowgent's phrase, in `AuditRow.legacy`."""
+chat scope allowed it; `person`: the person's own act (an upload, an undo), which needs no approval; `legacy`: an
+older Meowgent's phrase, in `AuditRow.legacy`."""
 AuditScope = Literal["once", "rules_or_chat", "for_chat", "legacy"]
 """What the decision covered: this call; whatever the rules or the chat's scopes allow; `AuditRow.chat_scope` for
 the rest of the chat."""

@@ -234,6 +234,56 @@ def _v8_audit_codes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE audit_codes RENAME TO audit")
 
 
+def _v9_checkpoints(conn: sqlite3.Connection) -> None:
+    """Checkpoints: a file's state before an approved write, its bytes kept as a blob in the data folder (by hash).
+
+    `before` and `after` are the SHA-256 of the file before the call and of what the call left (NULL: no file).
+    `kept` turns 0 when the cap prunes the blob: the row stays, so Undo can say why it cannot restore.
+    The audit trail gains the decision `person`: the person's own act (an upload, an undo), which asks nobody.
+    """
+    conn.execute(
+        """CREATE TABLE checkpoints (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            call_id TEXT NOT NULL,
+            message INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            before TEXT,
+            before_size INTEGER NOT NULL DEFAULT 0,
+            after TEXT,
+            after_size INTEGER NOT NULL DEFAULT 0,
+            time REAL NOT NULL,
+            kept INTEGER NOT NULL DEFAULT 1,
+            undone INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    conn.execute("CREATE INDEX checkpoints_by_chat ON checkpoints (conversation_id, seq)")
+    conn.execute(
+        """CREATE TABLE audit_v9 (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            time REAL NOT NULL,
+            tool TEXT NOT NULL,
+            proposed TEXT NOT NULL,
+            run TEXT,
+            decision TEXT NOT NULL
+                CHECK (decision IN ('approved', 'rejected', 'not_approved', 'allowed', 'person', 'legacy')),
+            scope TEXT NOT NULL CHECK (scope IN ('once', 'rules_or_chat', 'for_chat', 'legacy')),
+            chat_scope TEXT,
+            decided_by TEXT NOT NULL CHECK (decided_by IN ('owner', 'owner_browser', 'account', 'legacy')),
+            account TEXT NOT NULL DEFAULT '',
+            outcome TEXT NOT NULL CHECK (outcome IN ('done', 'error', 'rejected', 'legacy')),
+            reason TEXT NOT NULL DEFAULT '',
+            network INTEGER,
+            legacy TEXT,
+            PRIMARY KEY (conversation_id, seq)
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("INSERT INTO audit_v9 SELECT * FROM audit")
+    conn.execute("DROP TABLE audit")
+    conn.execute("ALTER TABLE audit_v9 RENAME TO audit")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1_core,
     _v2_audit,
@@ -243,6 +293,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v6_audit_reason,
     _v7_network,
     _v8_audit_codes,
+    _v9_checkpoints,
 ]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 

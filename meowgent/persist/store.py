@@ -276,6 +276,14 @@ class Store:
 
     # ---- internals ----
 
+    # ---- checkpoints ----
+
+    @contextmanager
+    def checkpoints(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction for `meowgent.persist.checkpoints`' functions: a change and its pruning are one."""
+        with self._write() as conn:
+            yield conn
+
     def _open(self) -> None:
         self._conn.execute("PRAGMA busy_timeout = 5000")  # first, so the pragmas below wait for other processes too
         self._conn.execute("PRAGMA journal_mode = WAL")

@@ -222,9 +222,10 @@ def ripgrep_executable() -> str | None:
     return shutil.which("rg", path=str(Path(sys.executable).parent)) or shutil.which("rg")
 
 
-def walk(folder: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def walk(folder: Path, *, skipped: list[str] | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """Entries under `folder` with their relative posix paths, depth first with each folder's entries sorted
-    by name (ripgrep's --sort=path order), not descending into symlinks or skipped folders."""
+    by name (ripgrep's --sort=path order), not descending into symlinks or skipped folders (whose relative
+    paths go into `skipped`, for a caller that must say what it left out)."""
     stack = [(_sorted_entries(folder), "")]
     while stack:
         entries, prefix = stack[-1]
@@ -235,6 +236,8 @@ def walk(folder: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
         relpath = prefix + entry.name
         if entry.is_dir(follow_symlinks=False):
             if entry.name in SKIP_DIRS or os.path.isfile(os.path.join(entry.path, "pyvenv.cfg")):
+                if skipped is not None:
+                    skipped.append(relpath)
                 continue
             yield relpath, entry
             stack.append((_sorted_entries(entry.path), relpath + "/"))

@@ -1,0 +1,342 @@
+"""Checkpoints: a file's state before each approved write, so the person can undo what the agent changed.
+
+Before a call that writes a file whose path is known (write_file, edit_file, an MCP tool with a `path` argument)
+runs, `begin` keeps the file's bytes (or that there was no file); after it, `finish` records the change, keyed by
+chat, call and the person's message it answered. Blobs live in the data folder by SHA-256 (shared when equal);
+the index is the store's `checkpoints` table. Past `cap` bytes the oldest blobs are pruned and their rows say so.
+
+`undo` restores what a call found, or removes the file it created. If the file changed since the call wrote it,
+nothing is touched and the answer says so with a bounded diff, until the person says yes (`force`). Shell
+commands are never checkpointed: what a command changed cannot be known, so Undo never offers it (`can_undo`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from meowgent.files.access import read_chunks, remove_file, resolve, write_atomic
+from meowgent.files.errors import FileRefused
+from meowgent.persist import checkpoints as table
+from meowgent.persist.checkpoints import CheckpointRow
+from meowgent.persist.private import private_folder
+from meowgent.persist.store import Store
+from meowgent.tools.linediff import unified_diff
+from meowgent.tools.spec import AnyTool, ExternalTool
+from meowgent.tools.workspace import Workspace
+
+FOLDER = "checkpoints"
+"""The blobs' folder in the data folder."""
+DIFF_BYTES = 1_000_000
+"""A side larger than this is not compared line by line (a diff or a mark then says only that it changed)."""
+DIFF_LINES = 400
+"""Lines of a "changed since" diff shown at most."""
+
+
+def can_undo(found: AnyTool) -> bool:
+    """Whether a call of this tool is checkpointed: it writes a file whose path it names. Never a command."""
+    if isinstance(found, ExternalTool):
+        return "path" in found.argument_names
+    return found.traits.writes is not None and found.traits.command is None
+
+
+def written_path(found: AnyTool, arguments: Mapping[str, Any]) -> str | None:
+    """The workspace path a call of `found` writes, if it is known."""
+    if not can_undo(found):
+        return None
+    name = "path" if isinstance(found, ExternalTool) else found.traits.path
+    value = arguments.get(name or "")
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True, slots=True)
+class Before:
+    """A file as `begin` found it, waiting for the call to finish."""
+
+    chat: str
+    call_id: str
+    message: int
+    path: str
+    state: _State
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    path: str
+    removed: bool
+    """The call had created the file, so undoing it removed the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedSince:
+    """The file is not what the call left: undoing would lose that; `diff` is what the call left → now."""
+
+    path: str
+    diff: tuple[str, ...]
+    exact: bool
+    """False when the diff is cut or not line by line (binary or large sides: then `diff` is empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CannotUndo:
+    path: str
+    why: Literal["undone", "not_kept"]
+    """Undone already; its bytes were not kept (larger than the cap, or pruned by it since)."""
+
+
+@dataclass(frozen=True)
+class UndoReport:
+    """What an undo did. With any `changed` and no `force`, it did nothing: the page asks, then forces."""
+
+    done: tuple[Undone, ...] = ()
+    changed: tuple[ChangedSince, ...] = ()
+    cannot: tuple[CannotUndo, ...] = ()
+    rows: tuple[CheckpointRow, ...] = field(default=(), repr=False)
+    """The checkpoints it concerned, newest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """How a chat changed one file, its first checkpoint against now: "+12 −3", or created."""
+
+    path: str
+    created: bool
+    added: int | None
+    removed: int | None
+    """Line counts; None when the sides cannot be compared as text (binary, large, pruned, or the file is gone)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    digest: str | None
+    """SHA-256 of the bytes; None: no file."""
+    size: int
+    kept: bool
+    """The bytes are in a blob."""
+
+
+class Checkpoints:
+    """One app's checkpoints: the store's index, the blobs in the data folder, the workspace they restore into."""
+
+    def __init__(self, store: Store, data_dir: Path, workspace: Path | str, *, cap: int) -> None:
+        self._store = store
+        self._folder = data_dir / FOLDER
+        self._workspace = Workspace(workspace)
+        self._cap = cap
+        self._lock = threading.Lock()
+        self._in_flight: Counter[str] = Counter()
+        """Blobs written by `begin` whose row `finish` has not made yet: pruning leaves them alone."""
+
+    def begin(self, chat: str, call_id: str, *, message: int, path: str) -> Before | None:
+        """Keep the file at `path` before a call writes it; None when there is nothing a checkpoint could restore
+        (the path leaves the workspace or names a folder: the tool will refuse it anyway)."""
+        try:
+            relative = self._workspace.relative(resolve(self._workspace, path))
+            state = self._keep(relative)
+        except FileRefused:
+            return None
+        return Before(chat, call_id, message, relative, state)
+
+    def finish(self, before: Before) -> CheckpointRow | None:
+        """Record the change the call made, if it made one (a failed call leaves the file as it was)."""
+        try:
+            after = self._keep(before.path)
+        except FileRefused:
+            after = _State(None, 0, False)  # a folder or a link now: Undo will find it changed
+        try:
+            if after.digest == before.state.digest:
+                return None
+            row = CheckpointRow(
+                0, before.chat, before.call_id, before.message, before.path, before.state.digest,
+                before.state.size, after.digest, after.size, time.time(), before.state.kept, False,
+            )  # fmt: skip
+            with self._store.checkpoints() as conn:
+                seq = table.add(conn, row)
+                self._prune(conn)
+            return dataclasses.replace(row, seq=seq)
+        finally:
+            self._release(before.state, after)
+
+    def changes(self, chat: str) -> list[CheckpointRow]:
+        """The chat's checkpoints, oldest first."""
+        with self._store.checkpoints() as conn:
+            return table.of_chat(conn, chat)
+
+    def undo(self, chat: str, call_id: str, *, force: bool = False) -> UndoReport:
+        """Put back what the call found: its file's bytes, or no file."""
+        rows = [row for row in reversed(self.changes(chat)) if row.call_id == call_id]
+        return self._undo(rows, force=force)
+
+    def undo_since(self, chat: str, message: int, *, force: bool = False) -> UndoReport:
+        """Undo every change of the chat made answering `message` or later, newest first."""
+        rows = [row for row in reversed(self.changes(chat)) if row.message >= message]
+        return self._undo(rows, force=force)
+
+    def marks(self, chat: str) -> dict[str, Mark]:
+        """Each file this chat created or changed (and not undone since), against its first checkpoint."""
+        first: dict[str, CheckpointRow] = {}
+        for row in self.changes(chat):
+            if not row.undone:
+                first.setdefault(row.path, row)
+        return {path: self._mark(row) for path, row in first.items()}
+
+    # ---- undo ----
+
+    def _undo(self, rows: list[CheckpointRow], *, force: bool) -> UndoReport:
+        cannot = tuple(
+            CannotUndo(row.path, "undone" if row.undone else "not_kept") for row in rows if row.undone or not row.kept
+        )
+        todo = [row for row in rows if not row.undone and row.kept]
+        changed = () if force else self._changed(todo)
+        if changed:
+            return UndoReport(changed=changed, cannot=cannot, rows=tuple(rows))
+        done = []
+        for row in todo:
+            if row.before is None:
+                remove_file(self._workspace, row.path)
+            else:
+                write_atomic(self._workspace, row.path, [self._blob(row.before).read_bytes()], replace=True)
+            with self._store.checkpoints() as conn:
+                table.mark_undone(conn, row.seq)
+            done.append(Undone(row.path, removed=row.before is None))
+        return UndoReport(done=tuple(done), cannot=cannot, rows=tuple(rows))
+
+    def _changed(self, rows: list[CheckpointRow]) -> tuple[ChangedSince, ...]:
+        """The files whose state is not what the newest of `rows` left, followed back through the older ones."""
+        state: dict[str, str | None] = {}
+        changed = []
+        for row in rows:  # newest first: each must find what it left, then leaves what it found
+            if row.path not in state:
+                state[row.path] = self._digest(row.path)
+            if state[row.path] != row.after:
+                changed.append(self._changed_since(row))
+            state[row.path] = row.before
+        return tuple(changed)
+
+    def _changed_since(self, row: CheckpointRow) -> ChangedSince:
+        left = self._text(row.after, row.after_size)
+        now = self._current_text(row.path)
+        if left is None or now is None:
+            return ChangedSince(row.path, (), False)
+        diff = unified_diff(left, now, before=f"a/{row.path}", after=f"b/{row.path}")
+        shown = tuple(diff.lines[:DIFF_LINES])
+        return ChangedSince(row.path, shown, diff.exact and len(shown) == len(diff.lines))
+
+    def _mark(self, row: CheckpointRow) -> Mark:
+        now_digest = self._digest(row.path)
+        created = row.before is None and now_digest is not None
+        before = "" if row.before is None else self._text(row.before, row.before_size) if row.kept else None
+        now = self._current_text(row.path) if now_digest is not None else None
+        if before is None or now is None:
+            return Mark(row.path, created, None, None)
+        lines = unified_diff(before, now, before="a", after="b").lines[2:]
+        added = sum(1 for line in lines if line.startswith("+"))
+        removed = sum(1 for line in lines if line.startswith("-"))
+        return Mark(row.path, created, added, removed)
+
+    # ---- states and blobs ----
+
+    def _keep(self, path: str) -> _State:
+        """The file's state now, its bytes kept in a blob when they fit under the cap."""
+        if not os.path.lexists(resolve(self._workspace, path)):
+            return _State(None, 0, True)
+        digest, size, kept = self._store_blob(read_chunks(self._workspace, path))
+        return _State(digest, size, kept)
+
+    def _store_blob(self, chunks: Iterable[bytes]) -> tuple[str, int, bool]:
+        """Write the chunks to a blob named by their hash (unless the total passes the cap); hash, size, kept."""
+        folder = private_folder(self._folder)
+        temp = folder / f".{secrets.token_hex(8)}.tmp"
+        hasher = hashlib.sha256()
+        size = 0
+        try:
+            with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as file:
+                for chunk in chunks:
+                    hasher.update(chunk)
+                    size += len(chunk)
+                    if size <= self._cap:
+                        file.write(chunk)
+            digest = hasher.hexdigest()
+            kept = size <= self._cap
+            with self._lock:
+                if kept:
+                    os.replace(temp, folder / digest)
+                    self._in_flight[digest] += 1
+            return digest, size, kept
+        finally:
+            temp.unlink(missing_ok=True)
+
+    def _release(self, *states: _State) -> None:
+        """`begin`'s and `finish`'s blobs now have their row, or need none: a blob no kept row names goes."""
+        # The store's lock first, then ours, as in `finish`'s pruning: the other order could deadlock with it.
+        with self._store.checkpoints() as conn, self._lock:
+            for state in states:
+                if state.digest is not None and state.kept and state.digest in self._in_flight:
+                    self._in_flight[state.digest] -= 1
+                    if not self._in_flight[state.digest]:
+                        del self._in_flight[state.digest]
+            for state in states:
+                unused = state.digest not in self._in_flight and not table.blob_in_use(conn, state.digest or "")
+                if state.digest is not None and unused:
+                    self._blob(state.digest).unlink(missing_ok=True)
+
+    def _prune(self, conn: sqlite3.Connection) -> None:
+        """Drop the oldest checkpoints' blobs until the kept ones fit under the cap."""
+        while table.kept_bytes(conn) > self._cap and (oldest := table.oldest_kept(conn)) is not None:
+            table.unkeep(conn, oldest.seq)
+            with self._lock:
+                for digest in (oldest.before, oldest.after):
+                    if digest is not None and digest not in self._in_flight and not table.blob_in_use(conn, digest):
+                        self._blob(digest).unlink(missing_ok=True)
+
+    def _blob(self, digest: str) -> Path:
+        return self._folder / digest
+
+    def _digest(self, path: str) -> str | None:
+        """SHA-256 of the file at `path` now; None if there is none; "" for something else there (a folder)."""
+        try:
+            if not os.path.lexists(resolve(self._workspace, path)):
+                return None
+            hasher = hashlib.sha256()
+            for chunk in read_chunks(self._workspace, path):
+                hasher.update(chunk)
+            return hasher.hexdigest()
+        except FileRefused:
+            return ""
+
+    def _text(self, digest: str | None, size: int) -> str | None:
+        """A blob as text to compare, if it is one and small enough."""
+        if digest is None:
+            return ""
+        if size > DIFF_BYTES:
+            return None
+        with contextlib.suppress(OSError):
+            return _as_text(self._blob(digest).read_bytes())
+        return None
+
+    def _current_text(self, path: str) -> str | None:
+        with contextlib.suppress(FileRefused):
+            data = b""
+            for chunk in read_chunks(self._workspace, path):
+                data += chunk
+                if len(data) > DIFF_BYTES:
+                    return None
+            return _as_text(data)
+        return None
+
+
+def _as_text(data: bytes) -> str | None:
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")
