@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from meowgent.events import Notice
+
 # Tokens per character by kind, fitted to Qwen's BPE on about 200 texts (Python, Markdown, JSON, JavaScript, licences,
 # ls, ps and dpkg output) and rounded to the safe side: an estimate that is too low is exactly the silent truncation
 # this module prevents. One rate for all ASCII (3.5 characters a token) undercounted number-heavy output by up to 70%.
@@ -186,22 +188,18 @@ def budget_for(num_ctx: int) -> int:
 
 
 class ContextTooSmall(Exception):
-    """The system prompt and the latest user message alone do not fit; `message` says so to the person."""
+    """The system prompt and the latest user message alone do not fit: about `needed` tokens, where `budget` fit.
+
+    The page says so from `kind` and `values`, in the person's language.
+    """
 
     kind = "context_too_small"
 
     def __init__(self, needed: int, budget: int) -> None:
+        super().__init__(f"needs about {needed:,} tokens, {budget:,} fit")
         self.needed = needed
         self.budget = budget
-        self.message = self._explain(needed, budget)
-        super().__init__(self.message)
-
-    @staticmethod
-    def _explain(needed: int, budget: int) -> str:
-        return (
-            f"Your message and the tool list need about {needed:,} tokens, but only {budget:,} fit in the model's "
-            "context with room left for the answer. Shorten the message or raise --num-ctx."
-        )
+        self.values = {"needed": needed, "budget": budget}
 
 
 class AnswerTooLong(ContextTooSmall):
@@ -209,14 +207,6 @@ class AnswerTooLong(ContextTooSmall):
     forget what it just did and repeat it, so the answer stops and the person decides."""
 
     kind = "answer_too_long"
-
-    @staticmethod
-    def _explain(needed: int, budget: int) -> str:
-        return (
-            f"This answer's tool calls and results need about {needed:,} tokens even shortened, but only {budget:,} "
-            "fit in the model's context. Send a message to go on from here (earlier steps can then be left out), or "
-            "raise --num-ctx."
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,15 +343,11 @@ def _head_and_tail(text: str, note: str) -> str | None:
     return f"{head}\n{note.format(cut=cut)}\n{tail}"
 
 
-def describe_fit(result: FitResult, num_ctx: int) -> str | None:
-    """A plain note for the person when the request was shortened; None when nothing was cut."""
-    parts = []
-    if result.trimmed_results:
-        parts.append("Long tool output was shortened")
-    if result.dropped_messages:
-        count = result.dropped_messages
-        parts.append(f"{count} earlier message{'s were' if count > 1 else ' was'} left out")
-    if not parts:
+def trim_notice(result: FitResult, num_ctx: int) -> Notice | None:
+    """The note for the person when the request was shortened to fit `num_ctx` tokens; None when nothing was cut."""
+    if not result.trimmed_results and not result.dropped_messages:
         return None
-    size = f"{num_ctx // 1024}k" if num_ctx % 1024 == 0 else f"{num_ctx:,}"
-    return f"{' and '.join(parts)} to fit the model's {size}-token context. The full history is kept."
+    return Notice(
+        "context_trimmed",
+        {"results_shortened": bool(result.trimmed_results), "dropped": result.dropped_messages, "context": num_ctx},
+    )

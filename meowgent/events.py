@@ -7,6 +7,7 @@ never model text.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -45,13 +46,21 @@ class UserMessage:
     text: str
 
 
+LEGACY = "legacy"
+"""The kind of a `Notice` or `ErrorEvent` an older Meowgent stored as an English sentence: its one value, `text`, is
+that sentence, shown as stored."""
+
+
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A plain note for the person that is not an error (e.g. old output was shortened)."""
+    """A note for the person that is not an error (e.g. old output was shortened).
 
-    message: str
-    kind: str = ""
-    """A short id the page translates by ("" where the message is said as it is)."""
+    The core writes no words for the person: `kind` names what happened and `values` holds the plain values (numbers,
+    names) the page's catalogs (meowgent.ui.i18n) put into a sentence in the person's language.
+    """
+
+    kind: str
+    values: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +153,10 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True)
 class ErrorEvent:
-    """Something failed; `message` is a plain sentence for a person."""
+    """Something failed: `kind` names what, `values` the plain values the page words it with (as for `Notice`)."""
 
-    message: str
-    kind: str = "error"
+    kind: str
+    values: Mapping[str, Any] = field(default_factory=dict)
 
 
 DoneReason = Literal["complete", "paused", "stopped", "error", "max_turns"]

@@ -19,13 +19,15 @@ from meowgent.context import (
     FitResult,
     TokenEstimator,
     budget_for,
-    describe_fit,
     estimate_messages,
     estimate_tokens,
     fit_messages,
+    trim_notice,
 )
+from meowgent.events import Notice
 from meowgent.llm.client import OllamaClient, wire_messages
 from meowgent.llm.types import ChatRequest, Holding, ModelInfo
+from meowgent.ui.i18n import ENGLISH, error_text, notice_text
 from tests.scripted_ollama import Text, Turn, reply
 
 NOTE = "characters cut to fit the model's context; call the tool again to see them]"
@@ -187,8 +189,15 @@ def test_budget_leaves_a_quarter_and_at_least_1024_for_the_answer(num_ctx, budge
         ),
     ],
 )
-def test_describe_fit(trimmed, dropped, num_ctx, note):
-    assert describe_fit(FitResult([], trimmed, dropped, 0, 0), num_ctx) == note
+def test_trim_notice(trimmed, dropped, num_ctx, note):
+    notice = trim_notice(FitResult([], trimmed, dropped, 0, 0), num_ctx)
+    if note is None:
+        assert notice is None
+        return
+    assert notice == Notice(
+        "context_trimmed", {"results_shortened": trimmed > 0, "dropped": dropped, "context": num_ctx}
+    )
+    assert notice_text(ENGLISH, notice) == note  # the page's words for it
 
 
 # ---- fit_messages ----
@@ -201,7 +210,7 @@ def test_nothing_changes_when_it_fits():
     assert fitted.messages is not messages
     assert (fitted.trimmed_results, fitted.dropped_messages) == (0, 0)
     assert fitted.estimated_tokens == fitted.raw_tokens == estimate_messages(messages)
-    assert describe_fit(fitted, 16384) is None
+    assert trim_notice(fitted, 16384) is None
 
 
 def test_one_token_over_is_enough_to_cut():
@@ -249,7 +258,7 @@ def test_old_turns_go_whole_and_the_current_turn_is_kept():
     fitted = fit(messages, estimate_messages(messages) - 500)
     assert fitted.messages == [messages[0], *messages[5:]]
     assert (fitted.trimmed_results, fitted.dropped_messages) == (0, 4)
-    assert describe_fit(fitted, 4096) == (
+    assert notice_text(ENGLISH, trim_notice(fitted, 4096)) == (
         "4 earlier messages were left out to fit the model's 4k-token context. The full history is kept."
     )
 
@@ -320,7 +329,7 @@ def test_an_answer_too_long_even_shortened_stops_with_a_plain_error():
         fit(messages, 4000)
     assert raised.value.kind == "answer_too_long"
     assert raised.value.needed > 4000
-    assert "Send a message to go on from here" in raised.value.message
+    assert "Send a message to go on from here" in error_text(ENGLISH, raised.value)
 
 
 def test_too_small_for_the_system_prompt_and_the_message_says_so():
@@ -329,7 +338,8 @@ def test_too_small_for_the_system_prompt_and_the_message_says_so():
     with pytest.raises(ContextTooSmall) as raised:
         fit(messages, needed - 1)
     assert raised.value.needed == needed
-    assert raised.value.message == (
+    assert raised.value.values == {"needed": needed, "budget": needed - 1}
+    assert error_text(ENGLISH, raised.value) == (
         f"Your message and the tool list need about {needed:,} tokens, but only {needed - 1:,} fit in the model's "
         "context with room left for the answer. Shorten the message or raise --num-ctx."
     )

@@ -14,7 +14,7 @@ from meowgent.agent import notes
 from meowgent.agent.gate import ApprovalGate
 from meowgent.agent.request import build_request
 from meowgent.config import Settings
-from meowgent.context import ContextTooSmall, TokenEstimator, describe_fit
+from meowgent.context import ContextTooSmall, TokenEstimator, trim_notice
 from meowgent.conversation import Conversation, Decision
 from meowgent.events import AgentEvent, Done, ErrorEvent, Notice, ToolCall, ToolResult, UserMessage
 from meowgent.files.checkpoints import Checkpoints
@@ -78,7 +78,7 @@ class Agent:
         """Answer the last user message again, dropping everything after it."""
         last_user = max((i for i, m in enumerate(conversation.messages) if m["role"] == "user"), default=None)
         if last_user is None:
-            yield ErrorEvent("There is no message to answer again yet.", "nothing_to_retry")
+            yield ErrorEvent("nothing_to_retry")
             yield Done("error")
             return
         del conversation.messages[last_user + 1 :]
@@ -105,7 +105,7 @@ class Agent:
         try:
             profile = self._client.profile(conversation.model)
         except ModelError as exc:
-            yield ErrorEvent(exc.message, exc.kind)
+            yield ErrorEvent(exc.kind, exc.values)
             yield Done("error")
             return
         estimator = self._estimator(conversation.model)
@@ -117,13 +117,13 @@ class Agent:
                     conversation, profile, tools=offered, settings=self._settings, estimator=estimator
                 )
             except ContextTooSmall as exc:
-                yield ErrorEvent(exc.message, exc.kind)
+                yield ErrorEvent(exc.kind, exc.values)
                 yield Done("error")
                 return
-            note = describe_fit(fit, request.context)
-            if note and not noticed:  # once per answer, not before every model reply
+            notice = trim_notice(fit, request.context)
+            if notice and not noticed:  # once per answer, not before every model reply
                 noticed = True
-                yield Notice(note)
+                yield notice
             reply = yield from self._reply(conversation, request, cancel, retry_left=not asked_again)
             final = reply.final
             counts = (final.prompt_tokens, final.output_tokens) if final else (None, None)
@@ -132,15 +132,11 @@ class Agent:
             if reply.rejected is not None:
                 if not asked_again:  # one retry, told what went wrong; the same failure again ends the answer
                     asked_again = True
-                    yield Notice(
-                        "Ollama couldn't read the tool call the model wrote, so Meowgent asked the model to write it "
-                        "again.",
-                        "call_retry",
-                    )
+                    yield Notice("call_retry")
                     note = notes.ask_again(reply.rejected, profile.info.parser)
                     conversation.messages.append({"role": "user", "content": note})
                     continue
-                yield ErrorEvent(_rejected_twice(reply.rejected), "call_rejected")
+                yield ErrorEvent("call_rejected", {"detail": reply.rejected})
             if reply.ended != "complete":
                 yield Done(reply.ended, *counts)
                 return
@@ -151,11 +147,7 @@ class Agent:
             if outcome != "complete":
                 yield Done(outcome, *counts)
                 return
-        yield ErrorEvent(
-            f"I stopped after {self._settings.max_turns} model replies in a row without a final answer. "
-            "Send a message to let it continue.",
-            "max_turns",
-        )
+        yield ErrorEvent("max_turns", {"turns": self._settings.max_turns})
         yield Done("max_turns")
 
     def _reply(
@@ -208,10 +200,3 @@ class Agent:
         """One per model: the correction it learns is the model's tokenizer's."""
         with self._estimators_lock:
             return self._estimators.setdefault(model, TokenEstimator())
-
-
-def _rejected_twice(detail: str) -> str:
-    return (
-        f"Ollama couldn't read the model's tool call, again after asking it to write the call once more ({detail}). "
-        "The conversation is kept: send a message to try again, or choose another model."
-    )

@@ -182,7 +182,7 @@ class RunRegistry:
                 self._emit(conversation_id, event_log, event)
         except Exception:  # a bug must end this answer, not the server
             log.exception("run for conversation %s failed", conversation_id)
-            self._emit(conversation_id, event_log, ErrorEvent("Something went wrong inside Meowgent.", "internal"))
+            self._emit(conversation_id, event_log, ErrorEvent("internal"))
             self._emit(conversation_id, event_log, Done("error"))
         finally:
             with self._lock:

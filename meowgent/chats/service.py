@@ -33,7 +33,6 @@ from meowgent.tools.spec import ToolError
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 48
-INTERRUPTED = "This answer was cut off because Meowgent stopped while writing it. Send a message to go on."
 
 
 class ChatErrorKind(str, Enum):
@@ -108,7 +107,7 @@ class ChatService:
         self._chats: dict[str, Chat] = {}
         self._lock = threading.Lock()
         # Answers cut short by a crash or a kill end with a plain note instead of hanging forever.
-        self._recorder.close_unfinished([ErrorEvent(INTERRUPTED, "interrupted"), Done("error")])
+        self._recorder.close_unfinished([ErrorEvent("interrupted"), Done("error")])
 
     def new_chat(self, owner: str, model: str | None = None) -> Chat:
         conversation = Conversation(id=uuid.uuid4().hex, model=model or self._default_model, owner=owner)

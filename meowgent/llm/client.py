@@ -69,6 +69,7 @@ class OllamaClient:
             raise ModelError(
                 f"'{host}' isn't an address Ollama can be reached at. Use one like http://127.0.0.1:11434.",
                 kind="bad_host",
+                values={"host": host},
             ) from exc
         # The ollama client resolves OLLAMA_HOST and default ports itself; read back what it chose.
         self.host: str = str(self._client._client.base_url).rstrip("/")

@@ -1,4 +1,5 @@
-"""The one funnel for a model server's failures: every one becomes a `ModelError` with a sentence a person can act on.
+"""The one funnel for a model server's failures: every one becomes a `ModelError` of a few kinds, with the values
+the page needs to say in the person's language what to do (and an English sentence for the log and the model).
 
 A backend catches what its client raises and hands it here: the server's own error (`response_error`, from the
 HTTP status and the server's text) or a failure of the connection or of its data (`failure`).
@@ -25,11 +26,12 @@ _UNREACHABLE = (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout, httpx
 class ModelError(Exception):
     """The model server could not do what we asked.
 
-    `message` (also `str(exc)`) is an English sentence (logs, what the model is told); `kind` is a short id and
-    `values` plain values (host, model, seconds, detail, status, ...) the page words in either language. Besides the
-    subclasses' kinds, a plain ModelError has kind "server" (the server answered with an error we have no better
-    name for, its text included), "not_ollama" (something else answers at that address), "bad_host" (the address
-    is not one), or one of an OpenAI-compatible server's (`openai_error`, below).
+    `message` (also `str(exc)`) is a plain English sentence, for the log and for what the model is told. The page
+    never shows it: it words `kind` with `values` (plain values: host, model, seconds, detail, …) from its catalogs,
+    in the person's language (meowgent.ui.i18n). A `case` value, where there is one, picks the kind's sentence that
+    fits. Besides the subclasses' kinds, a plain ModelError has kind "server" (the server answered with an error we
+    have no better name for, its text in `detail`), "not_ollama" (something else answers at that address) or
+    "bad_host" (the address is not one), or one of an OpenAI-compatible server's (`openai_error`, below).
     """
 
     kind = "server"
@@ -37,9 +39,9 @@ class ModelError(Exception):
     def __init__(self, message: str, *, kind: str | None = None, values: Mapping[str, object] | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.values: dict[str, object] = dict(values or {})
         if kind is not None:
             self.kind = kind
+        self.values: dict[str, object] = dict(values or {})
 
 
 class ServerUnreachable(ModelError):
@@ -49,7 +51,8 @@ class ServerUnreachable(ModelError):
 
     def __init__(self, host: str) -> None:
         super().__init__(
-            f"Can't reach Ollama at {host}. Start it with `ollama serve` (or open the Ollama app), then try again."
+            f"Can't reach Ollama at {host}. Start it with `ollama serve` (or open the Ollama app), then try again.",
+            values={"host": host},
         )
         self.host = host
 
@@ -59,15 +62,28 @@ class ModelNotFound(ModelError):
 
     kind = "not_found"
 
-    def __init__(self, model: str, message: str | None = None) -> None:
-        if message is None:
-            message = (
-                f"The model '{model}' isn't installed. Download it with `ollama pull {model}`."
-                if model
-                else f"No model is chosen. Pick one, or download one with `ollama pull {SUGGESTED_MODEL}`."
+    def __init__(self, model: str, *, in_library: bool = True) -> None:
+        """`in_library` False: a download of a name the library does not have."""
+        if not model:
+            case, message = (
+                "none_chosen",
+                f"No model is chosen. Pick one, or download one with `ollama pull {SUGGESTED_MODEL}`.",
             )
-        super().__init__(message)
+        elif not in_library:
+            case, message = (
+                "not_in_library",
+                f"There's no model called '{model}' to download. Check the name at https://ollama.com/library.",
+            )
+        else:
+            case, message = "", f"The model '{model}' isn't installed. Download it with `ollama pull {model}`."
+        super().__init__(message, values={"model": model or SUGGESTED_MODEL, **({"case": case} if case else {})})
         self.model = model
+
+
+_FEATURE_HINTS = {
+    "thinking": "Turn thinking off, or choose a model that can think, such as qwen3.",
+    "tools": "Choose a model that supports tools, such as qwen3.",
+}
 
 
 class UnsupportedFeature(ModelError):
@@ -76,12 +92,11 @@ class UnsupportedFeature(ModelError):
     kind = "unsupported"
 
     def __init__(self, model: str, feature: str) -> None:
-        hints = {
-            "thinking": "Turn thinking off, or choose a model that can think, such as qwen3.",
-            "tools": "Choose a model that supports tools, such as qwen3.",
-        }
-        hint = hints.get(feature, "Choose another model.")
-        super().__init__(f"The model '{model}' doesn't support {feature}. {hint}")
+        hint = _FEATURE_HINTS.get(feature, "Choose another model.")
+        super().__init__(
+            f"The model '{model}' doesn't support {feature}. {hint}",
+            values={"model": model, "feature": feature, **({"case": feature} if feature in _FEATURE_HINTS else {})},
+        )
         self.model = model
         self.feature = feature
 
@@ -92,7 +107,10 @@ class StreamBroken(ModelError):
     kind = "broken"
 
     def __init__(self, detail: str, *, what: str = "answer") -> None:
-        super().__init__(f"The {what} from Ollama broke off: {_sentence(detail)} Try again.")
+        super().__init__(
+            f"The {what} from Ollama broke off: {_sentence(detail)} Try again.",
+            values={"case": what, "detail": _sentence(detail)},
+        )
         self.detail = detail
 
 
@@ -110,7 +128,8 @@ class StreamStalled(ModelError):
             f"The model stopped answering for {seconds:g} s. It may be stuck or short of memory; "
             "try again, or choose a smaller model."
             if streaming
-            else f"Ollama didn't answer within {seconds:g} s. It may be busy; try again."
+            else f"Ollama didn't answer within {seconds:g} s. It may be busy; try again.",
+            values={"seconds": seconds, **({} if streaming else {"case": "request"})},
         )
         self.seconds = seconds
 
@@ -126,7 +145,9 @@ def failure(exc: Exception, *, host: str, read_timeout: float, what: str | None)
         return (
             StreamBroken(detail, what=what)
             if what
-            else ModelError(f"The connection to Ollama at {host} broke off. Try again.")
+            else ModelError(
+                f"The connection to Ollama at {host} broke off. Try again.", values={"case": "connection", "host": host}
+            )
         )
     if what:
         return StreamBroken("Ollama sent a line Meowgent can't read.", what=what)
@@ -137,10 +158,7 @@ def response_error(status: int, text: str, *, host: str, model: str | None, what
     """The server's own error: its HTTP status (-1 for an error line in a stream that had started) and its text."""
     text = _clip(text)
     if what == "download" and model and "file does not exist" in text:
-        return ModelNotFound(
-            model,
-            f"There's no model called '{model}' to download. Check the name at https://ollama.com/library.",
-        )
+        return ModelNotFound(model, in_library=False)
     if status == 404:
         return ModelNotFound(model) if model else not_ollama(host, text)
     if status == 400 and " does not support " in text:
@@ -149,13 +167,15 @@ def response_error(status: int, text: str, *, host: str, model: str | None, what
     if status == -1 and what:
         return ErrorLine(text, what=what)
     doing = {"answer": "answer", "download": "download the model"}.get(what or "", "do that")
-    return ModelError(f"Ollama couldn't {doing}: {_sentence(text)}")
+    case = {"case": what} if what in ("answer", "download") else {}
+    return ModelError(f"Ollama couldn't {doing}: {_sentence(text)}", values={"detail": _sentence(text), **case})
 
 
 def not_ollama(host: str, detail: str) -> ModelError:
     return ModelError(
         f"Something answers at {host}, but it doesn't look like Ollama ({detail}). Check OLLAMA_HOST.",
         kind="not_ollama",
+        values={"host": host, "detail": detail},
     )
 
 
@@ -180,6 +200,9 @@ BUSY = "busy"
 NO_DOWNLOAD = "no_download"
 """A model download asked of a server that cannot download models (values: host, model)."""
 
+OPENAI_CASE = "openai"
+"""The `case` of a kind Ollama shares whose sentence names Ollama (`unreachable`, `not_found`, `broken`, `stalled`):
+the page words it for another server."""
 RETRY_STATUSES = frozenset({429, 503})
 """Statuses that mean "busy now": the request is tried again after a pause (llm/openai_client.py)."""
 _HIDDEN = "••••"
@@ -202,9 +225,7 @@ def openai_error(status: int, text: str, *, host: str, model: str | None, secret
             values=values,
         )
     if status == 404 and model:
-        error = ModelNotFound(model, f"The server at {host} has no model called '{model}'. Choose one it lists.")
-        error.values.update(values, model=model)
-        return error
+        return missing_model(model, host=host)
     if status in RETRY_STATUSES:
         return busy(host, status=status, tries=1)
     if status == -1:
@@ -212,6 +233,17 @@ def openai_error(status: int, text: str, *, host: str, model: str | None, secret
             f"The answer from {host} broke off: {_sentence(detail)} Try again.", kind="broken", values=values
         )
     return ModelError(f"The server at {host} couldn't answer: {_sentence(detail)}", values=values)
+
+
+def missing_model(model: str, *, host: str | None = None, hosts: int = 1) -> ModelError:
+    """A model that the server at `host` (or, with no host, any of `hosts` servers) does not list."""
+    if host is None:
+        message = f"None of the model servers has a model called '{model}'."
+        values: dict[str, object] = {"model": model, "hosts": hosts, "case": "pool"}
+    else:
+        message = f"The server at {host} has no model called '{model}'. Choose one it lists."
+        values = {"model": model, "host": host, "case": OPENAI_CASE}
+    return ModelError(message, kind="not_found", values=values)
 
 
 def busy(host: str, *, status: int, tries: int) -> ModelError:
@@ -228,14 +260,14 @@ def openai_failure(exc: Exception, *, host: str, read_timeout: float, streaming:
         return ModelError(
             f"Can't reach the model server at {host}. Check that it runs and that the address is right.",
             kind="unreachable",
-            values={"host": host},
+            values={"host": host, "case": OPENAI_CASE},
         )
     if isinstance(exc, httpx.TimeoutException):
         if not streaming:
             return ModelError(
                 f"The server at {host} didn't answer within {read_timeout:g} s. It may be busy; try again.",
                 kind="stalled",
-                values={"host": host, "seconds": read_timeout},
+                values={"host": host, "seconds": read_timeout, "case": "request_" + OPENAI_CASE},
             )
         stalled = StreamStalled(read_timeout)
         stalled.values.update(host=host, seconds=read_timeout)
@@ -244,7 +276,7 @@ def openai_failure(exc: Exception, *, host: str, read_timeout: float, streaming:
         return ModelError(
             f"The connection to {host} closed before the answer was finished (the server may have stopped). Try again.",
             kind="broken",
-            values={"host": host, "detail": "closed"},
+            values={"host": host, "detail": "closed", "case": OPENAI_CASE},
         )
     return ModelError(
         f"The server at {host} sent something Meowgent can't read. Check that it speaks the OpenAI API.",

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from meowgent.config import Settings
 from meowgent.llm.backend import ModelBackend
-from meowgent.llm.errors import ModelError, ModelNotFound
+from meowgent.llm.errors import ModelError, ModelNotFound, missing_model
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, ModelInfo, ModelProfile, PullProgress
 
 HOST_FAILURES = frozenset({"unreachable", "broken", "stalled", "busy"})
@@ -182,9 +182,7 @@ class HostPool:
                 self.list_models()
             having = self._listing(model)
         if not having:
-            error = ModelNotFound(model, f"None of the model servers has a model called '{model}'.")
-            error.values.update(model=model, hosts=len(self._hosts))
-            raise error
+            raise missing_model(model, hosts=len(self._hosts))
         return having
 
     def _listing(self, model: str) -> list[_Host]:

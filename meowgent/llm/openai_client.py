@@ -31,6 +31,7 @@ from meowgent.llm.errors import (
     ModelError,
     ModelNotFound,
     busy,
+    missing_model,
     openai_error,
     openai_failure,
 )
@@ -209,11 +210,7 @@ class OpenAIClient:
         if known is None:
             known = next((m for m in self.list_models() if m.name == model), None)
         if known is None:
-            error = ModelNotFound(
-                model, f"The server at {self.host} has no model called '{model}'. Choose one it lists."
-            )
-            error.values.update(host=self.host, model=model)
-            raise error
+            raise missing_model(model, host=self.host)
         return known
 
     def profile(self, model: str) -> ModelProfile:

@@ -14,6 +14,7 @@ from typing import Any
 
 from meowgent.conversation import InvalidCall
 from meowgent.events import (
+    LEGACY,
     AgentEvent,
     ApprovalNeeded,
     Done,
@@ -88,6 +89,9 @@ def event_from_record(record: dict[str, Any]) -> AgentEvent | ToolCallDelta | To
         values["call"] = _tool_call(values.get("call"))
     elif cls is ApprovalNeeded:
         values["calls"] = tuple(_tool_call(call) for call in values.get("calls", ()))
+    elif cls in (Notice, ErrorEvent) and "message" in values:
+        # Written before notes carried values: the English sentence it stored is all there is to show.
+        values = {"kind": LEGACY, "values": {"text": values["message"]}}
     return _build(cls, values, record)
 
 

@@ -141,7 +141,7 @@ class ReplyAssembler:
         if isinstance(error, ErrorLine) and (self._held.pending or self._holding is Holding.SILENT):
             self._rejected = error.detail
             return []
-        return self._guard.admit([ErrorEvent(error.message, error.kind)])
+        return self._guard.admit([ErrorEvent(error.kind, error.values)])
 
     def finish(self, ended: Ended, *, retry_left: bool) -> tuple[list[AgentEvent], Reply]:
         """The reply ended (`ended`: as the stream did, unless the guard cut it): the events for what was held back,
@@ -157,7 +157,7 @@ class ReplyAssembler:
         cut = self._guard.cut
         if ended != "stopped":  # after Stop, Done marks the panels as interrupted
             retried = retry_left and self._rejected is not None and not cut
-            reason = cut.person if cut else self._notes.unclaimed(ended, self._rejected, retried)
+            reason = cut.reason if cut else self._notes.unclaimed(ended, self._rejected, retried)
             events += self._guard.admit(list(self._held.abandon(reason, retried=retried)))
         message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip("".join(self._content))}
         if ended != "complete" and not cut:

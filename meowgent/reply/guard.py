@@ -2,8 +2,9 @@
 
 A broken or hostile model (prompt injection through a fetched page, say) can stream forever, write a 20 MB call or
 make thousands of calls in one reply. `ReplyGuard` watches the events of one reply as they stream and stops it at the
-first limit it passes: the stream is closed, so Ollama stops generating, the person gets a plain sentence, and where
-the model can do better it gets an error it can act on. Everything shown before the limit is kept.
+first limit it passes: the stream is closed, so Ollama stops generating, the person gets a note (its kind and the
+limit, which the page words), and where the model can do better it gets an error it can act on. Everything shown
+before the limit is kept.
 
 The guard works on the agent's events, not on the model's wire format, so it holds whatever format the calls come in.
 """
@@ -53,8 +54,10 @@ class Cut:
     """Why a reply was stopped before its end."""
 
     kind: Literal["reply_too_long", "call_too_large", "too_many_calls"]
-    person: str
-    """A plain sentence for the page."""
+    """Also the kind of the note the page gets, with the limit as its one value."""
+    limit: int
+    reason: str
+    """Why the calls still held back did not run: the error their panels close with, which the model reads."""
     note: str
     """What the transcript's copy of the reply says where it was cut."""
     ended: Literal["complete", "error"]
@@ -64,6 +67,7 @@ class Cut:
 def _reply_too_long(limit: int) -> Cut:
     return Cut(
         "reply_too_long",
+        limit,
         f"The model's reply passed {limit:,} characters, so Meowgent stopped it there. What it wrote so far is kept. "
         "Send a message to go on, or ask for a shorter answer.",
         f"[This answer was cut off here: it passed the limit of {limit:,} characters for one reply.]",
@@ -74,6 +78,7 @@ def _reply_too_long(limit: int) -> Cut:
 def _call_too_large(limit: int) -> tuple[Cut, str]:
     cut = Cut(
         "call_too_large",
+        limit,
         f"The model began a tool call larger than {limit:,} characters. Meowgent stopped it before it ran and asked "
         "the model to send it in smaller parts.",
         f"[… this call was cut off here: it passed the limit of {limit:,} characters for one call.]",
@@ -90,6 +95,7 @@ def _call_too_large(limit: int) -> tuple[Cut, str]:
 def _too_many_calls(limit: int) -> tuple[Cut, str]:
     cut = Cut(
         "too_many_calls",
+        limit,
         f"The model tried to make more than {limit} tool calls in one reply. Meowgent handled the first {limit}, "
         "stopped the reply there and told the model to make the rest in its next reply.",
         f"[Stopped here: one reply may make at most {limit} tool calls.]",
@@ -207,9 +213,9 @@ class ReplyGuard:
         if room > 0:
             out.append(replace(event, text=text[:room]))
         self.cut = _reply_too_long(self.limits.reply_chars)
-        out.append(ErrorEvent(self.cut.person, self.cut.kind))
+        out.append(ErrorEvent(self.cut.kind, {"limit": self.cut.limit}))
 
     def _refuse(self, call_id: str, head: str, cut: Cut, error: str, out: list[AgentEvent]) -> None:
         self.cut, self.refused = cut, (call_id, error)
         out.append(ToolCallInvalid(call_id, head, error))
-        out.append(Notice(cut.person, cut.kind))
+        out.append(Notice(cut.kind, {"limit": cut.limit}))

@@ -647,7 +647,7 @@ def build_app(
             except ChatError as exc:
                 return chat_error_text(language, exc), gr.update(visible=False)
             except ModelError as exc:
-                return error_text(language, exc.message, exc.kind), gr.update(visible=False)
+                return error_text(language, exc), gr.update(visible=False)
             facts_text = model_facts(info, num_ctx_cap=settings.num_ctx, language=language)
             return facts_text, gr.update(visible="thinking" in info.capabilities)
 
@@ -702,7 +702,7 @@ def build_app(
                     progress(fraction, desc=sentence)
                     yield sentence
             except ModelError as exc:
-                yield f"⚠️ {error_text(language, exc.message, exc.kind)}"
+                yield f"⚠️ {error_text(language, exc)}"
                 return
             yield t(language, "pull_ready", model=name)
 

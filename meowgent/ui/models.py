@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from meowgent.llm.client import OllamaClient
 from meowgent.llm.errors import ModelError
 from meowgent.llm.types import ModelInfo, PullProgress
-from meowgent.ui.i18n import ENGLISH, t
+from meowgent.ui.i18n import ENGLISH, error_text, t
 
 _PULL_STEPS = {
     "pulling manifest": "pull_manifest",
@@ -31,7 +31,7 @@ def server_status(client: OllamaClient, *, suggested: str, language: str = ENGLI
     try:
         models = tuple(_with_facts(client, info) for info in client.list_models())
     except ModelError as exc:
-        return ServerStatus(f"🔴 {exc.message}", ())
+        return ServerStatus(f"🔴 {error_text(language, exc)}", ())
     if not models:
         return ServerStatus(t(language, "banner_empty", version=health.version, model=suggested), ())
     return ServerStatus(t(language, "banner_ok", version=health.version), models)

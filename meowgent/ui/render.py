@@ -96,11 +96,9 @@ class _Call:
 
 @dataclass
 class _Note:
-    """An error (`kind` is the ErrorEvent's), a notice, or the stop mark, translated when shown."""
+    """An error, a notice (worded from its kind and values when shown), or the stop mark (None)."""
 
-    mark: Literal["error", "notice", "stopped"]
-    text: str = ""
-    kind: str = ""
+    said: ErrorEvent | Notice | None = None
 
 
 _Item = _Text | _Thinking | _Call | _Note
@@ -169,10 +167,8 @@ class ChatView:
                 if edited is not None and panel.call is not None:
                     panel.call, panel.edited = replace(panel.call, arguments=edited), True
                 self.waiting = tuple(c for c in self.waiting if c.id != call_id)
-            case ErrorEvent(message, kind):
-                self._items.append(_Note("error", message, kind))
-            case Notice(message, kind):
-                self._items.append(_Note("notice", message, kind))
+            case ErrorEvent() | Notice():
+                self._items.append(_Note(event))
             case Done(reason, prompt_tokens, output_tokens):
                 if prompt_tokens is not None:
                     self.tokens_used = prompt_tokens + (output_tokens or 0)
@@ -213,7 +209,7 @@ class ChatView:
                 if panel.state in ("writing", "ready"):
                     panel.state = "interrupted"
         if reason == "stopped":
-            self._items.append(_Note("stopped"))
+            self._items.append(_Note())
 
 
 def _version(item: _Item) -> tuple[Any, ...]:
@@ -247,11 +243,11 @@ def _render(item: _Item, language: str, link_target: LinkTarget) -> list[gr.Chat
             return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
             return _render_call(item, language, link_target)
-        case _Note("error", text, kind):
-            return [_note("⚠️ " + error_text(language, text, kind))]
-        case _Note("notice", text, kind):
-            return [_note("ℹ️ " + notice_text(language, text, kind))]
-        case _Note("stopped"):
+        case _Note(ErrorEvent() as error):
+            return [_note("⚠️ " + error_text(language, error))]
+        case _Note(Notice() as notice):
+            return [_note("ℹ️ " + notice_text(language, notice))]
+        case _Note():
             return [_note(t(language, "stopped"))]
     return []
 

@@ -43,6 +43,7 @@ from tests.scripted_ollama import (
     tool_call_text,
     xml_call_text,
 )
+from tests.words import said
 
 CONTENT = "".join(f'Line {n:05d} of the notes, with "quotes" and a tab\there.\n' for n in range(230))[:12_000]
 ARGUMENTS = {"path": "notes.md", "content": CONTENT}
@@ -173,8 +174,8 @@ def test_a_call_ollama_cannot_read_gets_one_retry_with_the_format_and_then_works
         events = list(agent.run(conversation, "write my notes", threading.Event()))
         assert not [e for e in events if isinstance(e, ErrorEvent)]
         notices = [e for e in events if isinstance(e, Notice)]
-        assert any("couldn't read the tool call" in n.message for n in notices)
-        assert "請模型重寫一次" in notice_text(CHINESE, notices[0].message, notices[0].kind)
+        assert any("couldn't read the tool call" in said(n) for n in notices)
+        assert "請模型重寫一次" in notice_text(CHINESE, notices[0])
         invalid = [e for e in events if isinstance(e, ToolCallInvalid)]
         # Even the call Ollama could not read showed its text while it was written.
         rejected = invalid[0].call_id
@@ -200,7 +201,7 @@ def test_the_same_rejection_twice_ends_the_answer_with_the_conversation_intact(w
         errors = [e for e in events if isinstance(e, ErrorEvent)]
         assert [e.kind for e in errors] == ["call_rejected"]
         assert [e.retried for e in events if isinstance(e, ToolCallInvalid)] == [True, False]
-        assert "Traceback" not in errors[0].message
+        assert "Traceback" not in said(errors[0])
         assert events[-1].reason == "error"
         assert conversation.messages[-1]["role"] == "assistant"
         assert conversation.pending == []

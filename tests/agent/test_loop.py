@@ -39,6 +39,7 @@ from tests.scripted_ollama import (
     reply,
     tool_call_text,
 )
+from tests.words import said
 
 
 @pytest.fixture
@@ -216,7 +217,7 @@ def test_a_broken_stream_keeps_the_partial_answer_and_the_next_message_works(
     events = answer(agent, conversation, "go")
     error = next(e for e in events if isinstance(e, ErrorEvent))
     assert error.kind == kind
-    assert phrase in error.message
+    assert phrase in said(error)
     assert events[-1].reason == "error"
     assert conversation.messages[-1]["content"].startswith("The first half")
     assert "cut off" in conversation.messages[-1]["content"]
@@ -233,7 +234,7 @@ def test_a_stall_past_the_read_timeout_is_an_error(ollama_server, workspace):
 def test_unknown_model_says_how_to_get_it(ollama_server, workspace):
     events = answer(make_agent(ollama_server, workspace), Conversation("c", "mistral"), "hi")
     error = next(e for e in events if isinstance(e, ErrorEvent))
-    assert "ollama pull mistral" in error.message
+    assert "ollama pull mistral" in said(error)
     assert events[-1].reason == "error"
 
 
@@ -257,7 +258,7 @@ def test_max_turns_is_enforced(ollama_server, workspace):
     agent = make_agent(ollama_server, workspace, max_turns=3)
     events = answer(agent, Conversation("c", "qwen3"), "loop forever")
     assert events[-1].reason == "max_turns"
-    assert "3 model replies" in next(e for e in events if isinstance(e, ErrorEvent)).message
+    assert "3 model replies" in said(next(e for e in events if isinstance(e, ErrorEvent)))
     assert len(ollama_server.chat_requests) == 3
 
 
@@ -447,7 +448,7 @@ def test_a_long_history_is_cut_to_fit_and_the_person_is_told_once(ollama_server,
     events = answer(agent, conversation, "the latest question")
     notices = [e for e in events if isinstance(e, Notice)]
     assert len(notices) == 1
-    assert "8k-token context" in notices[0].message
+    assert "8k-token context" in said(notices[0])
     sent = ollama_server.chat_requests[-1]["messages"]
     assert sent[0]["role"] == "system"
     assert "read_file" in sent[0]["content"]
@@ -463,6 +464,6 @@ def test_a_message_too_long_for_the_context_is_an_error_not_a_truncation(ollama_
     events = answer(agent, Conversation("c", "qwen3"), "please summarise: " + "word " * 6000)
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert [e.kind for e in errors] == ["context_too_small"]
-    assert "raise --num-ctx" in errors[0].message
+    assert "raise --num-ctx" in said(errors[0])
     assert events[-1].reason == "error"
     assert ollama_server.chat_requests == []

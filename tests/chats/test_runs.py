@@ -5,6 +5,7 @@ import pytest
 
 from meowgent.chats.runs import Cursor, EventLog, RunBusy, RunRegistry
 from meowgent.events import Done, TextDelta, ToolCallProgress, ToolCallStarted
+from tests.words import said
 
 
 def test_log_merges_consecutive_deltas_and_reads_from_a_cursor():
@@ -100,4 +101,4 @@ def test_a_crashing_job_ends_with_a_plain_error():
     events = registry.log("c").read()[0]
     assert events[0] == TextDelta("partial")
     assert events[-1] == Done("error")
-    assert "went wrong" in events[-2].message
+    assert "went wrong" in said(events[-2])

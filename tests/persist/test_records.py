@@ -47,7 +47,7 @@ invalid_calls = st.builds(InvalidCall, st.text(), st.text(), st.text())
 
 EVENT_STRATEGIES = {
     UserMessage: st.builds(UserMessage, st.text()),
-    Notice: st.builds(Notice, st.text()),
+    Notice: st.builds(Notice, st.text(), st.dictionaries(st.text(), st.integers() | st.booleans())),
     TextDelta: st.builds(TextDelta, st.text()),
     ToolCallDelta: st.builds(ToolCallDelta, st.text()),
     ToolCallDone: st.builds(ToolCallDone, st.text(), st.booleans()),
@@ -68,7 +68,7 @@ EVENT_STRATEGIES = {
         finite,
         st.none() | st.dictionaries(st.text(), json_values, max_size=3),
     ),
-    ErrorEvent: st.builds(ErrorEvent, st.text(), st.text()),
+    ErrorEvent: st.builds(ErrorEvent, st.text(), st.dictionaries(st.text(), st.integers() | st.text())),
     Done: st.builds(
         Done,
         st.sampled_from(typing.get_args(events.DoneReason)),

@@ -213,7 +213,7 @@ def test_an_error_line_is_a_refused_call_only_where_a_call_may_be_behind_it(hold
     events = reader.fail(error)
     _, reply = reader.finish("error", retry_left=True)
     assert reply.rejected == rejected
-    assert events == ([] if rejected else [ErrorEvent(error.message, error.kind)])
+    assert events == ([] if rejected else [ErrorEvent(error.kind, error.values)])
 
 
 def test_after_stop_the_open_call_is_neither_run_nor_closed_and_the_transcript_says_why():

@@ -44,6 +44,7 @@ from tests.scripted_ollama import (
     tool_call_text,
     xml_call_text,
 )
+from tests.words import said
 
 OWNER = "browser:alice"
 
@@ -93,7 +94,7 @@ def test_a_reply_that_streams_on_and_on_is_cut_at_the_cap(ollama_server, tmp_pat
     assert ollama_server.wait_for_disconnects(1)  # the stream was closed, so Ollama stops generating
     (error,) = [e for e in events if isinstance(e, ErrorEvent)]
     assert error.kind == "reply_too_long"
-    assert "passed 200,000 characters" in error.message
+    assert "passed 200,000 characters" in said(error)
     assert isinstance(events[-1], Done)
     assert events[-1].reason == "error"
     assert cap - 2_000 < streamed(events) <= cap  # what the page got
@@ -125,7 +126,7 @@ def test_a_call_larger_than_the_cap_is_refused_before_it_shows_or_runs(ollama_se
     assert "smaller parts" in invalid.error
     assert "edit_file" in invalid.error
     assert len(invalid.raw) <= 200
-    assert any(isinstance(e, Notice) and "larger than 100,000 characters" in e.message for e in events)
+    assert any(isinstance(e, Notice) and "larger than 100,000 characters" in said(e) for e in events)
     assert streamed(events) <= cap + 4_096
     assert not (tmp_path / "workspace" / "big.txt").exists()
     assert events[-1].reason == "complete"
@@ -168,8 +169,8 @@ def test_past_the_calls_limit_the_reply_stops_and_the_model_is_told(ollama_serve
     assert "at most 20 tool calls" in results[-1].output
     assert "next reply" in results[-1].output
     notice = next(e for e in events if isinstance(e, Notice))
-    assert "more than 20 tool calls" in notice.message
-    assert notice_text(CHINESE, notice.message, notice.kind).startswith("模型想在一次回覆裡呼叫超過 20 次工具。")
+    assert "more than 20 tool calls" in said(notice)
+    assert notice_text(CHINESE, notice).startswith("模型想在一次回覆裡呼叫超過 20 次工具。")
     assert len(ollama_server.chat_requests) == 2
     told = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"]
     assert len(told) == 21
@@ -184,7 +185,7 @@ def test_a_flood_of_calls_over_many_replies_is_bounded_and_asks_the_person(ollam
     ran = [e for e in events if isinstance(e, ToolResult) and e.status == "done"]
     assert len(ran) == 5 * 20  # never the 2,000 calls the model wrote
     assert events[-1].reason == "max_turns"
-    assert "Send a message to let it continue" in next(e.message for e in events if isinstance(e, ErrorEvent))
+    assert "Send a message to let it continue" in next(said(e) for e in events if isinstance(e, ErrorEvent))
 
 
 def test_the_caps_are_settings_with_safe_defaults():
@@ -207,7 +208,7 @@ def test_context_trimming_keeps_the_current_answer_and_stops_it_when_even_that_i
         assert 2 < len(requests) < 25  # stopped long before max_turns, instead of repeating what it forgot
         (error,) = [e for e in events if isinstance(e, ErrorEvent)]
         assert error.kind == "answer_too_long"
-        assert "Send a message to go on from here" in error.message
+        assert "Send a message to go on from here" in said(error)
         assert events[-1].reason == "error"
 
         server.script(reply("Here is what I found."))
@@ -320,7 +321,7 @@ def test_held_back_calls_past_a_limit_close_every_panel_and_run_only_what_was_sh
     assert len(ready) <= 20
     ran = [e.call_id for e in events if isinstance(e, ToolResult) and e.status == "done"]
     assert set(ran) <= set(ready)
-    assert any(isinstance(e, Notice) and e.message.startswith("The model ") for e in events)
+    assert any(isinstance(e, Notice) and said(e).startswith("The model ") for e in events)
     assert sum(isinstance(e, ToolResult) and e.status == "error" for e in events) == 1  # the call past the limit
     assert not (tmp_path / "big.md").exists()
     assert events[-1].reason == "complete"

@@ -1,38 +1,64 @@
-"""Both languages say everything, with the same placeholders."""
+"""Both languages say everything, with the same placeholders; the core's kinds and values are worded only here."""
 
 import re
 import string
 
+import httpx
 import pytest
 
 from meowgent.chats.service import ChatError, ChatErrorKind
-from meowgent.context import FitResult, describe_fit
-from meowgent.events import ErrorEvent, ToolCall, ToolCallReady, ToolCallStarted, ToolResult, UserMessage
+from meowgent.context import AnswerTooLong, ContextTooSmall, FitResult, trim_notice
+from meowgent.events import (
+    LEGACY,
+    Done,
+    ErrorEvent,
+    Notice,
+    ToolCall,
+    ToolCallReady,
+    ToolCallStarted,
+    ToolResult,
+    UserMessage,
+)
+from meowgent.llm.client import OllamaClient
+from meowgent.llm.errors import (
+    ModelError,
+    ModelNotFound,
+    ServerUnreachable,
+    StreamBroken,
+    StreamStalled,
+    UnsupportedFeature,
+    failure,
+    not_ollama,
+    response_error,
+)
 from meowgent.policy.risks import Risk
+from meowgent.ui.approval import describe_queue
 from meowgent.ui.i18n import (
-    _ERRORS,
-    _TEXT,
     CHINESE,
     ENGLISH,
     chat_error_text,
+    en,
     error_text,
     notice_text,
     pick_language,
     risks,
     t,
+    zh_tw,
 )
+from meowgent.ui.models import model_facts, server_status
 from meowgent.ui.render import ChatView
 from tests.ui.conftest import html_text
+from tests.ui.test_models import PLAIN, QWEN
 
 
 def fields(text):
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+    return {(name, spec) for _, name, spec, _ in string.Formatter().parse(text) if name}
 
 
-def test_every_sentence_exists_in_both_languages_with_the_same_placeholders():
-    assert set(_TEXT[ENGLISH]) == set(_TEXT[CHINESE])
-    for key, english in _TEXT[ENGLISH].items():
-        assert fields(english) == fields(_TEXT[CHINESE][key]), key
+def test_both_catalogs_have_the_same_keys_and_the_same_placeholders_per_key():
+    assert set(en.TEXT) == set(zh_tw.TEXT)
+    for key, english in en.TEXT.items():
+        assert fields(english) == fields(zh_tw.TEXT[key]), key
 
 
 @pytest.mark.parametrize(
@@ -50,54 +76,124 @@ def test_the_language_comes_from_the_browser(header, language):
     assert pick_language(header) == language
 
 
-def test_errors_are_translated_by_kind_and_keep_the_commands_to_run():
-    english = "The model 'mistral' isn't installed. Download it with `ollama pull mistral`."
-    assert error_text(ENGLISH, english, "not_found") == english
-    chinese = error_text(CHINESE, english, "not_found")
+# Every ModelError the funnel makes, and every error and notice the core yields, as the core makes them.
+MODEL_ERRORS = [
+    ServerUnreachable("http://127.0.0.1:11434"),
+    ModelNotFound("mistral"),
+    ModelNotFound(""),
+    ModelNotFound("no-such-model", in_library=False),
+    UnsupportedFeature("llama-plain", "thinking"),
+    UnsupportedFeature("llama-plain", "tools"),
+    UnsupportedFeature("llama-plain", "insert"),
+    StreamBroken("llama runner process has terminated: signal: killed"),
+    StreamBroken("the download ended before Ollama said it was complete.", what="download"),
+    StreamStalled(0.5),
+    StreamStalled(30, streaming=False),
+    response_error(500, "server busy", host="h", model="m", what="answer"),
+    response_error(500, "disk full", host="h", model="m", what="download"),
+    response_error(500, "no", host="h", model="m", what=None),
+    failure(httpx.ReadError("EOF"), host="http://127.0.0.1:11434", read_timeout=1, what=None),
+    not_ollama("http://127.0.0.1:8080", "no version"),
+    ModelError(
+        "'bad' isn't an address Ollama can be reached at. Use one like http://127.0.0.1:11434.",
+        kind="bad_host",
+        values={"host": "bad"},
+    ),
+]
+ERRORS = [
+    *(ErrorEvent(error.kind, error.values) for error in MODEL_ERRORS),
+    *(ErrorEvent(error.kind, error.values) for error in (ContextTooSmall(9000, 4000), AnswerTooLong(9000, 4000))),
+    ErrorEvent("reply_too_long", {"limit": 200_000}),
+    ErrorEvent("call_rejected", {"detail": "XML syntax error on line 1"}),
+    ErrorEvent("max_turns", {"turns": 3}),
+    ErrorEvent("nothing_to_retry"),
+    ErrorEvent("interrupted"),
+    ErrorEvent("internal"),
+]
+NOTICES = [
+    Notice("call_retry"),
+    Notice("call_too_large", {"limit": 100_000}),
+    Notice("too_many_calls", {"limit": 20}),
+    Notice("context_trimmed", {"results_shortened": True, "dropped": 3, "context": 8192}),
+]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("error", MODEL_ERRORS, ids=lambda e: f"{e.kind}-{e.values.get('case', '')}")
+def test_the_english_page_says_each_model_error_as_its_message_and_the_chinese_page_says_it_in_chinese(error):
+    """The page words the kind and values; the English catalog says what the funnel's English message says."""
+    assert error_text(ENGLISH, error) == error.message
+    assert CJK.search(error_text(CHINESE, error))
+
+
+def test_errors_are_translated_by_kind_and_keep_the_commands_and_names_given_as_values():
+    missing = ModelNotFound("mistral")
+    chinese = error_text(CHINESE, missing)
     assert "還沒有安裝" in chinese
     assert "`ollama pull mistral`" in chinese
-    broken = error_text(CHINESE, "model runner crashed", "broken")
-    assert "model runner crashed" not in broken  # no English original repeated
+    broken = error_text(CHINESE, StreamBroken("model runner crashed"))
     assert broken.startswith("模型伺服器的回覆中斷了")
+    assert "model runner crashed" in broken  # the server's own words, a value, quoted whole (no sentence of ours)
+
+
+@pytest.mark.parametrize("said", ERRORS + NOTICES, ids=lambda e: e.kind)
+def test_every_error_and_notice_the_core_yields_has_both_languages(said):
+    text = error_text if isinstance(said, ErrorEvent) else notice_text
+    english, chinese = text(ENGLISH, said), text(CHINESE, said)
+    assert "{" not in english
+    assert english != said.kind
+    assert CJK.search(chinese)
+    assert not CJK.search(english)
+
+
+def test_a_note_stored_the_old_way_is_shown_as_stored_and_an_unknown_kind_is_named():
+    legacy = ErrorEvent(LEGACY, {"text": "The model 'x' isn't installed."})
+    assert error_text(CHINESE, legacy) == error_text(ENGLISH, legacy) == "The model 'x' isn't installed."
+    assert notice_text(CHINESE, Notice(LEGACY, {"text": "Old note."})) == "Old note."
+    assert error_text(ENGLISH, ErrorEvent("newer_kind")) == "Something failed (newer_kind)."
 
 
 def test_risk_notes_and_the_chat_read_in_chinese():
     assert risks(CHINESE, (Risk.DELETES, Risk.NETWORK)) == "這個動作會刪除檔案、連上網路"
+    assert risks(ENGLISH, (Risk.DELETES, Risk.HIDDEN)) == "this deletes files. Meowgent can't tell everything this runs"
     call = ToolCall("c1", "run_shell", {"command": "ls"})
     view = ChatView(CHINESE)
-    for event in (UserMessage("hi"), ToolCallStarted("c1"), ToolCallReady(call, True), ErrorEvent("x", "stalled")):
+    stalled = ErrorEvent("stalled", {"seconds": 0.5})
+    for event in (UserMessage("hi"), ToolCallStarted("c1"), ToolCallReady(call, True), stalled):
         view.apply(event)
-    text = " ".join(str(m.content) + str(m.metadata) for m in view.messages())
-    assert "模型太久沒有回應" in text
+    text = " ".join(html_text(str(m.content)) + str(m.metadata) for m in view.messages())
+    assert "模型 0.5 秒沒有回應" in text
     view.language = ENGLISH
-    assert "x" in str(view.messages()[-1].content)
+    assert "The model stopped answering for 0.5 s." in html_text(str(view.messages()[-1].content))
     assert t(CHINESE, "approve") == "✅ 核准"
 
 
-# Names, commands, examples of what to type, placeholders and units: the same in both languages.
+@pytest.mark.parametrize("risk", list(Risk))
+def test_every_risk_is_worded_in_both_languages(risk):
+    assert CJK.search(risks(CHINESE, (risk,)))
+    assert not CJK.search(risks(ENGLISH, (risk,)))
+
+
+# Names, commands, addresses, examples of what to type, placeholders and units: the same in both languages.
 NAMES = re.compile(
-    r"例如 [^：]*|\{\w+\}|`[^`]*`|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter|MCP|README"
+    r"例如 [^：]*|\{\w+(?::[^}]*)?\}|`[^`]*`|https?://\S+|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter"
+    r"|MCP|README"
 )
 
 
-@pytest.mark.parametrize("key", sorted(_TEXT[ENGLISH]))
+@pytest.mark.parametrize("key", sorted(en.TEXT))
 def test_every_chinese_sentence_is_chinese(key):
-    chinese = NAMES.sub("", _TEXT[CHINESE][key])
+    chinese = NAMES.sub("", zh_tw.TEXT[key])
     words = re.findall(r"[A-Za-z]{2,}", chinese)
-    assert not words, f"{key}: English left in {_TEXT[CHINESE][key]!r}"
+    assert not words, f"{key}: English left in {zh_tw.TEXT[key]!r}"
 
 
 def test_chinese_markdown_closes_its_bold():
     # CommonMark doesn't close ** between CJK punctuation and a letter: "**…。**試" showed the stars.
-    for key, text in _TEXT[CHINESE].items():
+    for key, text in zh_tw.TEXT.items():
         for bold in re.findall(r"\*\*(.+?)\*\*(.?)", text):
             inner, after = bold
             assert not (inner[-1] in "。，！？：；、」）" and after and after.isalnum()), key
-
-
-def test_every_error_kind_has_chinese():
-    for kind, text in _ERRORS.items():
-        assert re.search(r"[\u4e00-\u9fff]", text), kind
 
 
 CHAT_ERRORS = {
@@ -140,24 +236,61 @@ def test_the_chat_and_the_card_read_in_chinese_with_no_english_left():
 
 
 @pytest.mark.parametrize(
-    ("trimmed", "dropped", "chinese"),
+    ("trimmed", "dropped", "english", "chinese"),
     [
-        (True, 0, "為了放進模型 16k token 的上下文，較長的工具輸出已縮短。完整的紀錄都還保留著。"),
-        (False, 1, "為了放進模型 16k token 的上下文，省略了 1 則較早的訊息。完整的紀錄都還保留著。"),
+        (
+            True,
+            0,
+            "Long tool output was shortened to fit the model's 16k-token context. The full history is kept.",
+            "為了放進模型 16k token 的上下文，較長的工具輸出已縮短。完整的紀錄都還保留著。",
+        ),
+        (
+            False,
+            1,
+            "1 earlier message was left out to fit the model's 16k-token context. The full history is kept.",
+            "為了放進模型 16k token 的上下文，省略了 1 則較早的訊息。完整的紀錄都還保留著。",
+        ),
         (
             True,
             3,
+            "Long tool output was shortened and 3 earlier messages were left out to fit the model's 16k-token "
+            "context. The full history is kept.",
             "為了放進模型 16k token 的上下文，較長的工具輸出已縮短，並省略了 3 則較早的訊息。完整的紀錄都還保留著。",
         ),
     ],
 )
-def test_the_context_trimming_notice_reads_in_chinese(trimmed, dropped, chinese):
+def test_the_context_trimming_notice_reads_in_both_languages(trimmed, dropped, english, chinese):
     fit = FitResult(
         messages=[], trimmed_results=int(trimmed), dropped_messages=dropped, estimated_tokens=0, raw_tokens=0
     )
-    english = describe_fit(fit, 16_384)
-    assert notice_text(ENGLISH, english) == english
-    assert notice_text(CHINESE, english) == chinese
+    notice = trim_notice(fit, 16_384)
+    assert notice_text(ENGLISH, notice) == english
+    assert notice_text(CHINESE, notice) == chinese
+
+
+def _chinese_page(workspace, ollama):
+    """The Chinese page's words: every notice and error in the chat, a card of calls, the banner and model facts."""
+    view = ChatView(CHINESE)
+    calls = (
+        ToolCall("c1", "run_shell", {"command": "rm -rf build && curl https://example.com"}),
+        ToolCall("c2", "write_file", {"path": "a.md", "content": "x"}),
+    )
+    for event in (UserMessage("hi"), *NOTICES, *ERRORS, Done("stopped")):
+        view.apply(event)
+    card = describe_queue(calls, workspace, CHINESE)
+    facts = [model_facts(info, num_ctx_cap=16384, language=CHINESE) for info in (QWEN, PLAIN)]
+    banner = server_status(ollama, suggested="qwen3", language=CHINESE).banner
+    return [str(m.content) + str(m.metadata) for m in view.messages()], card, facts, banner
+
+
+def test_rewording_the_english_catalog_does_not_change_the_chinese_page(monkeypatch, tmp_path):
+    down = OllamaClient("http://127.0.0.1:9")  # nothing listens there: the banner says how to start Ollama
+    before = _chinese_page(tmp_path, down)
+    english_before = error_text(ENGLISH, ErrorEvent("internal"))
+    for key, text in list(en.TEXT.items()):
+        monkeypatch.setitem(en.TEXT, key, "Reworded: " + text)
+    assert error_text(ENGLISH, ErrorEvent("internal")) == "Reworded: " + english_before  # the English page did change
+    assert _chinese_page(tmp_path, down) == before
 
 
 def test_the_banner_keeps_the_address_apart_from_the_chinese_after_it():

@@ -27,7 +27,9 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.persist.records import dump, event_from_record
 from meowgent.ui.approval import link_target
+from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.livecall import TAIL_CHARS
 from meowgent.ui.render import LIVE_LINES, RESULT_VIEW_CHARS, ChatView, fence, trim_for_view
 from tests.ui.conftest import html_text
@@ -292,8 +294,8 @@ def test_apply_is_false_for_plain_deltas_and_true_for_status_changes():
     assert view.apply(ToolCallReady(WRITE, True)) is True
     assert view.apply(ApprovalNeeded((WRITE,))) is True
     assert view.apply(ToolResult(WRITE.id, WRITE.name, "Created notes.md", "done", 0.1)) is True
-    assert view.apply(ErrorEvent("The model server failed.")) is True
-    assert view.apply(Notice("Old output was shortened.")) is True
+    assert view.apply(ErrorEvent("internal")) is True
+    assert view.apply(Notice("call_retry")) is True
     assert view.apply(Done("complete")) is True
 
 
@@ -464,25 +466,58 @@ def test_stop_leaves_finished_and_waiting_calls_alone():
 
 
 def test_an_error_ending_interrupts_a_call_without_a_stopped_note():
-    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", '{"name": "run'), ErrorEvent("Ollama crashed."))
+    crashed = ErrorEvent("broken", {"case": "answer", "detail": "Ollama crashed."})
+    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", '{"name": "run'), crashed)
     view.apply(Done("error"))
     messages = view.messages()
     assert panel(view, "c1").metadata["log"] == "interrupted"
-    assert [text_of(m) for m in messages if not m.metadata] == ["⚠️ Ollama crashed."]
+    assert [text_of(m) for m in messages if not m.metadata] == [
+        "⚠️ The answer from Ollama broke off: Ollama crashed. Try again."
+    ]
 
 
 def test_an_error_is_a_plain_note():
-    view = view_of(UserMessage("hi"), ErrorEvent("The model server is not running. Start it with `ollama serve`."))
+    view = view_of(UserMessage("hi"), ErrorEvent("unreachable", {"host": "127.0.0.1:11434"}))
     note = view.messages()[-1]
     assert note.role == "assistant"
-    assert text_of(note) == "⚠️ The model server is not running. Start it with ollama serve."
+    assert text_of(note) == (
+        "⚠️ Can't reach Ollama at 127.0.0.1:11434. Start it with ollama serve (or open the Ollama app), then try again."
+    )
     assert "<code>ollama serve</code>" in note.content
     assert not note.metadata
 
 
 def test_a_notice_is_a_plain_note():
-    note = view_of(Notice("Old tool output was shortened.")).messages()[-1]
-    assert text_of(note) == "ℹ️ Old tool output was shortened."
+    trimmed = Notice("context_trimmed", {"results_shortened": True, "dropped": 0, "context": 8192})
+    note = view_of(trimmed).messages()[-1]
+    assert (
+        text_of(note)
+        == "ℹ️ Long tool output was shortened to fit the model's 8k-token context. The full history is kept."
+    )
+
+
+@pytest.mark.parametrize("language", [ENGLISH, CHINESE])
+def test_a_note_stored_the_old_way_shows_as_stored(language):
+    """Events an older Meowgent stored carry an English sentence and no values: shown as they were, never parsed."""
+    stored = [
+        {
+            "type": "ErrorEvent",
+            "message": "Can't reach Ollama at h. Start it with `ollama serve`.",
+            "kind": "unreachable",
+        },
+        {
+            "type": "Notice",
+            "message": "3 earlier messages were left out to fit the model's 8k-token context.",
+            "kind": "",
+        },
+    ]
+    view = ChatView(language)
+    for record in stored:
+        view.apply(event_from_record(json.loads(dump(record))))
+    assert [text_of(m) for m in view.messages()] == [
+        "⚠️ Can't reach Ollama at h. Start it with ollama serve.",
+        "ℹ️ 3 earlier messages were left out to fit the model's 8k-token context.",
+    ]
 
 
 def test_a_complete_answer_adds_no_note():

@@ -1,0 +1,97 @@
+"""Every sentence the page shows, in English and Traditional Chinese (zh-TW).
+
+The catalogs are data: `en.py` and `zh_tw.py` map the same keys to templates with the same `{placeholders}`.
+`t(language, key, **values)` formats one entry. Labels, the approval card, the banner, model facts, notices and
+errors all come from here. The rest of Meowgent writes no words for the person: its notes and errors carry a kind
+and plain values (`Notice`, `ErrorEvent`, `ModelError`, `ChatError`, `Risk`), which the functions below word, so
+rewording an English entry never changes the Chinese page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from meowgent.events import Notice
+from meowgent.policy.risks import Risk
+from meowgent.ui.i18n import en, zh_tw
+
+if TYPE_CHECKING:
+    from meowgent.chats.service import ChatError
+
+ENGLISH, CHINESE = "en", "zh-TW"
+LANGUAGES = {ENGLISH: "English", CHINESE: "繁體中文"}
+CATALOGS: dict[str, dict[str, str]] = {ENGLISH: en.TEXT, CHINESE: zh_tw.TEXT}
+
+_OWN_SENTENCES = (Risk.HIDDEN,)
+"""Risk notes said as a sentence of their own, not as a phrase after "this …"."""
+
+
+class Worded(Protocol):
+    """What happened, as a kind and plain values: a `Notice`, an `ErrorEvent`, a `ModelError`, a `ContextTooSmall`."""
+
+    kind: str
+    values: Mapping[str, Any]
+
+
+def t(language: str, key: str, **values: object) -> str:
+    """The entry `key` in `language` (English if missing), formatted with `values`."""
+    text = CATALOGS.get(language, en.TEXT).get(key) or en.TEXT[key]
+    return text.format(**values) if values else text
+
+
+def pick_language(accept_language: str | None) -> str:
+    """zh-TW for a browser that prefers Chinese (Traditional Chinese is the one we have), else English."""
+    for part in (accept_language or "").split(","):
+        tag = part.split(";")[0].strip().lower()
+        if tag.startswith("zh"):
+            return CHINESE
+        if tag.startswith("en"):
+            return ENGLISH
+    return ENGLISH
+
+
+def risks(language: str, notes: tuple[Risk, ...]) -> str:
+    """Risk notes in `language`: "this …" and the phrases joined, then the notes that are sentences of their own."""
+    phrases = [t(language, f"risk_{note.value}") for note in notes if note not in _OWN_SENTENCES]
+    said = [t(language, "risk_this", risks=t(language, "risk_separator").join(phrases))] if phrases else []
+    own = [t(language, f"risk_{note.value}") for note in notes if note in _OWN_SENTENCES]
+    return t(language, "risk_sentences").join(said + own)
+
+
+def chat_error_text(language: str, error: ChatError) -> str:
+    """What a chat's action could not do, in `language`."""
+    return t(language, f"chat_error_{error.kind.value}", **error.values)
+
+
+def notice_text(language: str, notice: Notice) -> str:
+    """A notice for the chat, in `language`."""
+    if notice.kind == "context_trimmed":
+        return _trimmed(language, **notice.values)
+    return _said(language, "notice", notice)
+
+
+def error_text(language: str, error: Worded) -> str:
+    """An error for the chat or a warning, in `language`: an `ErrorEvent`, or the `ModelError` it was made from."""
+    return _said(language, "error", error)
+
+
+def _said(language: str, prefix: str, said: Worded) -> str:
+    """The entry for `said`'s kind (and its `case` value, where it has one), formatted with its values; a kind no
+    catalog words (a newer Meowgent's, say) is named in a plain sentence rather than failing the page."""
+    case = said.values.get("case")
+    key = f"{prefix}_{said.kind}_{case}" if case else f"{prefix}_{said.kind}"
+    if key not in en.TEXT:
+        return t(language, f"{prefix}_other", kind=said.kind)
+    return t(language, key, **said.values)
+
+
+def _trimmed(language: str, *, results_shortened: bool, dropped: int, context: int) -> str:
+    """The context-trimming notice (meowgent.context.trim_notice): what was cut, and the model's context size."""
+    cut = [t(language, "trimmed_results")] if results_shortened else []
+    if dropped:
+        cut.append(
+            t(language, "trimmed_dropped_one") if dropped == 1 else t(language, "trimmed_dropped", count=dropped)
+        )
+    size = f"{context // 1024}k" if context % 1024 == 0 else f"{context:,}"
+    return t(language, "notice_context_trimmed", cut=t(language, "trimmed_and").join(cut), size=size)
