@@ -7,12 +7,10 @@ approval card, never a reason to skip it.
 
 from __future__ import annotations
 
-import atexit
 import base64
 import binascii
 import json
 import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -122,10 +120,7 @@ class McpTools:
         return cls(servers, registry=registry, timeout=settings.mcp_timeout, prepare=sandboxed(settings))
 
     def start(self) -> McpTools:
-        """Start every server in the background; they stop with `close()` or when Python exits."""
-        if self.configs:
-            with _open_lock:
-                _open.add(self)
+        """Start every server in the background; they stop with `close()`, which their owner (the app) calls."""
         self._manager.start()
         return self
 
@@ -133,8 +128,6 @@ class McpTools:
         self._manager.close()
         for name in self.configs:
             self.registry.unregister_group(name)
-        with _open_lock:
-            _open.discard(self)
 
     def states(self) -> list[ServerState]:
         return self._manager.states()
@@ -155,19 +148,6 @@ class McpTools:
     def _problem(self, server: str) -> str | None:
         state = self._manager.state(server)
         return None if state.status == "running" else not_running(state)
-
-
-_open: set[McpTools] = set()
-_open_lock = threading.Lock()
-
-
-@atexit.register
-def close_all() -> None:
-    """Stop every server of every app in this process (at exit; tests too)."""
-    with _open_lock:
-        running = list(_open)
-    for tools in running:
-        tools.close()
 
 
 def _runner(server: str, remote: str, name: str, call: Callable[..., Any]) -> Callable[..., str]:

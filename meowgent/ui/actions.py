@@ -10,8 +10,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from meowgent.tools.registry import ToolRegistry
 from meowgent.ui.i18n import t
 from meowgent.ui.safehtml import Html, fill, join, tag, visible_lines
+from meowgent.ui.tooltext import TEXTS, Look, look_of
 
 OBJECT_CHARS = 60
 """The longest object shown in a title; the full value is in the panel and on the card."""
@@ -21,35 +23,45 @@ Lookup = Callable[[str], str | None]
 
 
 def action(
-    name: str | None, argument: Lookup, language: str, *, live_lines: int | None = None, target: str | None = None
+    name: str | None,
+    argument: Lookup,
+    language: str,
+    *,
+    live_lines: int | None = None,
+    target: str | None = None,
+    tools: ToolRegistry | None = None,
 ) -> Html:
-    """The verb and object of a call; `live_lines` makes a write read "Writing report.md… 57 lines so far", and
-    `target`, where a symbolic link sends a write or edit, makes it read "Write NOTES.md → .git/config"."""
+    """The verb and object of a call, worded for its kind of tool (`meowgent.ui.tooltext`; `tools`: the app's);
+    `live_lines` makes a write read "Writing report.md… 57 lines so far", and `target`, where a symbolic link
+    sends a write or edit, makes it read "Write NOTES.md → .git/config"."""
     if not name:
         return fill(t(language, "preparing"))
-    path, say = argument("path"), _sayer(language)
-    match name:
-        case "write_file" if path:
+    traits = (tools or ToolRegistry.builtins()).traits(name)
+    look = look_of(name, traits)
+    text, say = TEXTS[look], _sayer(language)
+    path = argument(traits.path) if traits.path else None
+    match look:
+        case Look.WRITE if path:
             written = where(path, target)
             if live_lines is not None:
                 if live_lines == 1:
                     return say("act_writing_one", path=written)
-                return say("act_writing", path=written, lines=f"{live_lines:,}")
-            return say("act_write", path=written)
-        case "edit_file" if path:
-            return say("act_editing" if live_lines is not None else "act_edit", path=where(path, target))
-        case "run_shell" if command := argument("command"):
-            return say("act_run", command=obj(command))
-        case "web_fetch" if url := argument("url"):
-            return say("act_fetch", page=obj(page_of(url)))
-        case "read_file" if path:
-            return say("act_read", path=obj(path))
-        case "list_files":
-            return say("act_list", path=obj(path)) if path and path != "." else say("act_list_workspace")
-        case "search_files" if pattern := argument("pattern"):
+                return say(text.live, path=written, lines=f"{live_lines:,}")
+            return say(text.title, path=written)
+        case Look.EDIT if path:
+            return say(text.live if live_lines is not None else text.title, path=where(path, target))
+        case Look.RUN if command := argument(traits.command or ""):
+            return say(text.title, command=obj(command))
+        case Look.FETCH if url := argument(traits.url or ""):
+            return say(text.title, page=obj(page_of(url)))
+        case Look.READ if path:
+            return say(text.title, path=obj(path))
+        case Look.LIST:
+            return say(text.title, path=obj(path)) if path and path != "." else say("act_list_workspace")
+        case Look.SEARCH if pattern := argument("pattern"):
             if path and path != ".":
                 return say("act_search_in", pattern=obj(pattern), path=obj(path))
-            return say("act_search", pattern=obj(pattern))
+            return say(text.title, pattern=obj(pattern))
     return say("act_other", tool=obj(name))
 
 

@@ -23,6 +23,7 @@ from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, risks, t
 from meowgent.ui.render import browser_safe, diff_html, edit_diff, lines_chars, trim_for_view
 from meowgent.ui.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
+from meowgent.ui.tooltext import Look, look_of, tool_look
 
 CARD_BOX_CHARS = 50_000
 """Each later call's text on the card is whole up to this size, then its head and tail. The box under the card
@@ -64,24 +65,26 @@ def describe_call(
 ) -> CallDescription:
     """What approving this call will do, for a person who is not technical (`tools`: the app's, MCP's included)."""
     arguments = call.arguments
-    match call.name:
-        case "run_shell":
-            command = str(arguments.get("command", ""))
+    traits = (tools or ToolRegistry.builtins()).traits(call.name)
+    match look_of(call.name, traits):
+        case Look.RUN:
+            command = str(arguments.get(traits.command or "", ""))
             return CallDescription(_say(language, "run_command", folder=_code(str(workspace))), command)
-        case "write_file":
-            content = str(arguments.get("content", ""))
-            path = str(arguments.get("path", ""))
+        case Look.WRITE:
+            content = str(arguments.get(traits.main or "", ""))
+            path = str(arguments.get(traits.path or "", ""))
             target = link_target(workspace, path)
             summary = _write_summary(workspace, path, content, language, target=target)
             return CallDescription(_through_link(summary, path, target, language), content, target=target)
-        case "edit_file":
-            path = str(arguments.get("path", ""))
+        case Look.EDIT:
+            path = str(arguments.get(traits.path or "", ""))
             target = link_target(workspace, path)
-            diff = edit_diff(str(arguments.get("old", "")), str(arguments.get("new", "")), language)
+            old, new = str(arguments.get(traits.old or "", "")), str(arguments.get(traits.main or "", ""))
+            diff = edit_diff(old, new, language)
             summary = _say(language, "edit_file", path=_path(path, target))
             return CallDescription(_through_link(summary, path, target, language), "\n".join(diff.lines), diff, target)
-        case "web_fetch":
-            url = str(arguments.get("url", ""))
+        case Look.FETCH:
+            url = str(arguments.get(traits.url or "", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
             return CallDescription(_say(language, "fetch", host=_code(host)), url)
     details = json.dumps(arguments, indent=2, ensure_ascii=False)
@@ -117,9 +120,9 @@ def _mcp_summary(name: str, language: str, tools: ToolRegistry | None) -> Html |
     return summary
 
 
-def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH) -> str:
+def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH, *, tools: ToolRegistry | None = None) -> str:
     """What deserves a second look, from our rules (never from the model): `⚠️ Heads up: this deletes files.`"""
-    notes = risk_notes(call, workspace)
+    notes = risk_notes(call, workspace, tools=tools)
     return t(language, "heads_up", risks=risks(language, notes)) if notes else ""
 
 
@@ -141,10 +144,10 @@ def describe_queue(
     if not calls:
         return Card(Html(""), "")
     descriptions = [describe_call(call, workspace, language, tools=tools) for call in calls]
-    where = _Sandbox(network, sandboxed)
+    where = _Sandbox(network, sandboxed, tools or ToolRegistry.builtins())
     # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
     steps = [
-        _step(call, description, workspace, language, where, boxed=index > 0)
+        _step(call, description, workspace, language, where, boxed=index > 0, tools=where.tools)
         for index, (call, description) in enumerate(zip(calls, descriptions, strict=True))
     ]
     cut_short = tuple(call.id for call, step in zip(calls, steps, strict=True) if step.cut)
@@ -155,7 +158,7 @@ def describe_queue(
         heading = tag("h3", t(language, "card_many", count=len(calls)))
         hint = t(language, "card_many_hint_cut" if cut_short else "card_many_hint")
         card = join([heading, tag("ol", items), tag("p", hint)])
-    return Card(block(card, cls="mg mg-card"), _shown_text(calls[0], descriptions[0].details), cut_short)
+    return Card(block(card, cls="mg mg-card"), _shown_text(calls[0], descriptions[0].details, where.tools), cut_short)
 
 
 @dataclass(frozen=True)
@@ -164,26 +167,35 @@ class _Sandbox:
 
     network: bool
     sandboxed: bool
+    tools: ToolRegistry
 
     def line(self, call: ToolCall, workspace: Path, language: str) -> str:
         """No sandbox at all, or a command that needs the network it doesn't have (the control under the card)."""
-        if call.name != "run_shell":
+        if tool_look(call.name, self.tools) is not Look.RUN:
             return ""
         if not self.sandboxed:
             return t(language, "card_no_sandbox")
-        return t(language, "network_needed") if not self.network and Risk.NETWORK in risk_notes(call, workspace) else ""
+        needs_network = Risk.NETWORK in risk_notes(call, workspace, tools=self.tools)
+        return t(language, "network_needed") if not self.network and needs_network else ""
 
 
 def _step(
-    call: ToolCall, description: CallDescription, workspace: Path, language: str, where: _Sandbox, *, boxed: bool
+    call: ToolCall,
+    description: CallDescription,
+    workspace: Path,
+    language: str,
+    where: _Sandbox,
+    *,
+    boxed: bool,
+    tools: ToolRegistry,
 ) -> Step:
     """One call on the card: "Run `make test`", the sentence that says where and how, a warning, then its text:
     an edit's diff, and when `boxed` (a call after the first) any other text; the first call's text is in the
     box under the card."""
-    title = action(call.name, lookup(call.arguments), language, target=description.target)
+    title = action(call.name, lookup(call.arguments), language, target=description.target, tools=tools)
     # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
     parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
-    if warning := risk_line(call, workspace, language):
+    if warning := risk_line(call, workspace, language, tools=tools):
         parts.append(tag("div", tag("strong", warning)))
     if sandbox_line := where.line(call, workspace, language):
         parts.append(tag("div", sandbox_line))
@@ -192,14 +204,14 @@ def _step(
         return Step(join(parts), cut=boxed and lines_chars(description.diff.lines) > CARD_BOX_CHARS)
     if not boxed:
         return Step(join(parts))
-    text = _shown_text(call, description.details)
+    text = _shown_text(call, description.details, tools)
     parts.append(tag("pre", trim_for_view(text, CARD_BOX_CHARS, language=language), cls="mg-box"))
     return Step(join(parts), cut=len(text) > CARD_BOX_CHARS)
 
 
-def _shown_text(call: ToolCall, details: str) -> str:
+def _shown_text(call: ToolCall, details: str, tools: ToolRegistry) -> str:
     """Details as the page shows them: invisible characters marked, a command's blank lines folded."""
-    text = visible_lines(details) if call.name == "run_shell" else details
+    text = visible_lines(details) if tool_look(call.name, tools) is Look.RUN else details
     return browser_safe(show_invisible(text))
 
 

@@ -1,8 +1,9 @@
 """ "Change it before approving": the plain fields a waiting call is edited in, and the arguments they make.
 
-The page has three fields, in this order: `path`, `old` and `main` (the element `edit_args`). A known tool
-uses the ones it needs, each with its own label; any other tool (an MCP tool, say) gets `main` alone,
-holding the JSON of all its arguments. Gradio-free, so the mapping is tested without a browser.
+The page has three fields, in this order: `path`, `old` and `main` (the element `edit_args`). A tool of a kind
+with a form (`meowgent.ui.tooltext`) uses the ones it needs, each with its own label; any other tool (an MCP
+tool, say) gets `main` alone, holding the JSON of all its arguments. Gradio-free, so the mapping is tested
+without a browser.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 from dataclasses import dataclass
 
 from meowgent.events import ToolCall
+from meowgent.tools.registry import ToolRegistry
+from meowgent.ui.tooltext import TEXTS, look_of
 
 SLOTS = ("path", "old", "main")
 """The page's edit fields, in order; `main` is the field of the main argument (`edit_args`)."""
@@ -38,16 +41,6 @@ class Form:
 
 
 _JSON = Field("", "field_json", lines=8)
-FORMS = {
-    "write_file": Form(path=Field("path", "field_path"), main=Field("content", "field_content", lines=8)),
-    "edit_file": Form(
-        path=Field("path", "field_path"),
-        old=Field("old", "field_old", lines=4),
-        main=Field("new", "field_new", lines=4),
-    ),
-    "run_shell": Form(main=Field("command", "field_command", lines=2)),
-    "web_fetch": Form(main=Field("url", "field_url")),
-}
 
 
 class FormError(ValueError):
@@ -58,14 +51,20 @@ class FormError(ValueError):
         self.detail = detail
 
 
-def form_for(call: ToolCall) -> Form:
-    """The fields of `call`'s tool; a tool without its own form is edited as JSON in `main`."""
-    return FORMS.get(call.name, Form(main=_JSON))
+def form_for(call: ToolCall, *, tools: ToolRegistry | None = None) -> Form:
+    """The fields of `call`'s tool, from its traits (`meowgent.ui.tooltext`); a tool of no kind with a form, or
+    whose traits do not name the form's arguments, is edited as JSON in `main`."""
+    traits = (tools or ToolRegistry.builtins()).traits(call.name)
+    kind = TEXTS[look_of(call.name, traits)].fields
+    fields = {spec.slot: Field(getattr(traits, spec.trait), spec.label, spec.lines) for spec in kind}
+    if not fields or any(field.argument is None for field in fields.values()):
+        return Form(main=_JSON)
+    return Form(**fields)
 
 
-def field_values(call: ToolCall) -> dict[str, str]:
+def field_values(call: ToolCall, *, tools: ToolRegistry | None = None) -> dict[str, str]:
     """What each slot shows for `call`, as it was proposed ("" for an unused slot)."""
-    form = form_for(call)
+    form = form_for(call, tools=tools)
     values = {}
     for name in SLOTS:
         field = form.slot(name)
@@ -78,16 +77,16 @@ def field_values(call: ToolCall) -> dict[str, str]:
     return values
 
 
-def edited_arguments(call: ToolCall, values: dict[str, str]) -> dict | None:
+def edited_arguments(call: ToolCall, values: dict[str, str], *, tools: ToolRegistry | None = None) -> dict | None:
     """The arguments the fields say, or None when they show what the model proposed.
 
     Arguments a form has no field for are kept as proposed. Raises FormError for JSON that does
     not parse or is not an object; everything else is checked later, like any call.
     """
     # A browser sends a text box's line ends as \n: untouched fields must not rewrite a file's \r\n.
-    if all(_lines(values[name]) == _lines(shown) for name, shown in field_values(call).items()):
+    if all(_lines(values[name]) == _lines(shown) for name, shown in field_values(call, tools=tools).items()):
         return None
-    form = form_for(call)
+    form = form_for(call, tools=tools)
     if form.main is _JSON:
         try:
             arguments = json.loads(values["main"])

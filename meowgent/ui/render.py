@@ -34,11 +34,14 @@ from meowgent.events import (
     UserMessage,
 )
 from meowgent.tools.linediff import LineDiff, unified_diff
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import EXTERNAL_TRAITS, Writes
 from meowgent.ui.actions import action, lookup
 from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
 from meowgent.ui.livecall import LiveCall, StreamedText
 from meowgent.ui.prose import LiveProse, prose_html
 from meowgent.ui.safehtml import Html, block, escape, join, tag, visible_lines
+from meowgent.ui.tooltext import TEXTS, Look, look_of, tool_look
 
 RESULT_VIEW_CHARS = 4_000
 """Results longer than this are trimmed in the page (the model still gets all of them)."""
@@ -46,7 +49,6 @@ LIVE_LINES = 12
 """How many of the newest lines of a call being written are shown."""
 OUTPUT_LINES = 8
 """How many first lines of a command's output show outside its panel, without opening anything."""
-_FILE_TOOLS = ("write_file", "edit_file", "read_file")
 _LABELS = ("path", "content", "command", "url", "pattern", "glob", "old", "new", "offset", "limit")
 
 CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "retried", "interrupted"]
@@ -111,8 +113,11 @@ LinkTarget = Callable[[str], str | None]
 class ChatView:
     """What the page shows of one conversation, built from its events."""
 
-    def __init__(self, language: str = ENGLISH, *, link_target: LinkTarget | None = None) -> None:
+    def __init__(
+        self, language: str = ENGLISH, *, link_target: LinkTarget | None = None, tools: ToolRegistry | None = None
+    ) -> None:
         self.language = language
+        self._tools = tools or ToolRegistry.builtins()  # what each tool is, for its words (`meowgent.ui.tooltext`)
         """Shown in this language; change it and call messages() again to switch."""
         self._link_target = link_target or _no_links
         self._items: list[_Item] = []
@@ -182,7 +187,10 @@ class ChatView:
             version = (self.language, _version(item))
             cached = self._rendered.get(id(item))
             if cached is None or cached[0] != version:
-                cached = self._rendered[id(item)] = (version, _render(item, self.language, self._link_target))
+                cached = self._rendered[id(item)] = (
+                    version,
+                    _render(item, self.language, self._link_target, self._tools),
+                )
             out.extend(cached[1])
         return out
 
@@ -229,7 +237,7 @@ def _no_links(path: str) -> None:
     return None
 
 
-def _render(item: _Item, language: str, link_target: LinkTarget) -> list[gr.ChatMessage]:
+def _render(item: _Item, language: str, link_target: LinkTarget, tools: ToolRegistry) -> list[gr.ChatMessage]:
     match item:
         case _Text(role, prose):
             return [gr.ChatMessage(role=role, content=block(prose.html()))]
@@ -242,7 +250,7 @@ def _render(item: _Item, language: str, link_target: LinkTarget) -> list[gr.Chat
                 metadata["duration"] = round(seconds, 1)
             return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
-            return _render_call(item, language, link_target)
+            return _render_call(item, language, link_target, tools)
         case _Note(ErrorEvent() as error):
             return [_note("⚠️ " + error_text(language, error))]
         case _Note(Notice() as notice):
@@ -257,18 +265,21 @@ def _note(text: str) -> gr.ChatMessage:
     return gr.ChatMessage(role="assistant", content=block(prose_html(text)))
 
 
-def _render_call(panel: _Call, language: str, link_target: LinkTarget) -> list[gr.ChatMessage]:
+def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: ToolRegistry) -> list[gr.ChatMessage]:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
-        path = arguments.get("path")
-        target = link_target(path) if name in ("write_file", "edit_file") and isinstance(path, str) else None
-        title = action(name, lookup(arguments), language, target=target)
-        body = arguments_html(name, arguments, language)
+        traits = tools.traits(name)
+        path = arguments.get(traits.path) if traits.path else None
+        target = link_target(path) if traits.writes is not None and isinstance(path, str) else None
+        title = action(name, lookup(arguments), language, target=target, tools=tools)
+        body = arguments_html(name, arguments, language, tools=tools)
     else:
-        title, body = _live_view(panel, language)
+        title, body = _live_view(panel, language, tools)
         if panel.state in ("invalid", "retried") and not panel.live.name:
             title = escape(t(language, "invalid_call"))
-    output_outside = panel.call is not None and panel.call.name == "run_shell" and panel.state in ("done", "error")
+    output_outside = (
+        panel.call is not None and panel.state in ("done", "error") and tool_look(panel.call.name, tools) is Look.RUN
+    )
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
     metadata: dict[str, Any] = {
@@ -288,18 +299,19 @@ def _render_call(panel: _Call, language: str, link_target: LinkTarget) -> list[g
     return messages
 
 
-def _live_view(panel: _Call, language: str) -> tuple[Html, Html]:
+def _live_view(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:
     """Title and body of a call still being written: its last lines as text, not JSON."""
     live = panel.live
     arguments = live.arguments
+    traits = tools.traits(live.name) if live.name else EXTERNAL_TRAITS
     lines = None  # the count in "Writing report.md… 57 lines so far", only while the call is being written
-    if panel.state == "writing" and live.name in ("write_file", "edit_file"):
-        content = arguments.get("content")
+    if panel.state == "writing" and traits.writes is not None:
+        content = arguments.get(traits.main) if traits.main else None
         lines = content.lines if content is not None else 0
-    title = action(live.name, lambda key: _head_text(arguments.get(key)), language, live_lines=lines)
+    title = action(live.name, lambda key: _head_text(arguments.get(key)), language, live_lines=lines, tools=tools)
     if not panel.raw.length and panel.silent:  # Ollama holds the call's text back while the model writes it
         return title, tag("p", t(language, "writing_call", seconds=int(panel.silent)))
-    in_title = {"path"} if live.name in _FILE_TOOLS else set()
+    in_title = {traits.path} if TEXTS[look_of(live.name, traits)].path_in_title else set()
     shown = [key for key, text in arguments.items() if not text.raw and key not in in_title]
     if live.broken or not shown:
         return title, tag("pre", _tail_lines(panel.raw))
@@ -334,10 +346,12 @@ def label(key: str, language: str) -> Html:
     return tag("p", t(language, f"label_{key}") if key in _LABELS else key, cls="mg-label")
 
 
-def arguments_html(name: str, arguments: dict[str, Any], language: str) -> Html:
+def arguments_html(name: str, arguments: dict[str, Any], language: str, *, tools: ToolRegistry | None = None) -> Html:
     """What a call will do or did, readable: a file's text, a diff, a command, then the raw JSON one click away."""
-    if name == "edit_file" and isinstance(arguments.get("old"), str) and isinstance(arguments.get("new"), str):
-        shown = diff_html(edit_diff(arguments["old"], arguments["new"], language), language)
+    traits = (tools or ToolRegistry.builtins()).traits(name)
+    old, new = (arguments.get(traits.old), arguments.get(traits.main)) if traits.writes is Writes.EDITS else (0, 0)
+    if isinstance(old, str) and isinstance(new, str):
+        shown = diff_html(edit_diff(old, new, language), language)
     else:
         shown = join(
             [

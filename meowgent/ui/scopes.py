@@ -6,12 +6,16 @@ says exactly what choosing it allows (this command, this file, this host), for t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from meowgent.events import ToolCall
 from meowgent.policy.scopes import Scope, scope_offer
+from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.spec import ScopedBy
 from meowgent.ui.i18n import t
+from meowgent.ui.tooltext import text_of
 
 _LONGEST = 60  # characters of a path or host on the button; the card above shows it whole
 
@@ -24,14 +28,18 @@ class ScopeControls:
     box: str | None
 
 
-def scope_controls(call: ToolCall | None, workspace: Path, language: str) -> ScopeControls:
-    """How to word the chat scope of the waiting call; no button when the call cannot be allowed for the chat."""
-    offer = scope_offer(call, workspace) if call is not None else None
-    if offer is None:
+def scope_controls(
+    call: ToolCall | None, workspace: Path, language: str, *, tools: ToolRegistry | None = None
+) -> ScopeControls:
+    """How to word the chat scope of the waiting call (`tools`: the app's); no button when the call cannot be
+    allowed for the chat."""
+    offer = scope_offer(call, workspace, tools=tools) if call is not None else None
+    if call is None or offer is None:
         return ScopeControls(None, None)
     scope = offer.scope
-    kind = "command" if scope.command is not None else scope.tool if scope.path or scope.host else "tool"
-    button = t(language, f"approve_chat_{kind}", path=_short(scope.path), host=_short(scope.host), tool=scope.tool)
+    # A scope of the tool's own kind is worded for that kind (this file, this host); every call of it, generically.
+    key = text_of(call.name, tools).allow if scope.kind is not ScopedBy.TOOL else "approve_chat_tool"
+    button = t(language, key, path=_short(scope.path), host=_short(scope.host), tool=scope.tool)
     return ScopeControls(button, t(language, f"scope_typed_{offer.typed}") if offer.typed else None)
 
 
@@ -45,6 +53,12 @@ NETWORK_ALLOWED = "network"
 """The value of "Network for commands" in the chat's list of what it allows (a scope's value is a JSON object)."""
 NETWORK_CHOICES = ("off", "command", "chat")
 """The card's network control: none, for the command it approves, for every command of the chat."""
+
+
+def scope_choices(scopes: tuple[Scope, ...] | list[Scope], network: bool, language: str) -> list[tuple[str, str]]:
+    """The chat's list of what it allows: each scope (its value the scope as JSON), and the network if allowed."""
+    choices = [(scope_label(scope, language), json.dumps(asdict(scope))) for scope in scopes]
+    return choices + ([(network_label(language), NETWORK_ALLOWED)] if network else [])
 
 
 def network_options(language: str) -> list[tuple[str, str]]:

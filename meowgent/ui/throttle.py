@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 
+FRAME_SECONDS = 0.05
+"""At most one browser update per frame while streaming (the browser, not the wire, is the bottleneck)."""
+
 
 class FrameThrottle:
     """At most one frame per `interval`, one at once on every status change, and never holding back the last news.

@@ -14,7 +14,6 @@ from gradio_client import Client
 from playwright.sync_api import Page, expect
 
 from meowgent.config import Settings
-from meowgent.mcp.adapter import close_all
 from meowgent.ui.app import serve
 from tests.mcp_fixture_server import http_server, stdio_entry
 from tests.scripted_ollama import ScriptedOllama, reply, tool_call_text
@@ -47,8 +46,7 @@ def mcp_app(tmp_path: Path) -> Iterator[RunningApp]:
         try:
             yield RunningApp(app_url, ollama, workspace, settings, demo)
         finally:
-            demo.close()
-            close_all()
+            demo.close()  # and its MCP servers with it
 
 
 def open_with_servers(page: Page, url: str) -> None:

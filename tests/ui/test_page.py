@@ -3,7 +3,7 @@
 import gradio as gr
 
 from meowgent.events import ToolCall
-from meowgent.ui.editform import FORMS
+from meowgent.ui.editform import form_for
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES
 from meowgent.ui.page import EXAMPLES, examples_for, field_update, point_to_card
 
@@ -34,7 +34,7 @@ def test_nothing_waiting_changes_nothing():
 
 
 def test_a_field_shows_its_label_in_the_language_or_hides():
-    content = FORMS["write_file"].main
+    content = form_for(ToolCall("c1", "write_file", {})).main
     assert field_update(content, CHINESE, value="喵") == {
         "__type__": "update",
         "visible": True,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError, ChatService
+from meowgent.chats.service import ChatError
 from meowgent.mcp.adapter import McpTools, tool_name
 from meowgent.mcp.client import ServerState
 from meowgent.mcp.config import SEPARATOR, ServerConfig
 from meowgent.policy.scopes import Scope
-from meowgent.ui.i18n import ENGLISH, chat_error_text, t
+from meowgent.ui.i18n import ENGLISH, t
+from meowgent.ui.panels.shared import Page
 
 REFRESH_SECONDS = 5.0
 """How often an open page re-reads the servers' states (a crash shows without a click)."""
@@ -38,9 +38,11 @@ def describe_servers(tools: McpTools, config_file: str, language: str = ENGLISH)
 class McpPanel:
     """The accordion (made where it is created, in the sidebar) and its events (`wire`, with the others)."""
 
-    def __init__(self, tools: McpTools, *, config_file: str, localized: Callable[..., Any]) -> None:
+    def __init__(self, page: Page, *, tools: McpTools, config_file: str) -> None:
+        self.page = page
         self.tools = tools
         self.config_file = config_file
+        localized = page.localized
         names = list(tools.configs)
         with localized(gr.Accordion, {"label": "mcp_servers"}, open=False, elem_id="mcp"):
             # Filled for an owner when the page opens a chat: what servers run here, and how, is not for /config.
@@ -56,27 +58,18 @@ class McpPanel:
             )
             self.timer = gr.Timer(REFRESH_SECONDS, active=bool(names))
 
-    def wire(
-        self,
-        service: ChatService,
-        *,
-        owner_of: Callable[[str, gr.Request], str],
-        language_of: Callable[[gr.Request], str],
-        owner_key: gr.BrowserState,
-        chat_id: gr.State,
-    ) -> None:
-        tools = self.tools
+    def wire(self) -> None:
+        tools, context, service = self.tools, self.page.context, self.page.service
+        owner_key, chat_id = self.page.owner_key, self.page.chat_id
 
         def listing(key: str, request: gr.Request):
             """The servers in words, for an owner; nothing for a caller that never opened the page."""
-            try:
-                service.require_owner(owner_of(key, request))
-            except ChatError:
+            if not context.is_known(key, request):
                 return gr.skip()
-            return describe_servers(tools, self.config_file, language_of(request))
+            return describe_servers(tools, self.config_file, context.language_of(request))
 
         def on_show(key: str, chat: str, request: gr.Request):
-            owner = owner_of(key, request)
+            owner = context.owner_of(key, request)
             try:
                 off, scopes = service.servers_off(owner, chat), service.scopes(owner, chat)
             except ChatError:
@@ -84,28 +77,21 @@ class McpPanel:
             allowed = [name for name in tools.configs if server_scope(name) in scopes]
             return listing(key, request), gr.update(value=off), gr.update(value=allowed)
 
+        @context.chat_action
         def on_off(key: str, chat: str, picked: list[str], request: gr.Request) -> None:
             known = [name for name in picked if name in tools.configs]
-            try:
-                service.set_servers_off(owner_of(key, request), chat, known)
-            except ChatError as exc:
-                gr.Warning(chat_error_text(language_of(request), exc))
+            service.set_servers_off(context.owner_of(key, request), chat, known)
 
+        @context.chat_action
         def on_allow(key: str, chat: str, picked: list[str], request: gr.Request) -> None:
-            owner = owner_of(key, request)
-            try:
-                for name in tools.configs:
-                    change = service.allow if name in picked else service.revoke
-                    change(owner, chat, server_scope(name))
-            except ChatError as exc:
-                gr.Warning(chat_error_text(language_of(request), exc))
+            owner = context.owner_of(key, request)
+            for name in tools.configs:
+                change = service.allow if name in picked else service.revoke
+                change(owner, chat, server_scope(name))
 
+        @context.chat_action
         def on_restart(key: str, request: gr.Request) -> str:
-            try:
-                service.require_owner(owner_of(key, request))  # a stranger's client may not restart processes
-            except ChatError as exc:
-                gr.Warning(chat_error_text(language_of(request), exc))
-                return gr.skip()
+            context.known_owner(key, request)  # a stranger's client may not restart processes
             for state in tools.states():
                 if state.status == "stopped":
                     tools.restart(state.name)

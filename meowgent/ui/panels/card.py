@@ -1,0 +1,252 @@
+"""The approval card: what the waiting calls will do, their text, the edit section, the scope box, the network
+control, and approve / approve all / allow for this chat / reject.
+
+A click names the calls the card showed (`calls`, head first), so a stale click applies to nothing; and each
+handler checks the owner again, since every event is an API endpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+
+from meowgent.chats.service import ChatError, ChatErrorKind
+from meowgent.conversation import Decision
+from meowgent.events import ToolCall
+from meowgent.policy.scopes import scope_offer, typed_scope
+from meowgent.ui.approval import describe_queue
+from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.frame import cleared_first
+from meowgent.ui.i18n import ENGLISH, t
+from meowgent.ui.page import field_update
+from meowgent.ui.panels.shared import Page
+from meowgent.ui.scopes import NETWORK_CHOICES, network_options, scope_controls
+
+if TYPE_CHECKING:
+    from meowgent.ui.panels.chat import ChatPanel
+
+
+class CardPanel:
+    """The card, hidden until a call waits; laid out between the chat and the message box."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        localized = page.localized
+        # The ids of the calls the card shows, head first.
+        self.calls = gr.State([])
+        # The call whose fields the edit section holds ("" until the person opens it for the card's head call).
+        self.edit_for = gr.State("")
+        with gr.Column(visible=False, elem_id="approval") as self.column:
+            with gr.Column(elem_id="card_body"):
+                self.text = gr.Markdown(elem_id="card_text")
+                # A plain text box, not Markdown: it shows a 1 MB file whole without freezing the page,
+                # and scrolls inside, so the buttons below stay in view. The only copy of the content.
+                self.details = gr.Textbox(
+                    show_label=False, interactive=False, lines=1, max_lines=12, elem_id="card_details", buttons=["copy"]
+                )
+                # Filled only when opened: until then the page carries a long content once, in card_details.
+                with localized(gr.Accordion, {"label": "edit_before"}, open=False, elem_id="edit") as edit_section:
+                    self.edit_section = edit_section
+                    self.edit_path = gr.Textbox("", lines=1, visible=False, elem_id="edit_path")
+                    self.edit_old = gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_old")
+                    self.edit_main = gr.Textbox("", lines=3, max_lines=12, visible=False, elem_id="edit_args")
+                self.scope_prefix = gr.Textbox(lines=1, visible=False, elem_id="scope_prefix")  # where typing applies
+                # For a command in the sandbox: none, for this command, for the chat (on_card_change sets it).
+                self.network = gr.Radio(
+                    network_options(ENGLISH),
+                    value="off",
+                    label=t(ENGLISH, "network_label"),
+                    visible=False,
+                    elem_id="network",
+                )
+                self.reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
+            with gr.Row(elem_id="card_actions"):
+                self.approve = localized(gr.Button, {"value": "approve"}, variant="primary", elem_id="approve")
+                self.approve_all = localized(
+                    gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
+                )
+                # Worded for the waiting call (meowgent.ui.scopes), so it says what it allows.
+                self.approve_chat = gr.Button(t(ENGLISH, "approve_chat"), elem_id="approve_chat")
+                self.reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
+
+    @property
+    def edit_fields(self) -> list[Any]:
+        return [self.edit_path, self.edit_old, self.edit_main]
+
+    def shown_head(self, owner: str, chat: str, shown_ids: list[str]) -> ToolCall | None:
+        """The call the card shows first, if it still waits (ChatError if the chat is not the owner's)."""
+        return next((call for call in self.page.service.waiting(owner, chat) if call.id == _head(shown_ids)), None)
+
+    def head_call(self, owner: str, chat: str, shown_ids: list[str]) -> ToolCall:
+        """The call the card shows first; ChatError if it no longer waits."""
+        head = self.shown_head(owner, chat, shown_ids)
+        if head is None:
+            raise ChatError(ChatErrorKind.NOT_WAITING)
+        return head
+
+    def has_network_control(self, head: ToolCall | None) -> bool:
+        """A command that runs in the sandbox: the card lets the person give it the network."""
+        return self.page.sandboxed and head is not None and self.page.tools.traits(head.name).command is not None
+
+    def network_of(self, owner: str, chat: str, shown_ids: list[str], choice: str) -> tuple[bool, bool | None]:
+        """(this command may reach the network, the chat's setting as the card leaves it) from the card's
+        control; nothing for a call that is not a command in the sandbox, whose card has no control."""
+        if not self.has_network_control(self.shown_head(owner, chat, shown_ids)) or choice not in NETWORK_CHOICES:
+            return False, None
+        return choice == "command", choice == "chat"
+
+    def wire(self, chat: ChatPanel, *, language_picker: Any) -> None:
+        page, context, service, tools = self.page, self.page.context, self.page.service, self.page.tools
+
+        @context.chat_action
+        def on_edit(key: str, chat_id: str, shown_ids: list[str], loaded_for: str, request: gr.Request):
+            """Opening "Change it before approving" fills its fields with the head call's arguments."""
+            if loaded_for and loaded_for == _head(shown_ids):  # opened again: keep what the person changed
+                return gr.skip()
+            head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
+            form, values, language = (
+                form_for(head, tools=tools),
+                field_values(head, tools=tools),
+                context.language_of(request),
+            )
+            fields = zip(self.edit_fields, SLOTS, strict=True)
+            filled = {field: field_update(form.slot(slot), language, value=values[slot]) for field, slot in fields}
+            return filled | {self.edit_for: head.id}
+
+        def decide(key: str, chat_id: str, decisions: dict[str, Decision], request: gr.Request, *, network: str = ""):
+            owner = context.owner_of(key, request)
+            try:
+                for_command, for_chat = self.network_of(owner, chat_id, list(decisions), network)
+                decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
+                service.decide(owner, chat_id, decisions, account=request.username or "", chat_network=for_chat)
+            except ChatError as exc:
+                context.warn(exc, request)
+            yield from cleared_first(chat.follow(owner, chat_id, request), box=self.reason)
+
+        @context.chat_action
+        def on_approve(
+            key: str,
+            chat_id: str,
+            shown_ids: list[str],
+            loaded_for: str,
+            path: str,
+            old: str,
+            main: str,
+            network_choice: str,
+            request: gr.Request,
+        ):
+            arguments = None
+            if loaded_for and loaded_for == _head(shown_ids):  # the person opened the fields of this call
+                values = {"path": path, "old": old, "main": main}
+                try:
+                    head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
+                    arguments = edited_arguments(head, values, tools=tools)
+                except FormError as exc:
+                    gr.Warning(t(context.language_of(request), "invalid_edit_json", detail=exc.detail))
+                    return
+            decision = {_head(shown_ids): Decision(True, arguments=arguments)}
+            yield from decide(key, chat_id, decision, request, network=network_choice)
+
+        @context.chat_action
+        def on_approve_all(key: str, chat_id: str, shown_ids: list[str], network_choice: str, request: gr.Request):
+            waiting = service.waiting(context.owner_of(key, request), chat_id)
+            # The button is hidden then, but every event is an endpoint: a call the card cut short is never
+            # approved with the others.
+            language = context.language_of(request)
+            if set(shown_ids) & set(describe_queue(waiting, page.workspace, language, tools=tools).cut_short):
+                gr.Warning(t(language, "approve_all_cut"))
+                return
+            decisions = {call_id: Decision(True) for call_id in shown_ids}
+            yield from decide(key, chat_id, decisions, request, network=network_choice)
+
+        def on_card_change(key: str, chat_id: str, shown_ids: list[str], language: str, request: gr.Request):
+            """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
+            owner = context.owner_of(key, request)
+            try:
+                head = self.shown_head(owner, chat_id, shown_ids)
+                chat_network = service.network(owner, chat_id)
+            except ChatError:
+                head, chat_network = None, False
+            allow = scope_controls(head, page.workspace, language, tools=tools)
+            return {
+                self.approve_chat: gr.update(value=allow.button or "", visible=allow.button is not None),
+                self.scope_prefix: gr.update(label=allow.box, visible=allow.box is not None, value=""),
+                self.network: gr.update(
+                    choices=network_options(language),
+                    label=t(language, "network_label"),
+                    value="chat" if chat_network else "off",
+                    visible=self.has_network_control(head),
+                ),
+            }
+
+        @context.chat_action
+        def on_approve_chat(
+            key: str, chat_id: str, shown_ids: list[str], typed: str, network_choice: str, request: gr.Request
+        ):
+            head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
+            offer = scope_offer(head, page.workspace, tools=tools)
+            if offer is None:
+                raise ChatError(ChatErrorKind.NOT_WAITING)
+            try:
+                scope = typed_scope(head, typed, page.workspace, tools=tools) if typed.strip() else offer.scope
+            except ValueError as exc:  # typed words that are not the start of a command, or a path outside
+                gr.Warning(str(exc))
+                return
+            decision = {_head(shown_ids): Decision(True, scope=scope)}
+            yield from decide(key, chat_id, decision, request, network=network_choice)
+
+        def on_reject(key: str, chat_id: str, shown_ids: list[str], why: str, request: gr.Request):
+            yield from decide(key, chat_id, {_head(shown_ids): Decision(False, why.strip())}, request)
+
+        card_inputs = [page.owner_key, page.chat_id, self.calls]
+        decided = [self.reason, *chat.shown]
+        self.edit_section.expand(
+            on_edit, [*card_inputs, self.edit_for], [*self.edit_fields, self.edit_for], concurrency_limit=None
+        )
+        approve_inputs = [*card_inputs, self.edit_for, *self.edit_fields, self.network]
+        page.answers += [
+            self.approve.click(on_approve, approve_inputs, decided, concurrency_limit=None),
+            self.approve_all.click(on_approve_all, [*card_inputs, self.network], decided, concurrency_limit=None),
+            self.approve_chat.click(
+                on_approve_chat, [*card_inputs, self.scope_prefix, self.network], decided, concurrency_limit=None
+            ),
+            self.reject.click(on_reject, [*card_inputs, self.reason], decided, concurrency_limit=None),
+        ]
+        gr.on(
+            [self.calls.change, language_picker.input],
+            on_card_change,
+            [*card_inputs, language_picker],  # the picker: on a switch, the new language
+            [self.approve_chat, self.scope_prefix, self.network],
+            concurrency_limit=None,
+        )
+
+    def show_after(self, events: list[Any]) -> None:
+        """After each of `events`, show the card the frames prepared, with the head call's whole content."""
+        page, context = self.page, self.page.context
+
+        def show_card_details(key: str, chat_id: str, shown_ids: list[str], request: gr.Request):
+            """Not a frame output: Gradio sends a generator's last frame twice (as a diff, then whole),
+            and a 1 MB file should cross the wire once."""
+            try:
+                waiting = page.service.waiting(context.owner_of(key, request), chat_id)
+            except ChatError:
+                return gr.skip()
+            if not waiting or waiting[0].id != _head(shown_ids):
+                return gr.skip()
+            language = context.language_of(request)
+            details = describe_queue(waiting, page.workspace, language, tools=page.tools).details
+            return {self.column: gr.update(visible=True), self.details: details}
+
+        for event in events:
+            event.then(
+                show_card_details,
+                [page.owner_key, page.chat_id, self.calls],
+                [self.column, self.details],
+                concurrency_limit=None,
+            )
+
+
+def _head(call_ids: list[str]) -> str:
+    return call_ids[0] if call_ids else ""
