@@ -95,7 +95,7 @@ class Settings:
     """The MCP servers' configuration file; None means `mcp.json` in the data folder."""
     mcp_timeout: float = 120.0
     """Seconds an MCP server may take to start or to answer one call before it is marked stopped."""
-    # Caps on one model reply (meowgent/limits.py): a model that streams forever or floods calls is stopped with a
+    # Caps on one model reply (meowgent/reply/guard.py): a model that streams forever or floods calls is stopped with a
     # plain note, and the model is told how to go on.
     max_reply_chars: int = 4_000_000
     """Characters one model reply may stream (thinking, text and tool calls); past it the reply is stopped."""
