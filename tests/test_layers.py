@@ -59,3 +59,10 @@ def test_nothing_outside_ui_imports_ui():
 
 def test_the_store_knows_nothing_of_the_chats_above_it():
     assert not importers("meowgent.chats") & under("persist")
+
+
+def test_the_watch_layer_is_below_the_page():
+    """watch/ (links, broadcasts) knows neither Gradio nor the page; only the page and watch/ itself use it."""
+    assert under("watch")
+    assert not (importers("gradio") | importers("meowgent.ui")) & under("watch")
+    assert importers("meowgent.watch") <= under("ui", "watch")
