@@ -32,6 +32,7 @@ BENCHES = (
     "mcp",
     "sandbox",
     "verdict",
+    "watch",
     "load",
 )
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""

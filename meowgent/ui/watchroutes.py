@@ -49,7 +49,7 @@ def watch_routes(links: WatchLinks, broadcasts: Broadcasts, *, keepalive: float 
 
     async def events(request: Request) -> Response:
         token = request.path_params["token"]
-        stream = _frames(links, broadcasts, token, language_of(request), keepalive=keepalive)
+        stream = viewer_stream(links, broadcasts, token, language_of(request), keepalive=keepalive)
         return StreamingResponse(stream, media_type="text/event-stream", headers=_HEADERS)
 
     async def script(request: Request) -> Response:
@@ -67,7 +67,7 @@ def mount_watch(app: Starlette, links: WatchLinks, broadcasts: Broadcasts) -> No
     app.router.routes.insert(0, Mount(MOUNT, routes=watch_routes(links, broadcasts)))
 
 
-async def _frames(
+async def viewer_stream(
     links: WatchLinks, broadcasts: Broadcasts, token: str, language: str, *, keepalive: float
 ) -> AsyncIterator[bytes]:
     """The stream of one viewer: the chat's newest frame as a patch whenever there is a newer one, a keepalive
