@@ -36,6 +36,10 @@ class WatchLink:
     """On the links' clock (`time.time()` unless a test gives another)."""
 
 
+_NO_LINK = WatchLink("", "", "", float("-inf"))
+"""What a wrong token finds: a link that has always expired."""
+
+
 class WatchLinks:
     """At most one live link per chat; only the chat's owner makes or ends it."""
 
@@ -72,10 +76,10 @@ class WatchLinks:
 
     def lookup(self, token: str) -> WatchLink | None:
         """The live link of `token`; None for a wrong, revoked or expired one, after the same work."""
-        key = _digest(token)
+        key, now = _digest(token), self._clock()
         with self._lock:
-            link = self._by_digest.get(key)
-        return link if link is not None and self._live(link) else None
+            link = self._by_digest.get(key, _NO_LINK)  # a miss takes the same steps as a hit
+        return link if now < link.expires_at else None
 
     def is_shared(self, chat_id: str) -> bool:
         """Whether the chat has a live link (a watched chat's feed ends when it has none)."""
