@@ -88,7 +88,8 @@ async def viewer_stream(
 
 
 def _still(links: WatchLinks, token: str, link: WatchLink | None) -> bool:
-    return link is not None and links.lookup(token) == link
+    """Whether the viewer's link is the very link it opened, still live (a new link of the chat is another one)."""
+    return link is not None and links.lookup(token) is link
 
 
 def sse(event: str, data: str) -> bytes:
