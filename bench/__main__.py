@@ -34,6 +34,7 @@ BENCHES = (
     "verdict",
     "openai",
     "files",
+    "watch",
     "load",
 )
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""

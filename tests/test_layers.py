@@ -66,3 +66,10 @@ def test_the_files_package_is_below_the_page_the_chats_and_the_agent():
     assert under("files")
     for above in ("gradio", "meowgent.ui", "meowgent.chats", "meowgent.agent"):
         assert not importers(above) & under("files"), above
+
+
+def test_the_watch_layer_is_below_the_page():
+    """watch/ (links, broadcasts) knows neither Gradio nor the page; only the page and watch/ itself use it."""
+    assert under("watch")
+    assert not (importers("gradio") | importers("meowgent.ui")) & under("watch")
+    assert importers("meowgent.watch") <= under("ui", "watch")

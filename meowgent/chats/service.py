@@ -19,7 +19,7 @@ from typing import Protocol
 
 from meowgent.chats.audit import CallLedger
 from meowgent.chats.export import ChatRecord
-from meowgent.chats.runs import RunBusy, RunRegistry
+from meowgent.chats.runs import EventLog, RunBusy, RunRegistry
 from meowgent.conversation import Conversation, Decision
 from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall
 from meowgent.persist.calls import AuditRow
@@ -140,6 +140,11 @@ class ChatService:
         """The chat's events from the start, then live until its answer ends (empty batches while it is silent)."""
         self.get(owner, chat_id)
         return self._runs.subscribe(chat_id, poll=poll)
+
+    def event_log(self, owner: str, chat_id: str) -> EventLog:
+        """The chat's event log across all its answers, read from a cursor (a watch link's feed follows it)."""
+        self.get(owner, chat_id)
+        return self._runs.log(chat_id)
 
     def is_running(self, owner: str, chat_id: str) -> bool:
         self.get(owner, chat_id)
