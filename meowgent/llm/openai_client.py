@@ -361,11 +361,14 @@ def retry_delay(header: str | None, *, attempt: int, cap: float) -> float:
 
 def shown_url(url: str) -> str:
     """The server's address as messages and the page show it: without a login or a query."""
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
+    try:
+        parts = urlsplit(url.strip())
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # "http://[gpu-box" or a port out of range: shown as given, and refused when asked
+        return url.strip()
     netloc = f"[{host}]" if ":" in host else host
-    if parts.port:
-        netloc += f":{parts.port}"
+    if port:
+        netloc += f":{port}"
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", "")) or url
 
 
