@@ -39,9 +39,16 @@ def picker_choices(
     return choices
 
 
-def host_state(status: HostStatus, language: str) -> str:
+def local_host(statuses: Iterable[HostStatus]) -> frozenset[str]:
+    """The name of the one host on this computer, which the page calls "this computer"; none when several are
+    (two local servers on different ports keep their names, so they can be told apart)."""
+    local = [status.name for status in statuses if status.local]
+    return frozenset(local) if len(local) == 1 else frozenset()
+
+
+def host_state(status: HostStatus, language: str, *, local: bool = False) -> str:
     """One host's health: "🟢 gpu-box", "🟢 gpu-box (2 answering)" or "🔴 gpu-box: can't be reached"."""
-    name = where(status.name, local=status.local, language=language)
+    name = where(status.name, local=local, language=language)
     if status.healthy:
         if status.running:
             return t(language, "host_running", name=name, running=status.running)
@@ -55,5 +62,8 @@ def host_state(status: HostStatus, language: str) -> str:
 
 def hosts_line(statuses: Sequence[HostStatus], language: str) -> str:
     """The status line's row of every host's health."""
-    states = t(language, "host_separator").join(host_state(status, language) for status in statuses)
+    local = local_host(statuses)
+    states = t(language, "host_separator").join(
+        host_state(status, language, local=status.name in local) for status in statuses
+    )
     return t(language, "hosts_line", hosts=states)

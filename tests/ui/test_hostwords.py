@@ -5,7 +5,7 @@ import socket
 from meowgent.llm.hosts import HostPool, HostStatus
 from meowgent.llm.openai_client import OpenAIClient
 from meowgent.llm.types import ModelInfo
-from meowgent.ui.hostwords import hosts_line, picker_choices
+from meowgent.ui.hostwords import hosts_line, local_host, picker_choices
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.models import server_status
 from tests.scripted_openai import ScriptedOpenAI
@@ -81,3 +81,13 @@ def test_a_pool_counts_the_servers_that_answer():
     assert status.banner == "🟢 Connected to 1 of 2 model servers"
     assert [model.host for model in status.models] == [f"127.0.0.1:{first.port}"]
     assert [host.healthy for host in pool.statuses()] == [True, False]
+
+
+def test_two_servers_on_this_computer_keep_their_names():
+    statuses = [
+        HostStatus("127.0.0.1:8000", "http://127.0.0.1:8000/v1", "openai", True, True, 0),
+        HostStatus("127.0.0.1:8080", "http://127.0.0.1:8080/v1", "openai", True, True, 0),
+    ]
+    assert local_host(statuses) == frozenset()
+    assert hosts_line(statuses, ENGLISH) == "Model servers: 🟢 127.0.0.1:8000 · 🟢 127.0.0.1:8080"
+    assert local_host(statuses[:1]) == {"127.0.0.1:8000"}

@@ -11,7 +11,7 @@ from meowgent.chats.service import ChatError
 from meowgent.llm.errors import ModelError
 from meowgent.llm.hosts import HostPool
 from meowgent.tools.sandbox import NoSandbox
-from meowgent.ui.hostwords import hosts_line, picker_choices
+from meowgent.ui.hostwords import hosts_line, local_host, picker_choices
 from meowgent.ui.i18n import chat_error_text, error_text, t
 from meowgent.ui.models import describe_pull, model_facts, pick_model, server_status
 from meowgent.ui.panels.shared import Page
@@ -51,8 +51,7 @@ class ModelPanel:
         server = server_status(page.client, suggested=settings.model, language=language)
         wanted = picked or settings.model
         hosts = page.client.statuses() if isinstance(page.client, HostPool) else []
-        local = frozenset(host.name for host in hosts if host.local)
-        choices = picker_choices(server.models, local=local, language=language) or [(wanted, wanted)]
+        choices = picker_choices(server.models, local=local_host(hosts), language=language) or [(wanted, wanted)]
         installed = [name for _, name in choices] if server.models else []
         value = pick_model(wanted, installed)
         banner = server.banner
