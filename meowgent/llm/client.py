@@ -197,8 +197,13 @@ class OllamaClient:
             if model:
                 self.show(model)
         except ModelError as exc:
-            return Health(ok=False, version=version, message=exc.message)
-        return Health(ok=True, version=version, message=f"Connected to Ollama {version} at {self.host}.")
+            return Health(ok=False, version=version, message=exc.message, kind=exc.kind, values=exc.values)
+        return Health(
+            ok=True,
+            version=version,
+            message=f"Connected to Ollama {version} at {self.host}.",
+            values={"host": self.host, "version": version},
+        )
 
     def pull(self, model: str) -> Iterator[PullProgress]:
         """Download a model, yielding Ollama's progress lines; the last one has status "success"."""

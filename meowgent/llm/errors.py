@@ -201,8 +201,10 @@ NO_DOWNLOAD = "no_download"
 """A model download asked of a server that cannot download models (values: host, model)."""
 
 OPENAI_CASE = "openai"
-"""The `case` of a kind Ollama shares whose sentence names Ollama (`unreachable`, `not_found`, `broken`, `stalled`):
-the page words it for another server."""
+"""The `case` of a kind Ollama shares whose sentence names Ollama (`unreachable`, `not_found`, `broken`, `server`,
+`bad_host`): the page words it for another server. A kind with two such sentences has a second case that ends in it:
+`stalled` of a plain request (`request_openai`), `broken` by the server's error event (`event_openai`) or by data
+that is not the API's (`unreadable_openai`)."""
 RETRY_STATUSES = frozenset({429, 503})
 """Statuses that mean "busy now": the request is tried again after a pause (llm/openai_client.py)."""
 _HIDDEN = "••••"
@@ -230,9 +232,14 @@ def openai_error(status: int, text: str, *, host: str, model: str | None, secret
         return busy(host, status=status, tries=1)
     if status == -1:
         return ModelError(
-            f"The answer from {host} broke off: {_sentence(detail)} Try again.", kind="broken", values=values
+            f"The answer from {host} broke off: {_sentence(detail)} Try again.",
+            kind="broken",
+            values={**values, "detail": _sentence(detail), "case": "event_" + OPENAI_CASE},
         )
-    return ModelError(f"The server at {host} couldn't answer: {_sentence(detail)}", values=values)
+    return ModelError(
+        f"The server at {host} couldn't answer: {_sentence(detail)}",
+        values={**values, "detail": _sentence(detail), "case": OPENAI_CASE},
+    )
 
 
 def missing_model(model: str, *, host: str | None = None, hosts: int = 1) -> ModelError:
@@ -254,6 +261,16 @@ def busy(host: str, *, status: int, tries: int) -> ModelError:
     )
 
 
+def stalled_at(host: str, seconds: float) -> ModelError:
+    """An OpenAI-compatible server's reply that went silent for `seconds` (the read timeout)."""
+    return ModelError(
+        f"The model at {host} stopped answering for {seconds:g} s. It may be stuck or short of memory; try again, "
+        "or choose a smaller model.",
+        kind="stalled",
+        values={"host": host, "seconds": seconds, "case": OPENAI_CASE},
+    )
+
+
 def openai_failure(exc: Exception, *, host: str, read_timeout: float, streaming: bool) -> ModelError:
     """A failure of the connection to an OpenAI-compatible server (what its client raised it from, one of FAILURES)."""
     if isinstance(exc, _UNREACHABLE):
@@ -269,9 +286,7 @@ def openai_failure(exc: Exception, *, host: str, read_timeout: float, streaming:
                 kind="stalled",
                 values={"host": host, "seconds": read_timeout, "case": "request_" + OPENAI_CASE},
             )
-        stalled = StreamStalled(read_timeout)
-        stalled.values.update(host=host, seconds=read_timeout)
-        return stalled
+        return stalled_at(host, read_timeout)
     if isinstance(exc, httpx.TransportError):
         return ModelError(
             f"The connection to {host} closed before the answer was finished (the server may have stopped). Try again.",
@@ -281,5 +296,5 @@ def openai_failure(exc: Exception, *, host: str, read_timeout: float, streaming:
     return ModelError(
         f"The server at {host} sent something Meowgent can't read. Check that it speaks the OpenAI API.",
         kind="broken" if streaming else "not_openai",
-        values={"host": host, "detail": "unreadable"},
+        values={"host": host, "detail": "unreadable", **({"case": "unreadable_" + OPENAI_CASE} if streaming else {})},
     )

@@ -27,13 +27,16 @@ from meowgent.llm.deltas import ToolCallDeltas
 from meowgent.llm.errors import (
     FAILURES,
     NO_DOWNLOAD,
+    OPENAI_CASE,
     RETRY_STATUSES,
     ModelError,
     ModelNotFound,
+    StreamStalled,
     busy,
     missing_model,
     openai_error,
     openai_failure,
+    stalled_at,
 )
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, Holding, ModelInfo, ModelProfile, PullProgress
 from meowgent.llm.watch import watched
@@ -78,7 +81,7 @@ class OpenAIClient:
                 f"'{self.host}' isn't an address a model server can be reached at. Use one like "
                 "http://gpu-box:8000/v1.",
                 kind="bad_host",
-                values={"host": self.host},
+                values={"host": self.host, "case": OPENAI_CASE},
             ) from exc
         self._root = _api_root(url)
         self._lock = threading.Lock()
@@ -97,11 +100,20 @@ class OpenAIClient:
         """Stream one reply; closing the generator closes the HTTP stream, so the server aborts the generation.
 
         Setting `cancel` ends the stream within a tenth of a second, even during a pause between tries; silence
-        longer than the read timeout raises StreamStalled (llm/watch.py), as with Ollama.
+        longer than the read timeout is a stall (llm/watch.py), as with Ollama, said with this server's address.
         """
         if cancel is None:
             return self._chat(request, threading.Event())
-        return watched(self._chat(request, cancel), cancel, stall_after=self._read_timeout, held_stall_after=None)
+        return self._named(
+            watched(self._chat(request, cancel), cancel, stall_after=self._read_timeout, held_stall_after=None)
+        )
+
+    def _named(self, stream: Generator[ChatChunk, None, None]) -> Generator[ChatChunk, None, None]:
+        """The watcher's stall, said with this server's address (it knows no host)."""
+        try:
+            yield from stream
+        except StreamStalled as exc:
+            raise stalled_at(self.host, exc.seconds) from None
 
     def _chat(self, request: ChatRequest, cancel: threading.Event) -> Generator[ChatChunk, None, None]:
         if not request.model:
@@ -349,11 +361,14 @@ def retry_delay(header: str | None, *, attempt: int, cap: float) -> float:
 
 def shown_url(url: str) -> str:
     """The server's address as messages and the page show it: without a login or a query."""
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
+    try:
+        parts = urlsplit(url.strip())
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # "http://[gpu-box" or a port out of range: shown as given, and refused when asked
+        return url.strip()
     netloc = f"[{host}]" if ":" in host else host
-    if parts.port:
-        netloc += f":{parts.port}"
+    if port:
+        netloc += f":{port}"
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", "")) or url
 
 
@@ -370,8 +385,10 @@ def _stable_id(name: str, arguments: str, seen: dict[str, int]) -> str:
 
 
 def _reasoning(delta: Any) -> str:
-    """Thinking: vLLM's and llama.cpp's `reasoning_content`, or the newer `reasoning`."""
-    text = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+    """Thinking: vLLM's and llama.cpp's `reasoning_content`, or the newer `reasoning`: fields the SDK does not
+    declare, so read from its extras (a `getattr` of a missing one raises inside pydantic, 4 µs a chunk)."""
+    extra = delta.model_extra
+    text = (extra.get("reasoning_content") or extra.get("reasoning")) if extra else None
     return text if isinstance(text, str) else ""
 
 

@@ -19,7 +19,8 @@ from starlette.middleware import Middleware
 from meowgent.agent.loop import Agent
 from meowgent.chats.service import ChatService
 from meowgent.config import Settings
-from meowgent.llm.client import OllamaClient
+from meowgent.llm.backend import ModelBackend
+from meowgent.llm.hosts import backend_for
 from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder
@@ -64,10 +65,8 @@ class App(gr.Blocks):
             self.mcp_tools.close()
 
 
-def compose_app(settings: Settings, *, client: OllamaClient | None = None, tools: ToolRegistry | None = None) -> App:
-    client = client or OllamaClient(
-        settings.ollama_host, connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout
-    )
+def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools: ToolRegistry | None = None) -> App:
+    client = client or backend_for(settings)  # one Ollama as it is, or a pool of every host the settings name
     store = Store(settings.data_dir / DATABASE)
     tools = tools or ToolRegistry.builtins()  # this app's: its MCP servers' tools join it as they start
     rulebook = Rulebook(settings.data_dir, settings.workspace, tools=tools)
@@ -112,7 +111,7 @@ def serve(
     settings: Settings,
     *,
     auth: tuple[str, str] | None = None,
-    client: OllamaClient | None = None,
+    client: ModelBackend | None = None,
     tools: ToolRegistry | None = None,
 ) -> tuple[gr.Blocks, str, str | None]:
     """Build and start the app without blocking; returns it with its local and public URLs."""

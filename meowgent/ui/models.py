@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
+from meowgent.events import ErrorEvent
+from meowgent.llm.backend import ModelBackend
 from meowgent.llm.client import OllamaClient
-from meowgent.llm.errors import ModelError
-from meowgent.llm.types import ModelInfo, PullProgress
+from meowgent.llm.errors import OPENAI_CASE, ModelError
+from meowgent.llm.types import Health, ModelInfo, PullProgress
 from meowgent.ui.i18n import ENGLISH, error_text, t
 
 _PULL_STEPS = {
@@ -23,18 +26,36 @@ class ServerStatus:
     models: tuple[ModelInfo, ...]
 
 
-def server_status(client: OllamaClient, *, suggested: str, language: str = ENGLISH) -> ServerStatus:
-    """Whether Ollama answers, with the exact commands to fix it if not, and the installed models."""
+def server_status(client: ModelBackend, *, suggested: str, language: str = ENGLISH) -> ServerStatus:
+    """Whether the model server answers, with the exact commands to fix it if not, and the installed models."""
     health = client.health()
     if not health.ok:
-        return ServerStatus(t(language, "banner_down", host=client.host, model=suggested), ())
+        return ServerStatus(_down(client, health, suggested=suggested, language=language), ())
     try:
         models = tuple(_with_facts(client, info) for info in client.list_models())
     except ModelError as exc:
         return ServerStatus(f"🔴 {error_text(language, exc)}", ())
     if not models:
-        return ServerStatus(t(language, "banner_empty", version=health.version, model=suggested), ())
-    return ServerStatus(t(language, "banner_ok", version=health.version), models)
+        if health.version:  # Ollama's, which can download one
+            return ServerStatus(t(language, "banner_empty", version=health.version, model=suggested), ())
+        return ServerStatus(t(language, "banner_empty_server", host=client.host), ())
+    if health.version:
+        return ServerStatus(t(language, "banner_ok", version=health.version), models)
+    if "hosts" in health.values:
+        return ServerStatus(t(language, "banner_ok_hosts", **health.values), models)
+    return ServerStatus(t(language, "banner_ok_server", host=client.host), models)
+
+
+def _down(client: ModelBackend, health: Health, *, suggested: str, language: str) -> str:
+    """The banner when no server answers: one Ollama's as it always was; otherwise what is wrong at the host that
+    failed (a refused key, a busy server, nothing listening), and how to start one when nothing listens."""
+    if isinstance(client, OllamaClient) or health.kind is None:
+        return t(language, "banner_down", host=client.host, model=suggested)
+    said = error_text(language, ErrorEvent(health.kind, dict(health.values)))
+    problem = t(language, "banner_down_server", problem=said)
+    if health.kind == "unreachable" and health.values.get("case") == OPENAI_CASE:
+        problem += " " + t(language, "banner_start_server")
+    return problem
 
 
 def pick_model(wanted: str, installed: list[str]) -> str:
@@ -96,8 +117,9 @@ def _megabytes(size: int) -> str:
     return f"{size / 1e6:,.1f} MB"
 
 
-def _with_facts(client: OllamaClient, info: ModelInfo) -> ModelInfo:
+def _with_facts(client: ModelBackend, info: ModelInfo) -> ModelInfo:
+    """`info` with what `show` adds (capabilities, context), still labelled with the host that listed it."""
     try:
-        return client.show(info.name)
+        return dataclasses.replace(client.show(info.name), host=info.host)
     except ModelError:
         return info

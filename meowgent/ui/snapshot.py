@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from meowgent.chats.service import ChatError, ChatService
-from meowgent.llm.client import OllamaClient
+from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError
 from meowgent.tools.registry import ToolRegistry
 from meowgent.ui.approval import describe_queue
@@ -22,7 +22,7 @@ from meowgent.ui.render import ChatView
 class ContextWindows:
     """The context window in use for each model (`client.show`), asked once per model; at most `cap`."""
 
-    def __init__(self, client: OllamaClient, *, cap: int) -> None:
+    def __init__(self, client: ModelBackend, *, cap: int) -> None:
         self.client = client
         self.cap = cap
         self._known: dict[str, int] = {}

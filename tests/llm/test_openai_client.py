@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from meowgent.llm.errors import ModelError, StreamStalled
+from meowgent.llm.errors import ModelError
 from meowgent.llm.openai_client import OpenAIClient, openai_messages, retry_delay, shown_url
 from meowgent.llm.types import ChatRequest, Holding, NativeToolCall, ToolSpec
 from tests.scripted_openai import Calls, Content, Cut, ErrorEvent, Reasoning, ScriptedOpenAI, Stall, Status, Turn
@@ -160,8 +160,10 @@ def test_a_connection_cut_mid_stream(server):
 
 def test_a_stall_is_the_read_timeout(server):
     server.script(Turn(Content("Hal"), Stall(5)))
-    with pytest.raises(StreamStalled):
+    with pytest.raises(ModelError) as caught:
         read(OpenAIClient(server.url, read_timeout=0.5), cancel=threading.Event())
+    assert caught.value.kind == "stalled"
+    assert caught.value.values == {"host": server.url, "seconds": 0.5, "case": "openai"}
 
 
 def test_connection_refused_names_the_host():

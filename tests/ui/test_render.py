@@ -429,7 +429,7 @@ def test_a_call_ollama_could_not_read_and_the_model_writes_again_is_a_step_not_a
     message = panel(view, "c1")
     assert title_of(message).startswith("🔁 ")
     assert "❌" not in title_of(message)
-    assert message.metadata["log"] == "not run: Ollama could not read it, so the model writes it again"
+    assert message.metadata["log"] == "not run: the model server could not read it, so the model writes it again"
     assert error in text_of(message)
 
 

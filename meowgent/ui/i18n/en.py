@@ -146,7 +146,7 @@ TEXT: dict[str, str] = {
     "log_error": "failed",
     "log_rejected": "rejected",
     "log_invalid": "not run: the call was malformed",
-    "log_retried": "not run: Ollama could not read it, so the model writes it again",
+    "log_retried": "not run: the model server could not read it, so the model writes it again",
     "log_interrupted": "interrupted",
     "log_edited": "ran as you changed it",
     "stopped": "⏹ Stopped. The answer above is incomplete.",
@@ -237,8 +237,8 @@ TEXT: dict[str, str] = {
     "approve_all_cut": "Some of these requests are too long to show on the card in full, so approve them one at a "
     "time. Nothing was run.",
     # notes in the chat (meowgent.events.Notice), by kind: "notice_<kind>", or "notice_<kind>_<case>"
-    "notice_call_retry": "Ollama couldn't read the tool call the model wrote, so Meowgent asked the model to write it "
-    "again.",
+    "notice_call_retry": "The model server couldn't read the tool call the model wrote, so Meowgent asked the model to "
+    "write it again.",
     "notice_call_too_large": "The model began a tool call larger than {limit:,} characters. Meowgent stopped it "
     "before it ran and asked the model to send it in smaller parts.",
     "notice_too_many_calls": "The model tried to make more than {limit} tool calls in one reply. Meowgent handled the "
@@ -280,8 +280,8 @@ TEXT: dict[str, str] = {
     "out), or raise --num-ctx.",
     "error_reply_too_long": "The model's reply passed {limit:,} characters, so Meowgent stopped it there. What it "
     "wrote so far is kept. Send a message to go on, or ask for a shorter answer.",
-    "error_call_rejected": "Ollama couldn't read the model's tool call, again after asking it to write the call once "
-    "more ({detail}). The conversation is kept: send a message to try again, or choose another model.",
+    "error_call_rejected": "The model server couldn't read the model's tool call, again after asking it to write the "
+    "call once more ({detail}). The conversation is kept: send a message to try again, or choose another model.",
     "error_max_turns": "I stopped after {turns} model replies in a row without a final answer. Send a message to let "
     "it continue.",
     "error_nothing_to_retry": "There is no message to answer again yet.",
@@ -297,4 +297,50 @@ TEXT: dict[str, str] = {
     "risk_overwrites": "overwrites an existing file",
     "risk_edits": "edits a file",
     "risk_hidden": "Meowgent can't tell everything this runs",
+    # issue 19: OpenAI-compatible servers and several hosts (meowgent.llm.errors' OpenAI kinds and cases,
+    # meowgent.llm.hosts.HostStatus, the model picker's "where it runs")
+    "error_unreachable_openai": "Can't reach the model server at {host}. Check that it runs and that the address is "
+    "right.",
+    "error_not_found_openai": "The server at {host} has no model called '{model}'. Choose one it lists.",
+    "error_not_found_pool": "None of the model servers has a model called '{model}'.",
+    "error_broken_openai": "The connection to {host} closed before the answer was finished (the server may have "
+    "stopped). Try again.",
+    "error_broken_event_openai": "The answer from {host} broke off: {detail} Try again.",
+    "error_broken_unreadable_openai": "The server at {host} sent something Meowgent can't read. Check that it speaks "
+    "the OpenAI API.",
+    "error_not_openai": "The server at {host} sent something Meowgent can't read. Check that it speaks the OpenAI API.",
+    "error_stalled_openai": "The model at {host} stopped answering for {seconds:g} s. It may be stuck or short of "
+    "memory; try again, or choose a smaller model.",
+    "error_stalled_request_openai": "The server at {host} didn't answer within {seconds:g} s. It may be busy; try "
+    "again.",
+    "error_server_openai": "The server at {host} couldn't answer: {detail}",
+    "error_bad_host_openai": "'{host}' isn't an address a model server can be reached at. Use one like "
+    "http://gpu-box:8000/v1.",
+    "error_wrong_key": "The server at {host} refused the API key ({status}). Check MEOWGENT_OPENAI_API_KEY or the key "
+    "file.",
+    "error_busy": "The server at {host} is busy ({status}), also after {tries} tries. Try again in a while.",
+    "error_no_download": "The server at {host} can't download models; start it with the model you want.",
+    "error_no_tool_parser": "The server at {host} has no tool parser for '{model}', so Meowgent describes the tools "
+    "in the prompt from now on. Send the message again.",
+    "banner_ok_server": "🟢 Connected to {host}",
+    "banner_ok_hosts": "🟢 Connected to {healthy} of {hosts} model servers",
+    "banner_down_server": "🔴 {problem}",
+    "banner_start_server": "To start one: `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`, "
+    "`llama-server --jinja -m MODEL.gguf`, or `ollama serve` (the README's “Bigger models on a GPU server”). This page "
+    "checks again every few seconds.",
+    "banner_empty_server": "🟡 {host} answers but serves no models. Start it with the model you want.",
+    "this_computer": "this computer",
+    "where_separator": ", ",
+    "hosts_line": "Model servers: {hosts}",
+    "host_separator": " · ",
+    "host_ok": "🟢 {name}",
+    "host_running": "🟢 {name} ({running} answering)",
+    "host_down_unreachable": "🔴 {name}: can't be reached",
+    "host_down_wrong_key": "🔴 {name}: refused the API key",
+    "host_down_busy": "🟡 {name}: busy",
+    "host_down_broken": "🔴 {name}: broke off mid-answer",
+    "host_down_stalled": "🟡 {name}: stopped answering",
+    "host_down_not_openai": "🔴 {name}: doesn't speak the OpenAI API",
+    "host_down_not_ollama": "🔴 {name}: isn't Ollama",
+    "host_down_other": "🔴 {name}: failing ({kind})",
 }

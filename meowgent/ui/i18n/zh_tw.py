@@ -140,7 +140,7 @@ TEXT: dict[str, str] = {
     "log_error": "失敗",
     "log_rejected": "已拒絕",
     "log_invalid": "未執行：呼叫的格式錯誤",
-    "log_retried": "未執行：Ollama 讀不懂，模型會重寫一次",
+    "log_retried": "未執行：模型伺服器讀不懂，模型會重寫一次",
     "log_interrupted": "已中斷",
     "log_edited": "已依你的修改執行",
     "stopped": "⏹ 已停止。上面的回答不完整。",
@@ -221,7 +221,7 @@ TEXT: dict[str, str] = {
     "輪到它時會完整顯示。",
     "approve_all_cut": "其中有些請求太長，卡片上無法完整顯示，請一次核准一個。沒有執行任何動作。",
     # notes in the chat
-    "notice_call_retry": "Ollama 讀不懂模型寫的工具呼叫，所以 Meowgent 請模型重寫一次。",
+    "notice_call_retry": "模型伺服器讀不懂模型寫的工具呼叫，所以 Meowgent 請模型重寫一次。",
     "notice_call_too_large": "模型開始寫一個超過 {limit:,} 個字元的工具呼叫。Meowgent 在它執行前就停下，"
     "並請模型分成較小的幾段送出。",
     "notice_too_many_calls": "模型想在一次回覆裡呼叫超過 {limit} 次工具。Meowgent 處理了前 {limit} 次，"
@@ -259,8 +259,8 @@ TEXT: dict[str, str] = {
     "{budget:,} 個。傳一則訊息從這裡繼續（較早的步驟就能省略），或用 --num-ctx 提高上限。",
     "error_reply_too_long": "模型的回覆超過了 {limit:,} 個字元，已在上限處停止。已寫出的內容都保留著；"
     "傳一則訊息讓它繼續，或請它回答短一點。",
-    "error_call_rejected": "Ollama 讀不懂模型寫的工具呼叫，請模型重寫後還是一樣（{detail}），所以這個回答先停在這裡。"
-    "對話都保留著，可以再試一次或換一個模型。",
+    "error_call_rejected": "模型伺服器讀不懂模型寫的工具呼叫，請模型重寫後還是一樣（{detail}），"
+    "所以這個回答先停在這裡。對話都保留著，可以再試一次或換一個模型。",
     "error_max_turns": "模型連續回覆了 {turns} 次仍沒有最終答案，所以先停下來了。傳一則訊息讓它繼續。",
     "error_nothing_to_retry": "還沒有可以重新回答的訊息。",
     "error_interrupted": "Meowgent 在寫這個回答時停止了，所以回答被截斷。傳一則訊息就能繼續。",
@@ -275,4 +275,43 @@ TEXT: dict[str, str] = {
     "risk_overwrites": "覆寫既有的檔案",
     "risk_edits": "修改檔案",
     "risk_hidden": "Meowgent 無法確知這會執行的所有內容",
+    # issue 19: OpenAI-compatible servers and several hosts
+    "error_unreachable_openai": "連不上模型伺服器（`{host}`）。請確認它正在執行，而且位址正確。",
+    "error_not_found_openai": "`{host}` 的伺服器沒有叫做 {model} 的模型。請選它列出的模型。",
+    "error_not_found_pool": "沒有任何一台模型伺服器有叫做 {model} 的模型。",
+    "error_broken_openai": "回答還沒寫完，與 `{host}` 的連線就關閉了（伺服器可能停了）。請再試一次。",
+    "error_broken_event_openai": "`{host}` 的回覆中斷了（{detail}）。請再試一次。",
+    "error_broken_unreadable_openai": "`{host}` 的伺服器傳來 Meowgent 讀不懂的內容。請確認它支援 `OpenAI` 的介面。",
+    "error_not_openai": "`{host}` 的伺服器傳來 Meowgent 讀不懂的內容。請確認它支援 `OpenAI` 的介面。",
+    "error_stalled_openai": "`{host}` 的模型 {seconds:g} 秒沒有回應，可能卡住了或記憶體不足。"
+    "請再試一次，或改用較小的模型。",
+    "error_stalled_request_openai": "`{host}` 的伺服器在 {seconds:g} 秒內沒有回應，可能正在忙。請再試一次。",
+    "error_server_openai": "`{host}` 的伺服器無法回答：{detail}",
+    "error_bad_host_openai": "`{host}` 不是可以連上模型伺服器的位址，請改用像 http://gpu-box:8000/v1 這樣的位址。",
+    "error_wrong_key": "`{host}` 的伺服器拒絕了金鑰（{status}）。請檢查 `MEOWGENT_OPENAI_API_KEY` 或金鑰檔。",
+    "error_busy": "`{host}` 的伺服器正忙（{status}），試了 {tries} 次都一樣。請稍後再試。",
+    "error_no_download": "`{host}` 的伺服器不能下載模型；請用你要的模型啟動它。",
+    "error_no_tool_parser": "`{host}` 的伺服器沒有 {model} 的工具呼叫解析器，所以 Meowgent 從現在起在提示中說明工具。"
+    "請再送出一次訊息。",
+    "banner_ok_server": "🟢 已連上 `{host}`",
+    "banner_ok_hosts": "🟢 已連上 {healthy} 台模型伺服器（共 {hosts} 台）",
+    "banner_down_server": "🔴 {problem}",
+    "banner_start_server": "啟動方式：`vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`、"
+    "`llama-server --jinja -m MODEL.gguf` 或 `ollama serve`（見 README 的 `Bigger models on a GPU server` 一節）。"
+    "這個頁面每隔幾秒會自動重新檢查。",
+    "banner_empty_server": "🟡 `{host}` 有回應，但沒有提供任何模型。請用你要的模型啟動它。",
+    "this_computer": "這台電腦",
+    "where_separator": "、",
+    "hosts_line": "模型伺服器：{hosts}",
+    "host_separator": " · ",
+    "host_ok": "🟢 {name}",
+    "host_running": "🟢 {name}（{running} 個回答進行中）",
+    "host_down_unreachable": "🔴 {name}：連不上",
+    "host_down_wrong_key": "🔴 {name}：拒絕了金鑰",
+    "host_down_busy": "🟡 {name}：正忙",
+    "host_down_broken": "🔴 {name}：回答到一半中斷",
+    "host_down_stalled": "🟡 {name}：沒有回應",
+    "host_down_not_openai": "🔴 {name}：不支援 `OpenAI` 的介面",
+    "host_down_not_ollama": "🔴 {name}：不是 Ollama",
+    "host_down_other": "🔴 {name}：發生錯誤（{kind}）",
 }

@@ -9,9 +9,11 @@ import gradio as gr
 
 from meowgent.chats.service import ChatError
 from meowgent.llm.errors import ModelError
+from meowgent.llm.hosts import HostPool
 from meowgent.tools.sandbox import NoSandbox
+from meowgent.ui.hostwords import hosts_line, local_host, picker_choices
 from meowgent.ui.i18n import chat_error_text, error_text, t
-from meowgent.ui.models import describe_pull, model_facts, model_label, pick_model, server_status
+from meowgent.ui.models import describe_pull, model_facts, pick_model, server_status
 from meowgent.ui.panels.shared import Page
 
 STATUS_SECONDS = 5.0
@@ -48,10 +50,13 @@ class ModelPanel:
         language = page.context.language_of(request)
         server = server_status(page.client, suggested=settings.model, language=language)
         wanted = picked or settings.model
-        installed = [info.name for info in server.models]
-        choices = [(model_label(info), info.name) for info in server.models] or [(wanted, wanted)]
+        hosts = page.client.statuses() if isinstance(page.client, HostPool) else []
+        choices = picker_choices(server.models, local=local_host(hosts), language=language) or [(wanted, wanted)]
+        installed = [name for _, name in choices] if server.models else []
         value = pick_model(wanted, installed)
         banner = server.banner
+        if hosts:  # several servers: each one's health, as the pool last saw it
+            banner += "  \n" + hosts_line(hosts, language)
         if isinstance(page.sandbox, NoSandbox):  # said on every page, in the status line, in the page's language
             banner += "  \n" + t(language, "sandbox_off" if page.sandbox.chosen else "sandbox_missing")
         if installed and value != wanted and f"{wanted}:latest" not in installed:

@@ -16,7 +16,7 @@ import gradio as gr
 
 from meowgent.chats.service import ChatService
 from meowgent.config import Settings
-from meowgent.llm.client import OllamaClient
+from meowgent.llm.backend import ModelBackend
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, Sandbox
 from meowgent.ui.i18n import ENGLISH, t
@@ -62,7 +62,7 @@ class Page:
 
     settings: Settings
     service: ChatService
-    client: OllamaClient
+    client: ModelBackend
     tools: ToolRegistry
     sandbox: Sandbox
     snapshots: Snapshots
