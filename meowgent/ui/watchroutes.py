@@ -18,8 +18,8 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from meowgent.ui.guard import content_security_policy
+from meowgent.ui.i18n import t
 from meowgent.ui.watchpage import SCRIPT_PATH, WATCH_SCRIPT, page_html, watch_language
-from meowgent.ui.watchwords import word
 from meowgent.watch.broadcast import Broadcasts, patch
 from meowgent.watch.links import WatchLink, WatchLinks
 
@@ -84,7 +84,7 @@ async def viewer_stream(
             sent, seen = frame.items, frame.version
         elif await broadcast.next(seen, keepalive) <= seen:
             yield b": alive\n\n"
-    yield sse("ended", word(language, "watch_ended"))
+    yield sse("ended", t(language, "watch_ended"))
 
 
 def _still(links: WatchLinks, token: str, link: WatchLink | None) -> bool:
