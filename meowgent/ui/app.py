@@ -124,7 +124,7 @@ def serve(
     auth: tuple[str, str] | None = None,
     client: OllamaClient | None = None,
     tools: ToolRegistry | None = None,
-) -> tuple[gr.Blocks, str, str | None]:
+) -> tuple[App, str, str | None]:
     """Build and start the app without blocking; returns it with its local and public URLs."""
     # Gradio's cache (exports, uploads) in a folder only we can read, gone when we exit.
     os.environ["GRADIO_TEMP_DIR"] = str(private_temp_folder())

@@ -304,6 +304,7 @@ TEXT: dict[str, str] = {
     "watch_revoke": "Stop sharing",
     "watch_ends_hours": "The link ends in {hours} hours, or when you stop sharing or delete this chat.",
     "watch_ends_minutes": "The link ends in {minutes} minutes, or when you stop sharing or delete this chat.",
+    "watch_ends_soon": "The link ends within a minute, or when you stop sharing or delete this chat.",
     "watch_stopped": "Sharing stopped: the link has ended.",
     "presenter": "🎥 Presenter",
     "watch_title": "Watching a Meowgent chat",

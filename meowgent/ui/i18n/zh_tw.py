@@ -282,6 +282,7 @@ TEXT: dict[str, str] = {
     "watch_revoke": "停止分享",
     "watch_ends_hours": "連結將在 {hours} 小時後結束，或在你停止分享、刪除這個對話時結束。",
     "watch_ends_minutes": "連結將在 {minutes} 分鐘後結束，或在你停止分享、刪除這個對話時結束。",
+    "watch_ends_soon": "連結將在一分鐘內結束，或在你停止分享、刪除這個對話時結束。",
     "watch_stopped": "已停止分享：連結已經結束。",
     "presenter": "🎥 簡報模式",
     "watch_title": "觀看 Meowgent 對話",

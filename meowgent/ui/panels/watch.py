@@ -43,7 +43,9 @@ def ends_in(seconds: float, language: str) -> str:
     """How long a link has left, in whole hours (rounded) or, near its end, minutes (rounded up)."""
     if seconds >= HOURS_SHOWN_FROM:
         return t(language, "watch_ends_hours", hours=round(seconds / 3600))
-    return t(language, "watch_ends_minutes", minutes=max(1, math.ceil(seconds / 60)))
+    if seconds > 60:
+        return t(language, "watch_ends_minutes", minutes=math.ceil(seconds / 60))
+    return t(language, "watch_ends_soon")
 
 
 class WatchPanel:

@@ -36,9 +36,14 @@ def test_the_watch_url_is_the_origin_the_mount_and_the_token():
         (2 * 3600, "ends in 2 hours"),
         (2 * 3600 - 1, "ends in 120 minutes"),
         (61, "ends in 2 minutes"),
-        (1, "ends in 1 minutes"),
     ],
 )
 def test_the_lifetime_is_said_in_hours_then_minutes(seconds, said):
     assert said in ends_in(seconds, ENGLISH)
     assert said.split()[2] in ends_in(seconds, CHINESE)
+
+
+@pytest.mark.parametrize("seconds", [60, 1, 0])
+def test_the_last_minute_is_said_as_such(seconds):
+    assert "ends within a minute" in ends_in(seconds, ENGLISH)
+    assert "一分鐘內" in ends_in(seconds, CHINESE)
