@@ -1,7 +1,9 @@
 """Regenerate the approval screenshots in docs/screenshots/.
 
 - approval.png: an English page on a laptop (1280x800) waiting for approval of a new file;
-- approval-zh-TW.png: a Traditional Chinese page on a phone (390x844) waiting for approval of a file edit.
+- approval-zh-TW.png: a Traditional Chinese page on a phone (390x844) waiting for approval of a file edit;
+- docs/images/watch-phone.png and presenter-laptop.png: a chat shared to watch, waiting for approval, as a viewer's
+  phone shows it and as the presenter's laptop shows it in presenter mode (the link's QR code in the corner).
 
 Run from the repository root: `python -m bench.screenshot` (needs /usr/bin/chromium).
 """
@@ -16,6 +18,7 @@ from tests.scripted_ollama import Text, Turn, tool_call_text
 from tests.ui.conftest import SCREENS
 
 FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,41 @@ def take(shot: Shot) -> Path:
     return path
 
 
+def take_watch() -> list[Path]:
+    """The presenter shares the chat, the model writes a file that waits for approval, a phone watches."""
+    shot = SHOTS[0]
+    with launched_app() as app, chromium() as browser:
+        laptop = browser.new_context(locale="en-US", **SCREENS["laptop"])
+        phone = browser.new_context(locale="en-US", **SCREENS["phone"])
+        try:
+            page = laptop.new_page()
+            page.goto(app.url)
+            page.locator("#status").get_by_text("Ollama").wait_for()
+            page.locator("#watch_share").click()
+            link = page.locator("#watch_link textarea")
+            page.wait_for_function("() => document.querySelector('#watch_link textarea')?.value.includes('/watch/')")
+            viewer = phone.new_page()
+            viewer.goto(link.input_value())
+            app.ollama.script(
+                Turn(Text(shot.sentence + "\n"), Text(tool_call_text(shot.tool, shot.arguments)), chunk_size=12)
+            )
+            send(page, shot.question)
+            page.locator("#approve").wait_for()
+            viewer.locator(".mg-waiting").wait_for()
+            page.locator("#presenter").click()
+            page.wait_for_timeout(500)  # let the last frames paint
+            IMAGES.mkdir(parents=True, exist_ok=True)
+            paths = [IMAGES / "watch-phone.png", IMAGES / "presenter-laptop.png"]
+            viewer.screenshot(path=str(paths[0]))
+            page.screenshot(path=str(paths[1]))
+        finally:
+            laptop.close()
+            phone.close()
+    return paths
+
+
 def main() -> list[Path]:
-    return [take(shot) for shot in SHOTS]
+    return [*(take(shot) for shot in SHOTS), *take_watch()]
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -106,6 +106,7 @@ class ChatService:
         self._runs = RunRegistry(on_event=self._on_event)
         self._chats: dict[str, Chat] = {}
         self._lock = threading.Lock()
+        self._on_delete: list[Callable[[str], object]] = []
         # Answers cut short by a crash or a kill end with a plain note instead of hanging forever.
         self._recorder.close_unfinished([ErrorEvent("interrupted"), Done("error")])
 
@@ -273,6 +274,12 @@ class ChatService:
         self._runs.forget(chat_id)
         self._recorder.forget(chat_id)
         self._store.delete(chat_id)
+        for listener in self._on_delete:
+            listener(chat_id)
+
+    def on_delete(self, listener: Callable[[str], object]) -> None:
+        """Call `listener(chat_id)` after a chat is deleted (its watch link ends with it)."""
+        self._on_delete.append(listener)
 
     def export(self, owner: str, chat_id: str) -> ChatRecord:
         """Everything kept of the chat: its transcript, its calls and its audit trail."""

@@ -37,9 +37,12 @@ from meowgent.ui.panels.rules import RulesPanel
 from meowgent.ui.panels.shared import Page
 from meowgent.ui.panels.sidebar import SidebarPanel, ThisChatPanel
 from meowgent.ui.panels.topbar import TopBar
+from meowgent.ui.panels.watch import WatchPanel
+from meowgent.ui.presenter import PRESENTER_CSS
 from meowgent.ui.render import CHAT_CSS
 from meowgent.ui.request import PageContext
 from meowgent.ui.snapshot import ContextWindows, Snapshots
+from meowgent.ui.watchroutes import Watching
 
 log = logging.getLogger(__name__)
 
@@ -52,17 +55,20 @@ Uncapped, anyone who reaches the page could fill the disk through Gradio's cache
 
 
 class App(gr.Blocks):
-    """The page's Blocks; closing it also stops the MCP servers the app started (two apps share nothing)."""
+    """The page's Blocks; closing it also stops the MCP servers the app started and its watch links' broadcasts
+    (two apps share nothing)."""
 
-    def __init__(self, mcp_tools: McpTools, **options: Any) -> None:
+    def __init__(self, mcp_tools: McpTools, watching: Watching, **options: Any) -> None:
         super().__init__(**options)
         self.mcp_tools = mcp_tools
+        self.watching = watching
 
     def close(self, verbose: bool = True) -> None:
         try:
             super().close(verbose)
         finally:
             self.mcp_tools.close()
+            self.watching.close()
 
 
 def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools: ToolRegistry | None = None) -> App:
@@ -82,7 +88,8 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)
 
-    blocks = App(mcp_tools, title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS))
+    watching = Watching.of(service)
+    blocks = App(mcp_tools, watching, title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS))
     with blocks as demo:
         page = Page(settings, service, client, tools, sandbox, snapshots, PageContext(service))
         # Closed at first, so a phone opens on the chat; the page's script opens it on a wide screen.
@@ -92,9 +99,11 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
             mcp_file = str(config_path(settings.data_dir, settings.mcp_config))
             mcp = McpPanel(page, tools=mcp_tools, config_file=mcp_file)
             this_chat = ThisChatPanel(page)
+            watch = WatchPanel(page, links=watching.links)
         # The main view is one screen tall: the status line, the chat (which gives up room), then the
         # approval card and the message box, so the card's buttons are in view whenever it shows.
         topbar = TopBar(page)
+        watch.place_corner()
         chat = ChatPanel(page, scope_list=sidebar.scopes, meter=sidebar.models.meter)
 
         topbar.wire()
@@ -103,6 +112,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
         switches += this_chat.wire(sidebar)
         rules.wire(after=[load])
         mcp.wire()
+        watch.wire(after=[page.chat_id.change, sidebar.language.input])
         chat.card.show_after([load, *page.answers, *switches])
     return demo
 
@@ -113,7 +123,7 @@ def serve(
     auth: tuple[str, str] | None = None,
     client: ModelBackend | None = None,
     tools: ToolRegistry | None = None,
-) -> tuple[gr.Blocks, str, str | None]:
+) -> tuple[App, str, str | None]:
     """Build and start the app without blocking; returns it with its local and public URLs."""
     # Gradio's cache (exports, uploads) in a folder only we can read, gone when we exit.
     os.environ["GRADIO_TEMP_DIR"] = str(private_temp_folder())
@@ -136,12 +146,14 @@ def serve(
             prevent_thread_lock=True,
             show_error=False,
             quiet=True,
-            css=CHAT_CSS + CSS,
+            css=CHAT_CSS + CSS + PRESENTER_CSS,
             js=ON_LOAD,
             max_threads=200,
             max_file_size=MAX_UPLOAD_BYTES,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
             run_history=False,  # it kept every input, the owner key included, in the browser's storage
-            app_kwargs={"middleware": middleware},
+            # The watch page ahead of Gradio's routes: it needs no login (its token is the permission), and Gradio
+            # checks its login per route, so every other path still needs one.
+            app_kwargs={"middleware": middleware, "routes": [demo.watching.mount()]},
         )
     return demo, local_url, share_url

@@ -15,10 +15,9 @@ import gradio as gr
 
 from meowgent.events import AgentEvent, ToolCall
 from meowgent.ui.actions import action, lookup
-from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, pick_language
+from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, pick_language, t
 from meowgent.ui.render import CHAT_CSS, ChatView
 from meowgent.ui.safehtml import Html, escape, fill, join, tag
-from meowgent.ui.watchwords import word
 
 SCRIPT_PATH = "script.js"
 """The page's script, beside the pages under the watch mount (relative, so it works under any prefix)."""
@@ -122,7 +121,7 @@ def message_html(message: gr.ChatMessage) -> Html:
 def waiting_html(call: ToolCall, language: str) -> Html:
     """The approval card as watchers see it: one sentence naming the call in plain words, and nothing to click."""
     what = action(call.name, lookup(call.arguments), language)
-    return tag("div", fill(word(language, "watch_waiting"), action=what), cls="mg-msg mg-waiting")
+    return tag("div", fill(t(language, "watch_waiting"), action=what), cls="mg-msg mg-waiting")
 
 
 def watch_language(asked: str | None, accept_language: str | None) -> str:
@@ -139,19 +138,15 @@ def page_html(language: str, *, live: bool) -> str:
             for code, name in LANGUAGES.items()
         ]
     )
-    body = (
-        tag("p", word(language, "watch_connecting"))
-        if live
-        else tag("p", word(language, "watch_ended"), cls="mg-ended")
-    )
+    body = tag("p", t(language, "watch_connecting")) if live else tag("p", t(language, "watch_ended"), cls="mg-ended")
     script = f'<script src="{SCRIPT_PATH}"></script>' if live else ""
     return (
         f'<!doctype html><html lang="{_HTML_LANG.get(language, "en")}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
         '<meta name="robots" content="noindex">'
-        f"<title>{escape(word(language, 'watch_title'))}</title><style>{CHAT_CSS}{WATCH_CSS}</style></head>"
-        f"<body><header><h1>{escape(word(language, 'watch_heading'))}</h1>"
-        f'<nav aria-label="{escape(word(language, "watch_language"))}">{links}</nav></header>'
+        f"<title>{escape(t(language, 'watch_title'))}</title><style>{CHAT_CSS}{WATCH_CSS}</style></head>"
+        f"<body><header><h1>{escape(t(language, 'watch_heading'))}</h1>"
+        f'<nav aria-label="{escape(t(language, "watch_language"))}">{links}</nav></header>'
         f'<main id="chat" class="mg" aria-live="polite">{body}</main>{script}</body></html>'
     )

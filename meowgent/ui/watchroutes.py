@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import anyio.to_thread
 from starlette.applications import Starlette
@@ -17,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 
+from meowgent.chats.service import ChatService
 from meowgent.ui.guard import content_security_policy
-from meowgent.ui.watchpage import SCRIPT_PATH, WATCH_SCRIPT, page_html, watch_language
-from meowgent.ui.watchwords import word
+from meowgent.ui.i18n import t
+from meowgent.ui.watchpage import SCRIPT_PATH, WATCH_SCRIPT, WatchView, page_html, watch_language
 from meowgent.watch.broadcast import Broadcasts, patch
 from meowgent.watch.links import WatchLink, WatchLinks
 
@@ -64,7 +66,34 @@ def watch_routes(links: WatchLinks, broadcasts: Broadcasts, *, keepalive: float 
 
 def mount_watch(app: Starlette, links: WatchLinks, broadcasts: Broadcasts) -> None:
     """Serve the watch routes at `/watch` on `app`, ahead of its own routes."""
-    app.router.routes.insert(0, Mount(MOUNT, routes=watch_routes(links, broadcasts)))
+    app.router.routes.insert(0, watch_mount(links, broadcasts))
+
+
+def watch_mount(links: WatchLinks, broadcasts: Broadcasts) -> Mount:
+    """The watch routes at `/watch`, to put ahead of an app's own routes."""
+    return Mount(MOUNT, routes=watch_routes(links, broadcasts))
+
+
+@dataclass(frozen=True)
+class Watching:
+    """One app's watch links and the broadcasts of its watched chats: made with the app, closed with it."""
+
+    links: WatchLinks
+    broadcasts: Broadcasts
+
+    @classmethod
+    def of(cls, service: ChatService) -> Watching:
+        """Links to `service`'s chats; a chat's link ends when the chat is deleted."""
+        links = WatchLinks(service)
+        service.on_delete(links.chat_deleted)
+        broadcasts = Broadcasts(events_of=service.event_log, new_source=WatchView, is_shared=links.is_shared)
+        return cls(links, broadcasts)
+
+    def mount(self) -> Mount:
+        return watch_mount(self.links, self.broadcasts)
+
+    def close(self) -> None:
+        self.broadcasts.close()
 
 
 async def viewer_stream(
@@ -84,7 +113,7 @@ async def viewer_stream(
             sent, seen = frame.items, frame.version
         elif await broadcast.next(seen, keepalive) <= seen:
             yield b": alive\n\n"
-    yield sse("ended", word(language, "watch_ended"))
+    yield sse("ended", t(language, "watch_ended"))
 
 
 def _still(links: WatchLinks, token: str, link: WatchLink | None) -> bool:

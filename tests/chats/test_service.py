@@ -287,6 +287,17 @@ def test_delete_stops_the_answer_and_removes_the_chat_for_good(service, ollama_s
     assert [c.id for c in service.chats(BOB)] == [theirs.id]
 
 
+def test_a_deleted_chat_is_told_to_its_listeners_once_it_is_gone_and_a_refused_delete_is_not(service):
+    deleted = []
+    service.on_delete(lambda chat_id: deleted.append((chat_id, [c.id for c in service.chats(ALICE)])))
+    chat = service.new_chat(ALICE)
+    with refused_with(UNAVAILABLE):
+        service.delete(BOB, chat.id)
+    assert deleted == []
+    service.delete(ALICE, chat.id)
+    assert deleted == [(chat.id, [])]
+
+
 def test_retry_drops_the_waiting_call_and_answers_again(service, ollama_server, tmp_path):
     chat = waiting_chat(service, ollama_server, ALICE)
     (old,) = service.waiting(ALICE, chat.id)
