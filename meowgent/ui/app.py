@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from meowgent.agent.loop import Agent
 from meowgent.chats.service import ChatService
 from meowgent.config import Settings
+from meowgent.files.checkpoints import Checkpoints
 from meowgent.llm.client import OllamaClient
 from meowgent.mcp.adapter import McpTools
 from meowgent.mcp.config import config_path
@@ -72,8 +73,12 @@ def compose_app(settings: Settings, *, client: OllamaClient | None = None, tools
     tools = tools or ToolRegistry.builtins()  # this app's: its MCP servers' tools join it as they start
     rulebook = Rulebook(settings.data_dir, settings.workspace, tools=tools)
     # Each chat is judged by its owner's rules (`Conversation.owner`).
-    agent = Agent(client, settings, policies=rulebook.policy, tools=tools)
-    service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
+    # Every approved write keeps the file's previous state first, so the person can undo it from the page.
+    checkpoints = Checkpoints(store, settings.data_dir, settings.workspace, cap=settings.checkpoint_max_bytes)
+    agent = Agent(client, settings, policies=rulebook.policy, tools=tools, checkpoints=checkpoints)
+    service = ChatService(
+        agent, store, default_model=settings.model, workspace=settings.workspace, checkpoints=checkpoints
+    )
     mcp_tools = McpTools.from_settings(settings, tools).start()  # this app's servers, started in the background
     atexit.register(mcp_tools.close)  # they stop when the app closes, or at the latest when Python exits
     sandbox = sandbox_for(settings)  # probed now, at start, so a missing sandbox is said before any command
