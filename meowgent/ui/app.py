@@ -28,10 +28,12 @@ from meowgent.persist.store import Store
 from meowgent.policy.rulebook import Rulebook
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
+from meowgent.ui.fileroutes import FileRoutes, Links
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
 from meowgent.ui.page import CSS, ON_LOAD
 from meowgent.ui.panels.chat import ChatPanel
+from meowgent.ui.panels.files import FilesPanel
 from meowgent.ui.panels.mcp import McpPanel
 from meowgent.ui.panels.rules import RulesPanel
 from meowgent.ui.panels.shared import Page
@@ -46,17 +48,16 @@ log = logging.getLogger(__name__)
 DATABASE = "meowgent.db"
 EXPORT_SECONDS = 600
 """Downloads are kept this long (and at most until the app stops), then deleted."""
-MAX_UPLOAD_BYTES = 0
-"""The largest file Gradio's /upload takes: none, since the page takes no files (exports are downloads).
-Uncapped, anyone who reaches the page could fill the disk through Gradio's cache; uploads bring their own cap."""
 
 
 class App(gr.Blocks):
     """The page's Blocks; closing it also stops the MCP servers the app started (two apps share nothing)."""
 
-    def __init__(self, mcp_tools: McpTools, **options: Any) -> None:
+    def __init__(self, mcp_tools: McpTools, *, file_links: Links, **options: Any) -> None:
         super().__init__(**options)
         self.mcp_tools = mcp_tools
+        self.file_links = file_links
+        """The Files panel's download links and upload tickets, which `serve`'s middleware honours."""
 
     def close(self, verbose: bool = True) -> None:
         try:
@@ -88,7 +89,14 @@ def compose_app(settings: Settings, *, client: OllamaClient | None = None, tools
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)
 
-    blocks = App(mcp_tools, title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS))
+    file_links = Links()
+    blocks = App(
+        mcp_tools,
+        file_links=file_links,
+        title="Meowgent",
+        fill_height=True,
+        delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS),
+    )
     with blocks as demo:
         page = Page(settings, service, client, tools, sandbox, snapshots, PageContext(service))
         # Closed at first, so a phone opens on the chat; the page's script opens it on a wide screen.
@@ -98,10 +106,12 @@ def compose_app(settings: Settings, *, client: OllamaClient | None = None, tools
             mcp_file = str(config_path(settings.data_dir, settings.mcp_config))
             mcp = McpPanel(page, tools=mcp_tools, config_file=mcp_file)
             this_chat = ThisChatPanel(page)
+            files = FilesPanel(page, links=file_links)
         # The main view is one screen tall: the status line, the chat (which gives up room), then the
         # approval card and the message box, so the card's buttons are in view whenever it shows.
         topbar = TopBar(page)
         chat = ChatPanel(page, scope_list=sidebar.scopes, meter=sidebar.models.meter)
+        files.question_box()  # an undo that would lose later changes asks here, in view on any screen
 
         topbar.wire()
         chat.wire(language_picker=sidebar.language)
@@ -109,6 +119,7 @@ def compose_app(settings: Settings, *, client: OllamaClient | None = None, tools
         switches += this_chat.wire(sidebar)
         rules.wire(after=[load])
         mcp.wire()
+        files.wire(demo, after=[load, *page.answers])
         chat.card.show_after([load, *page.answers, *switches])
     return demo
 
@@ -127,7 +138,12 @@ def serve(
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
-    middleware = [Middleware(Guard, addresses=addresses)]
+    # Gradio's /upload takes files only from a Meowgent page's ticket, up to the upload caps in all.
+    upload_cap = settings.upload_max_bytes * settings.upload_max_files
+    middleware = [
+        Middleware(Guard, addresses=addresses),
+        Middleware(FileRoutes, links=demo.file_links, max_upload_bytes=upload_cap),
+    ]
     if auth:  # a browser that logged in is remembered, so a stranger's wrong guesses cannot lock it out
         browsers = RememberedBrowsers(login_key(settings.data_dir), auth[0])
         middleware.append(Middleware(RememberLogins, browsers=browsers))
@@ -145,7 +161,7 @@ def serve(
             css=CHAT_CSS + CSS,
             js=ON_LOAD,
             max_threads=200,
-            max_file_size=MAX_UPLOAD_BYTES,
+            max_file_size=settings.upload_max_bytes,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
             run_history=False,  # it kept every input, the owner key included, in the browser's storage
             app_kwargs={"middleware": middleware},
