@@ -1,7 +1,7 @@
 """The Files panel in headless Chromium: the tree, previews, downloads, uploads and Undo, against the real app."""
 
-import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -50,10 +50,17 @@ def approved_write(page: Page, running_app, text: str, *calls: tuple[str, dict])
     turns = [Turn(Text(tool_call_text(name, arguments))) for name, arguments in calls]
     running_app.ollama.script(*turns, reply("Done."))
     send(page, text)
-    for _ in calls:
-        expect(page.locator("#approve")).to_be_visible()
+    for _, arguments in calls:
+        expect(page.locator("#card_text")).to_contain_text(arguments["path"])
         page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("Done.")
+
+
+def undo_in_chat(page: Page, path: str) -> None:
+    """Open the panel of the call that wrote `path` (a finished call's panel is folded) and press its Undo; the
+    panels opened so far are earlier in the chat, so its button is the last."""
+    page.locator("#chat").get_by_text(path).first.click()
+    page.locator("#chat button.undo").last.click()
 
 
 def pick(page: Page, label: str) -> None:
@@ -79,5 +86,106 @@ def test_a_file_the_agent_wrote_appears_previews_and_downloads_with_the_same_byt
     expect(preview).to_contain_text("<b>not bold</b>")  # shown as text, never as markup
     with page.expect_download() as downloading:
         page.locator("#file_download").click()
-    saved = downloading.value.path()
-    assert saved is not None and open(saved, "rb").read() == (running_app.workspace / "poem.txt").read_bytes()
+    assert Path(downloading.value.path()).read_bytes() == (running_app.workspace / "poem.txt").read_bytes()
+
+
+def test_an_uploaded_file_is_told_to_the_model_and_read_through_read_file(running_app, page):
+    open_app(page, running_app.url)
+    send(page, "hello")
+    running_app.ollama.script(reply("Hello!"))
+    expect(page.locator("#chat")).to_contain_text("Hello!")
+    open_files(page)
+    upload(page, "notes.txt", b"the secret word is catnip\n")
+    expect(page.locator("#files_note")).to_contain_text("Added notes.txt")
+    expect(page.locator("#file_list")).to_contain_text("notes.txt")
+    running_app.ollama.script(Turn(Text(tool_call_text("read_file", {"path": "notes.txt"}))), reply("It says catnip."))
+    send(page, "what does my file say?")
+    expect(page.locator("#chat")).to_contain_text("It says catnip.")
+    first, second = running_app.ollama.chat_requests[-2:]
+    told = [message["content"] for message in first["messages"] if message["role"] == "user"]
+    assert any("The person added notes.txt (26 bytes) to the workspace." in text for text in told)
+    assert "the secret word is catnip" in second["messages"][-1]["content"]
+    assert (running_app.workspace / "notes.txt").read_bytes() == b"the secret word is catnip\n"
+
+
+def test_an_upload_named_out_of_the_folder_or_through_a_link_is_refused_with_a_sentence(running_app, page, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (running_app.workspace / "door").symlink_to(outside)
+    open_app(page, running_app.url)
+    open_files(page)
+    upload(page, "../x", b"escape")
+    expect(page.locator("#files_note")).to_contain_text("would leave the folder")
+    upload(page, "door/x", b"escape")
+    expect(page.locator("#files_note")).to_contain_text("reached through a link")
+    assert not (tmp_path / "x").exists()
+    assert not (outside / "x").exists()
+
+
+def test_replacing_an_existing_file_asks_first(running_app, page):
+    (running_app.workspace / "report.txt").write_bytes(b"old")
+    open_app(page, running_app.url)
+    open_files(page)
+    upload(page, "report.txt", b"new")
+    expect(page.locator("#replace_question")).to_contain_text("report.txt is already in the workspace. Replace it?")
+    assert (running_app.workspace / "report.txt").read_bytes() == b"old"
+    page.locator("#replace_yes").click()
+    expect(page.locator("#files_note")).to_contain_text("Added report.txt")
+    assert (running_app.workspace / "report.txt").read_bytes() == b"new"
+
+
+def test_undo_in_the_chat_restores_an_edited_file_exactly_and_removes_a_created_one(running_app, page):
+    original = "line one\r\nline two\r\n\tno newline at the end"
+    (running_app.workspace / "edited.txt").write_text(original, newline="")
+    open_app(page, running_app.url)
+    approved_write(
+        page,
+        running_app,
+        "change things",
+        ("edit_file", {"path": "edited.txt", "old": "line two", "new": "LINE 2"}),
+        ("write_file", {"path": "created.txt", "content": "brand new"}),
+    )
+    assert (running_app.workspace / "created.txt").exists()
+    undo_in_chat(page, "edited.txt")
+    expect(page.locator(".toast-body").first).to_contain_text("edited.txt is back as it was before the change.")
+    assert (running_app.workspace / "edited.txt").read_bytes() == original.encode()
+    undo_in_chat(page, "created.txt")
+    expect(page.locator(".toast-body").last).to_contain_text("created.txt was removed")
+    assert not (running_app.workspace / "created.txt").exists()
+
+
+def test_a_file_changed_since_shows_the_diff_and_asks(running_app, page):
+    open_app(page, running_app.url)
+    approved_write(page, running_app, "write it", ("write_file", {"path": "a.txt", "content": "agent\n"}))
+    (running_app.workspace / "a.txt").write_text("agent\nmine too\n")
+    undo_in_chat(page, "a.txt")
+    question = page.locator("#undo_question").first
+    expect(question).to_be_visible()
+    expect(question).to_contain_text("a.txt changed after the agent wrote it")
+    expect(question).to_contain_text("mine too")
+    assert (running_app.workspace / "a.txt").read_text() == "agent\nmine too\n"
+    page.locator("#undo_anyway").click()
+    expect(question).to_be_hidden()
+    assert not (running_app.workspace / "a.txt").exists()
+
+
+def test_undo_everything_since_a_message_restores_three_files(running_app, page):
+    workspace = running_app.workspace
+    for name in ("one.txt", "two.txt"):
+        (workspace / name).write_text(f"{name} as it was\n")
+    before = {path.name: path.read_bytes() for path in workspace.iterdir()}
+    open_app(page, running_app.url)
+    approved_write(
+        page,
+        running_app,
+        "first round",
+        ("write_file", {"path": "one.txt", "content": "changed\n"}),
+        ("edit_file", {"path": "two.txt", "old": "as it was", "new": "edited"}),
+    )
+    approved_write(page, running_app, "second round", ("write_file", {"path": "three.txt", "content": "new\n"}))
+    open_files(page)
+    page.locator("#undo_since_pick input").click()
+    page.get_by_role("option", name="first round").click()
+    page.locator("#undo_since").click()
+    expect(page.locator("#files_note")).to_contain_text("three.txt was removed")
+    assert {path.name: path.read_bytes() for path in workspace.iterdir()} == before

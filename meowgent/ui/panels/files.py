@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
-from gradio.data_classes import FileData, ListFiles
 
 from meowgent.chats.service import ChatError
 from meowgent.context import APP_NOTE
@@ -38,11 +37,11 @@ UNDO_CLICKS = """
 () => {
   // A write's panel in the chat carries "↩ Undo this change" with its call's id; a click sends that id.
   document.addEventListener("click", (event) => {
-    const button = event.target.closest && event.target.closest("button.undo[data-undo-call]");
+    const button = event.target.closest && event.target.closest("#chat button.undo[value]");
     if (!button) return;
     event.preventDefault();
     event.stopPropagation();
-    window.meowgentUndoCall = button.dataset.undoCall;
+    window.meowgentUndoCall = button.value;
     document.querySelector("#undo_call_go")?.click();
   }, true);
 }
@@ -62,17 +61,18 @@ SET_TICKET = f"""(ticket) => {{
 }}"""
 
 
-class NamedUploads(gr.File):
-    """Gradio's file input, handing over each file's name as the browser gave it (Gradio's own copy drops any
-    folder part of it, and the name is ours to clean and to refuse with a sentence) with the path of its copy."""
+def named_uploads(payload: Any) -> list[tuple[str, str]]:
+    """The upload event's files as (name as the browser gave it, path of Gradio's copy in its cache).
 
-    is_template = True
-
-    def preprocess(self, payload: ListFiles | FileData | None) -> list[tuple[str, str]]:  # type: ignore[override]
-        if payload is None:
-            return []
-        files = payload.root if isinstance(payload, ListFiles) else [payload]
-        return [(item.orig_name or Path(item.path).name, item.path) for item in files]
+    The event runs unprocessed (`preprocess=False`): Gradio's own processing drops any folder part of a name,
+    and the name is ours to clean, or to refuse with a sentence. Gradio has checked each path is its upload.
+    """
+    files = payload if isinstance(payload, list) else [payload] if payload else []
+    return [
+        (str(item.get("orig_name") or Path(item["path"]).name), str(item["path"]))
+        for item in files
+        if isinstance(item, dict) and isinstance(item.get("path"), str)
+    ]
 
 
 class FilesPanel:
@@ -107,7 +107,7 @@ class FilesPanel:
                 gr.Checkbox, {"label": "files_skip_ignored"}, value=False, elem_id="skip_ignored"
             )
             self.upload = localized(
-                NamedUploads, {"label": "files_upload"}, file_count="multiple", height=120, elem_id="upload"
+                gr.File, {"label": "files_upload"}, file_count="multiple", height=120, elem_id="upload"
             )
             with gr.Row(visible=False, elem_id="replace_row") as self.replace_row:
                 self.replace_question = gr.Markdown(elem_id="replace_question")
@@ -289,8 +289,9 @@ class FilesPanel:
             return said, existing
 
         @context.chat_action
-        def on_upload(key: str, chat: str, folder: str, files: list[tuple[str, str]], request: gr.Request):
+        def on_upload(key: str, chat: str, folder: str, payload: Any, request: gr.Request):
             owner = context.known_owner(key, request)
+            files = named_uploads(payload)
             language = language_of(request)
             try:
                 service.get(owner, chat)
@@ -393,7 +394,9 @@ class FilesPanel:
             on_download_all, [owner_key, self.skip_ignored], [self.link], concurrency_limit=None
         ).then(None, [self.link], None, js=DOWNLOAD)
         uploads = [self.waiting_uploads, self.replace_row, self.replace_question, self.upload, *panel]
-        self.upload.upload(on_upload, [*chat_state, self.folder, self.upload], uploads, concurrency_limit=None)
+        self.upload.upload(
+            on_upload, [*chat_state, self.folder, self.upload], uploads, preprocess=False, concurrency_limit=None
+        )
         replaced = [self.waiting_uploads, self.replace_row, *panel]
         self.replace.click(on_replace, [*chat_state, self.folder, self.waiting_uploads], replaced)
         self.keep.click(on_keep, [self.waiting_uploads], [self.waiting_uploads, self.replace_row])
