@@ -13,8 +13,7 @@ from meowgent.ui.safehtml import Html, escape, tag
 def undo_button(call_id: str, language: str) -> Html:
     """ "↩ Undo this change" for a call's panel in the chat: the page's script sends its call id (`UNDO_CLICKS`)."""
     return Html(
-        f'<button type="button" class="undo" value="{escape(call_id)}">{escape(t(language, "files_undo"))}'
-        "</button>"
+        f'<button type="button" class="undo" value="{escape(call_id)}">{escape(t(language, "files_undo"))}</button>'
     )
 
 
