@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import quote
 
@@ -160,7 +160,7 @@ def _cookie(header: str, name: str) -> str:
     jar: SimpleCookie = SimpleCookie()
     try:
         jar.load(header)
-    except Exception:  # a malformed Cookie header is no ticket
+    except CookieError:  # a malformed Cookie header is no ticket
         return ""
     return jar[name].value if name in jar else ""
 

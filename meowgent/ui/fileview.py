@@ -89,7 +89,7 @@ def change_rows(rows: Sequence[CheckpointRow], language: str) -> list[tuple[str,
         calls.setdefault(row.call_id, []).append(row)
     labels = []
     for call_id, changed in calls.items():
-        paths = ", ".join(row.path for row in changed)
+        paths = ", ".join(row.path for row in reversed(changed))  # in the order the call wrote them
         done = all(row.undone for row in changed)
         labels.append((f"{paths} · {t(language, 'files_change_undone')}" if done else paths, call_id))
     return labels
