@@ -1,5 +1,6 @@
 """The Files panel in headless Chromium: the tree, previews, downloads, uploads and Undo, against the real app."""
 
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,6 +88,10 @@ def test_a_file_the_agent_wrote_appears_previews_and_downloads_with_the_same_byt
     with page.expect_download() as downloading:
         page.locator("#file_download").click()
     assert Path(downloading.value.path()).read_bytes() == (running_app.workspace / "poem.txt").read_bytes()
+    with page.expect_download() as zipping:
+        page.locator("#download_all").click()
+    with zipfile.ZipFile(zipping.value.path()) as archive:
+        assert archive.read("poem.txt") == (running_app.workspace / "poem.txt").read_bytes()
 
 
 def test_an_uploaded_file_is_told_to_the_model_and_read_through_read_file(running_app, page):
