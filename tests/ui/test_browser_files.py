@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -194,3 +194,18 @@ def test_undo_everything_since_a_message_restores_three_files(running_app, page)
     page.locator("#undo_since").click()
     expect(page.locator("#files_note")).to_contain_text("three.txt was removed")
     assert {path.name: path.read_bytes() for path in workspace.iterdir()} == before
+
+
+def test_the_panel_is_in_reach_on_a_phone(running_app, chromium):
+    (running_app.workspace / "list.txt").write_text("milk\n")
+    context = chromium.new_context(**SCREENS["phone"])
+    try:
+        phone = context.new_page()
+        open_app(phone, running_app.url)
+        phone.locator("#menu").click()
+        open_files(phone)
+        phone.locator("#file_list").get_by_text("list.txt").first.tap()
+        expect(phone.locator("#file_preview")).to_contain_text("milk")
+        assert in_view(phone.locator("#file_preview").first)
+    finally:
+        context.close()
