@@ -52,5 +52,5 @@ class Conversation:
     network: bool = False
     """Every command of this chat may reach the network: the person turned it on (never the model)."""
     notes: list[str] = field(default_factory=list)
-    """What the person did since the model's last reply that it should know (`agent.notes.uploaded`, `undone`):
+    """What the person did since the model's last reply that it should know (`files.told.uploaded`, `undone`):
     the next message carries them. Kept in memory only: a restart loses notes not yet sent."""

@@ -11,7 +11,6 @@ from typing import Any, Literal
 
 from meowgent.context import APP_NOTE
 from meowgent.events import ToolCall
-from meowgent.files.sizes import human_size
 from meowgent.reply.assembler import Ended, EndNotes
 from meowgent.reply.formats import format_hint
 
@@ -68,22 +67,6 @@ def unclaimed(ended: Ended, refusal: str | None, retried: bool) -> str:
 
 
 END_NOTES = EndNotes(cut_off, unclaimed)
-
-
-def uploaded(written: Iterable[tuple[str, int]]) -> str:
-    """Files the person uploaded, as (workspace path, bytes): "The person added report.pdf (2.1 MB) to the workspace."""
-    files = ", ".join(f"{path} ({human_size(size)})" for path, size in written)
-    return f"The person added {files} to the workspace."
-
-
-def undone(paths: Iterable[tuple[str, bool]]) -> str:
-    """Changes the person undid, as (workspace path, whether undoing removed the file)."""
-    told = []
-    for path, removed in paths:
-        told.append(
-            f"removed {path}, which you had created" if removed else f"put {path} back as it was before you changed it"
-        )
-    return f"The person undid your changes to files: {'; '.join(told)}. Read a file again before changing it."
 
 
 def person_acts(said: Iterable[str]) -> str:

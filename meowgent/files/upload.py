@@ -104,7 +104,7 @@ def save_all(
 
 
 def names(written: Iterable[Written]) -> list[tuple[str, int]]:
-    """(path, size) of each, as `agent.notes.uploaded` takes them."""
+    """(path, size) of each, as `files.told.uploaded` takes them."""
     return [(item.path, item.size) for item in written]
 
 

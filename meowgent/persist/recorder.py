@@ -113,10 +113,10 @@ class Recorder:
             self._in_one(chat_id, write)  # if it fails, the deltas stay buffered for the next write
             self._buffers.pop(chat_id, None)
 
-    def record_calls(self, chat_id: str, calls: Sequence[CallRow]) -> None:
-        """Write call rows that no event brings (the person's decisions)."""
+    def record_calls(self, chat_id: str, calls: Sequence[CallRow], *, audit: Sequence[AuditRow] = ()) -> None:
+        """Write call and audit rows that no event brings (the person's decisions, uploads and undos)."""
         with self._lock:
-            self._in_one(chat_id, functools.partial(self._write_rows, chat_id, calls, ()))
+            self._in_one(chat_id, functools.partial(self._write_rows, chat_id, calls, audit))
 
     def save(self, chat_id: str, conversation: Conversation, *, title: str) -> None:
         """Write the transcript, the queued calls and the chat's permissions as they are now."""

@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from meowgent.agent.loop import Agent
 from meowgent.chats.service import ChatService
 from meowgent.config import Settings
+from meowgent.files.checkpoints import Checkpoints
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.hosts import backend_for
 from meowgent.mcp.adapter import McpTools
@@ -28,10 +29,12 @@ from meowgent.persist.store import Store
 from meowgent.policy.rulebook import Rulebook
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
+from meowgent.ui.fileroutes import FileRoutes, Links
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
 from meowgent.ui.page import CSS, ON_LOAD
 from meowgent.ui.panels.chat import ChatPanel
+from meowgent.ui.panels.files import FilesPanel
 from meowgent.ui.panels.mcp import McpPanel
 from meowgent.ui.panels.rules import RulesPanel
 from meowgent.ui.panels.shared import Page
@@ -49,19 +52,18 @@ log = logging.getLogger(__name__)
 DATABASE = "meowgent.db"
 EXPORT_SECONDS = 600
 """Downloads are kept this long (and at most until the app stops), then deleted."""
-MAX_UPLOAD_BYTES = 0
-"""The largest file Gradio's /upload takes: none, since the page takes no files (exports are downloads).
-Uncapped, anyone who reaches the page could fill the disk through Gradio's cache; uploads bring their own cap."""
 
 
 class App(gr.Blocks):
     """The page's Blocks; closing it also stops the MCP servers the app started and its watch links' broadcasts
     (two apps share nothing)."""
 
-    def __init__(self, mcp_tools: McpTools, watching: Watching, **options: Any) -> None:
+    def __init__(self, mcp_tools: McpTools, watching: Watching, *, file_links: Links, **options: Any) -> None:
         super().__init__(**options)
         self.mcp_tools = mcp_tools
         self.watching = watching
+        self.file_links = file_links
+        """The Files panel's download links and upload tickets, which `serve`'s middleware honours."""
 
     def close(self, verbose: bool = True) -> None:
         try:
@@ -77,8 +79,12 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     tools = tools or ToolRegistry.builtins()  # this app's: its MCP servers' tools join it as they start
     rulebook = Rulebook(settings.data_dir, settings.workspace, tools=tools)
     # Each chat is judged by its owner's rules (`Conversation.owner`).
-    agent = Agent(client, settings, policies=rulebook.policy, tools=tools)
-    service = ChatService(agent, store, default_model=settings.model, workspace=settings.workspace)
+    # Every approved write keeps the file's previous state first, so the person can undo it from the page.
+    checkpoints = Checkpoints(store, settings.data_dir, settings.workspace, cap=settings.checkpoint_max_bytes)
+    agent = Agent(client, settings, policies=rulebook.policy, tools=tools, checkpoints=checkpoints)
+    service = ChatService(
+        agent, store, default_model=settings.model, workspace=settings.workspace, checkpoints=checkpoints
+    )
     mcp_tools = McpTools.from_settings(settings, tools).start()  # this app's servers, started in the background
     atexit.register(mcp_tools.close)  # they stop when the app closes, or at the latest when Python exits
     sandbox = sandbox_for(settings)  # probed now, at start, so a missing sandbox is said before any command
@@ -89,7 +95,15 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)
 
     watching = Watching.of(service)
-    blocks = App(mcp_tools, watching, title="Meowgent", fill_height=True, delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS))
+    file_links = Links()
+    blocks = App(
+        mcp_tools,
+        watching,
+        file_links=file_links,
+        title="Meowgent",
+        fill_height=True,
+        delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS),
+    )
     with blocks as demo:
         page = Page(settings, service, client, tools, sandbox, snapshots, PageContext(service))
         # Closed at first, so a phone opens on the chat; the page's script opens it on a wide screen.
@@ -100,11 +114,13 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
             mcp = McpPanel(page, tools=mcp_tools, config_file=mcp_file)
             this_chat = ThisChatPanel(page)
             watch = WatchPanel(page, links=watching.links)
+            files = FilesPanel(page, links=file_links)
         # The main view is one screen tall: the status line, the chat (which gives up room), then the
         # approval card and the message box, so the card's buttons are in view whenever it shows.
         topbar = TopBar(page)
         watch.place_corner()
         chat = ChatPanel(page, scope_list=sidebar.scopes, meter=sidebar.models.meter)
+        files.question_box()  # an undo that would lose later changes asks here, in view on any screen
 
         topbar.wire()
         chat.wire(language_picker=sidebar.language)
@@ -113,6 +129,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
         rules.wire(after=[load])
         mcp.wire()
         watch.wire(after=[page.chat_id.change, sidebar.language.input])
+        files.wire(demo, after=[load, *page.answers])
         chat.card.show_after([load, *page.answers, *switches])
     return demo
 
@@ -131,7 +148,12 @@ def serve(
     # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
     demo.queue(default_concurrency_limit=None)
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
-    middleware = [Middleware(Guard, addresses=addresses)]
+    # Gradio's /upload takes files only from a Meowgent page's ticket, up to the upload caps in all.
+    upload_cap = settings.upload_max_bytes * settings.upload_max_files
+    middleware = [
+        Middleware(Guard, addresses=addresses),
+        Middleware(FileRoutes, links=demo.file_links, max_upload_bytes=upload_cap),
+    ]
     if auth:  # a browser that logged in is remembered, so a stranger's wrong guesses cannot lock it out
         browsers = RememberedBrowsers(login_key(settings.data_dir), auth[0])
         middleware.append(Middleware(RememberLogins, browsers=browsers))
@@ -149,7 +171,7 @@ def serve(
             css=CHAT_CSS + CSS + PRESENTER_CSS,
             js=ON_LOAD,
             max_threads=200,
-            max_file_size=MAX_UPLOAD_BYTES,
+            max_file_size=settings.upload_max_bytes,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo
             run_history=False,  # it kept every input, the owner key included, in the browser's storage
             # The watch page ahead of Gradio's routes: it needs no login (its token is the permission), and Gradio

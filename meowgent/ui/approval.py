@@ -199,6 +199,8 @@ def _step(
         parts.append(tag("div", tag("strong", warning)))
     if sandbox_line := where.line(call, workspace, language):
         parts.append(tag("div", sandbox_line))
+    if tool_look(call.name, tools) is Look.RUN:  # no checkpoint can know what a command changed (issue 21)
+        parts.append(tag("div", t(language, "files_commands_cannot")))
     if description.diff is not None:
         parts.append(diff_html(description.diff, language, limit=CARD_BOX_CHARS))
         return Step(join(parts), cut=boxed and lines_chars(description.diff.lines) > CARD_BOX_CHARS)

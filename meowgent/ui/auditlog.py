@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from meowgent.files.sizes import human_size
 from meowgent.persist.calls import AuditRow
 from meowgent.policy.scopes import Scope
 from meowgent.ui.actions import action, lookup
@@ -56,6 +57,8 @@ def audit_html(entries: list[AuditRow], language: str = ENGLISH) -> Html:
 
 
 def _entry(entry: AuditRow, language: str) -> Html:
+    if entry.decision == "person":
+        return _own_act(entry, language)
     tool, proposed, ran = entry.tool, entry.proposed or {}, entry.run
     when = time.strftime("%H:%M:%S", time.localtime(entry.time))
     heading = tag("p", tag("strong", join([when, " · ", action(tool, lookup(proposed), language)])))
@@ -78,6 +81,26 @@ def _entry(entry: AuditRow, language: str) -> Html:
     if ran is not None and ran != proposed:
         lines.append(_unfolding(t(language, "audit_ran"), arguments_html(tool, ran, language)))
     return join(lines)
+
+
+def _own_act(entry: AuditRow, language: str) -> Html:
+    """An upload or an undo: what the person did, and that it needed nobody's approval."""
+    details = entry.proposed or {}
+    path = str(details.get("path", ""))
+    if entry.tool == "upload":
+        key = "audit_upload_replaced" if details.get("replaced") else "audit_upload"
+        said = t(language, key, path=path, size=human_size(int(details.get("size") or 0)))
+    else:
+        said = t(language, "audit_undo_removed" if details.get("removed") else "audit_undo", path=path)
+    when = time.strftime("%H:%M:%S", time.localtime(entry.time))
+    words = audit_words(entry, language)
+    who = t(language, "audit_by", who=words.who)
+    return join(
+        [
+            tag("p", tag("strong", join([when, " · ", said]))),
+            _line(language, "audit_decision", join([words.decision, ", ", who])),
+        ]
+    )
 
 
 def _chat_scope(stored: dict[str, Any], language: str) -> str:

@@ -11,11 +11,9 @@ import base64
 
 from meowgent.files.preview import Binary, Image, MarkdownText, Preview, TextPage
 from meowgent.files.sizes import human_size
-from meowgent.ui import filewords
+from meowgent.ui.i18n import CATALOGS, ENGLISH
 from meowgent.ui.prose import prose_html
 from meowgent.ui.safehtml import Html, block, escape, fill, join, tag
-
-_WORDS = {"en": filewords.en, "zh-TW": filewords.zh_tw}
 
 
 def preview_html(preview: Preview, *, language: str) -> Html:
@@ -52,8 +50,8 @@ def _text(page: TextPage, language: str) -> list[Html]:
 
 
 def _say(language: str, key: str, **values: object) -> Html:
-    """A sentence of `filewords` with its values, escaped."""
-    template = _WORDS.get(language, filewords.en)[key]
+    """A sentence of the catalogs with its values, escaped (`t` would format before escaping)."""
+    template = CATALOGS.get(language, CATALOGS[ENGLISH]).get(key) or CATALOGS[ENGLISH][key]
     return fill(
         template, **{name: f"{value:,}" if isinstance(value, int) else str(value) for name, value in values.items()}
     )

@@ -33,6 +33,7 @@ from meowgent.events import (
     ToolResult,
     UserMessage,
 )
+from meowgent.files.checkpoints import can_undo
 from meowgent.tools.linediff import LineDiff, unified_diff
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import EXTERNAL_TRAITS, Writes
@@ -42,6 +43,7 @@ from meowgent.ui.livecall import LiveCall, StreamedText
 from meowgent.ui.prose import LiveProse, prose_html
 from meowgent.ui.safehtml import Html, block, escape, join, tag, visible_lines
 from meowgent.ui.tooltext import TEXTS, Look, look_of, tool_look
+from meowgent.ui.undobutton import no_undo_note, undo_button
 
 RESULT_VIEW_CHARS = 4_000
 """Results longer than this are trimmed in the page (the model still gets all of them)."""
@@ -282,6 +284,8 @@ def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: To
     )
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
+    if panel.call is not None and panel.state == "done":
+        body = join([body, undo_part(panel.call, language, tools)])
     metadata: dict[str, Any] = {
         "title": join([_STATE_MARK.get(panel.state, ""), title]),
         "id": panel.call_id,
@@ -297,6 +301,15 @@ def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: To
     if output_outside:
         messages.append(gr.ChatMessage(role="assistant", content=block(output_html(panel.result, language))))
     return messages
+
+
+def undo_part(call: ToolCall, language: str, tools: ToolRegistry) -> Html:
+    """A finished call's Undo: the button for a file it wrote, "can't be undone" for a command, else nothing."""
+    if call.name in tools.all() and can_undo(tools.get(call.name)):
+        return undo_button(call.id, language)
+    if tool_look(call.name, tools) is Look.RUN:
+        return no_undo_note(language)
+    return Html("")
 
 
 def _live_view(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:

@@ -2,26 +2,26 @@
 
 import threading
 
-from meowgent.agent import notes
 from meowgent.agent.loop import Agent
 from meowgent.config import Settings
 from meowgent.context import APP_NOTE
 from meowgent.conversation import Conversation
+from meowgent.files import told
 from meowgent.llm.client import OllamaClient
 from tests.scripted_ollama import reply
 
 
 def test_the_sentences_name_the_files():
-    assert notes.uploaded([("report.pdf", 2_100_000)]) == "The person added report.pdf (2.1 MB) to the workspace."
-    told = notes.undone([("poem.md", True), ("a.txt", False)])
-    assert "removed poem.md, which you had created" in told
-    assert "put a.txt back as it was before you changed it" in told
+    assert told.uploaded([("report.pdf", 2_100_000)]) == "The person added report.pdf (2.1 MB) to the workspace."
+    said = told.undone([("poem.md", True), ("a.txt", False)])
+    assert "removed poem.md, which you had created" in said
+    assert "put a.txt back as it was before you changed it" in said
 
 
 def test_the_next_message_carries_the_notes_once(ollama_server, tmp_path):
     ollama_server.script(reply("Done."), reply("Again."))
     conversation = Conversation("c", "qwen3")
-    conversation.notes.append(notes.uploaded([("report.pdf", 2_100_000)]))
+    conversation.notes.append(told.uploaded([("report.pdf", 2_100_000)]))
     agent = Agent(OllamaClient(ollama_server.url, read_timeout=10), Settings(workspace=tmp_path))
     list(agent.run(conversation, "summarise it", threading.Event()))
     note = APP_NOTE + "The person added report.pdf (2.1 MB) to the workspace."

@@ -328,10 +328,18 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
     assert "tok-SECRET-123" not in config
 
 
-def test_an_upload_is_refused_since_the_page_takes_no_files(running_app):
+@pytest.mark.parametrize("app_options", [{"upload_max_bytes": 1_000, "upload_max_files": 2}])
+def test_gradios_upload_takes_files_only_from_a_page_and_under_the_caps(running_app):
+    """Issue 21: /upload writes into Gradio's cache before any event runs, so a stranger's script gets nothing in."""
     cache = Path(os.environ["GRADIO_TEMP_DIR"])
-    refused = httpx.post(
-        running_app.url + "gradio_api/upload", files={"files": ("big.bin", b"\0" * 2_000_000)}, timeout=30
-    )
-    assert refused.status_code == 413
-    assert not list(cache.rglob("big.bin"))
+    url = running_app.url + "gradio_api/upload"
+    stranger = httpx.post(url, files={"files": ("small.bin", b"x" * 10)}, timeout=30)
+    assert stranger.status_code == 403
+    ticket = {"meowgent-upload": running_app.demo.file_links.ticket()}
+    over_one = httpx.post(url, files={"files": ("one.bin", b"\0" * 1_500)}, cookies=ticket, timeout=30)
+    assert over_one.status_code == 413  # one file over upload_max_bytes: Gradio's own max_file_size
+    over_all = httpx.post(url, files={"files": ("all.bin", b"\0" * 3_000)}, cookies=ticket, timeout=30)
+    assert over_all.status_code == 413  # the request over the caps in all: refused before Gradio reads it
+    assert not [path for name in ("small.bin", "one.bin", "all.bin") for path in cache.rglob(name)]
+    taken = httpx.post(url, files={"files": ("fine.bin", b"fine")}, cookies=ticket, timeout=30)
+    assert taken.status_code == 200

@@ -177,7 +177,7 @@ def test_every_risk_is_worded_in_both_languages(risk):
 # Names, commands, addresses, examples of what to type, placeholders and units: the same in both languages.
 NAMES = re.compile(
     r"例如 [^：]*|\{\w+(?::[^}]*)?\}|`[^`]*`|https?://\S+|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter"
-    r"|MCP|README"
+    r"|MCP|README|\.gitignore"
 )
 
 

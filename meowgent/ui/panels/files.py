@@ -1,0 +1,418 @@
+"""The sidebar's "Your files" (`#files`): the workspace as a tree, previews, downloads, uploads, and Undo.
+
+The tree lists one folder at a time (newest changes first, this chat's files marked "+12 −3"), so a workspace of
+50,000 files opens as fast as one of ten; a search box finds a name anywhere. Every event checks its caller the
+way every event of the page does (it is also an API endpoint), and reads and writes only through the workspace
+guard (`meowgent.files`). Downloads are one-time links served by `ui/fileroutes.py`; uploads come through
+Gradio's /upload, which that module gates. Undo works on a change picked here, on the button of a write's panel
+in the chat (`UNDO_CLICKS` sends its call id), or on everything since one of the person's messages; a file
+changed since asks first, with its diff, in a box under the chat (`question_box`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from meowgent.chats.service import ChatError
+from meowgent.context import APP_NOTE
+from meowgent.files import download, tree
+from meowgent.files.access import preview_file, read_chunks
+from meowgent.files.checkpoints import UndoReport
+from meowgent.files.errors import FileRefused
+from meowgent.files.preview import TextPage
+from meowgent.files.sizes import human_size
+from meowgent.files.upload import check_count
+from meowgent.tools.workspace import Workspace
+from meowgent.ui import fileview
+from meowgent.ui.filepreview import preview_html
+from meowgent.ui.fileroutes import TICKET_COOKIE, Links
+from meowgent.ui.i18n import t
+from meowgent.ui.panels.shared import Page
+
+UNDO_CLICKS = """
+() => {
+  // A write's panel in the chat carries "↩ Undo this change" with its call's id; a click sends that id.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("#chat button.undo[value]");
+    if (!button) return;
+    event.preventDefault();
+    event.stopPropagation();
+    window.meowgentUndoCall = button.value;
+    document.querySelector("#undo_call_go")?.click();
+  }, true);
+}
+"""
+SEND_UNDO_CALL = "(key, chat, call, folder) => [key, chat, window.meowgentUndoCall || '', folder]"
+DOWNLOAD = """(url) => {
+  if (!url) return;
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = "";
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+}"""
+SET_TICKET = f"""(ticket) => {{
+  if (ticket) document.cookie = "{TICKET_COOKIE}=" + ticket + "; path=/; SameSite=Strict";
+}}"""
+
+
+def named_uploads(payload: Any) -> list[tuple[str, str]]:
+    """The upload event's files as (name as the browser gave it, path of Gradio's copy in its cache).
+
+    The event runs unprocessed (`preprocess=False`): Gradio's own processing drops any folder part of a name,
+    and the name is ours to clean, or to refuse with a sentence. Gradio has checked each path is its upload.
+    """
+    files = payload if isinstance(payload, list) else [payload] if payload else []
+    return [
+        (str(item.get("orig_name") or Path(item["path"]).name), str(item["path"]))
+        for item in files
+        if isinstance(item, dict) and isinstance(item.get("path"), str)
+    ]
+
+
+class FilesPanel:
+    """The accordion (made in the sidebar), and the undo question (made under the chat by `question_box`)."""
+
+    def __init__(self, page: Page, *, links: Links) -> None:
+        self.page = page
+        self.links = links
+        self.workspace = Workspace(page.workspace)
+        localized = page.localized
+        with localized(gr.Accordion, {"label": "files_title"}, open=False, elem_id="files"):
+            self.search = localized(
+                gr.Textbox, {"placeholder": "files_search"}, show_label=False, elem_id="file_search", max_lines=1
+            )
+            with gr.Row():
+                self.up = localized(gr.Button, {"value": "files_up"}, size="sm", elem_id="file_up")
+                self.refresh = localized(gr.Button, {"value": "files_refresh"}, size="sm", elem_id="files_refresh")
+            self.where = gr.Markdown(elem_id="file_where")
+            self.listing = localized(gr.Radio, {"label": "files_list"}, choices=[], elem_id="file_list")
+            self.note = gr.Markdown(elem_id="files_note")
+            self.preview = gr.HTML(elem_id="file_preview")
+            with gr.Row():
+                self.previous = localized(
+                    gr.Button, {"value": "files_prev"}, size="sm", visible=False, elem_id="file_prev"
+                )
+                self.next = localized(gr.Button, {"value": "files_next"}, size="sm", visible=False, elem_id="file_next")
+            self.download = localized(
+                gr.Button, {"value": "files_download"}, size="sm", visible=False, elem_id="file_download"
+            )
+            self.download_all = localized(gr.Button, {"value": "files_download_all"}, size="sm", elem_id="download_all")
+            self.skip_ignored = localized(
+                gr.Checkbox, {"label": "files_skip_ignored"}, value=False, elem_id="skip_ignored"
+            )
+            self.upload = localized(
+                gr.File, {"label": "files_upload"}, file_count="multiple", height=120, elem_id="upload"
+            )
+            with gr.Row(visible=False, elem_id="replace_row") as self.replace_row:
+                self.replace_question = gr.Markdown(elem_id="replace_question")
+                self.replace = localized(gr.Button, {"value": "files_replace"}, size="sm", elem_id="replace_yes")
+                self.keep = localized(gr.Button, {"value": "files_keep"}, size="sm", elem_id="replace_no")
+            self.changes = localized(gr.Dropdown, {"label": "files_changes"}, choices=[], elem_id="file_changes")
+            self.undo_change = localized(
+                gr.Button, {"value": "files_undo"}, size="sm", elem_classes=["undo"], elem_id="undo_change"
+            )
+            self.since = localized(gr.Dropdown, {"label": "files_since"}, choices=[], elem_id="undo_since_pick")
+            self.undo_since = localized(
+                gr.Button, {"value": "files_undo_since"}, size="sm", elem_classes=["undo"], elem_id="undo_since"
+            )
+        # Hidden helpers: the chat's Undo buttons click this one; links and tickets pass through these boxes.
+        self.undo_call_go = gr.Button(visible="hidden", elem_id="undo_call_go")
+        self.undo_call = gr.Textbox(visible="hidden", elem_id="undo_call")
+        self.link = gr.Textbox(visible="hidden", elem_id="download_link")
+        self.ticket = gr.Textbox(visible="hidden", elem_id="upload_ticket")
+        self.folder = gr.State("")
+        self.opened = gr.State("")
+        self.page_number = gr.State(1)
+        self.waiting_uploads = gr.State([])
+        self.waiting_undo = gr.State({})
+
+    def question_box(self) -> None:
+        """The question before an undo that would lose later changes, made where the person will see it."""
+        localized = self.page.localized
+        with gr.Column(visible=False, elem_id="undo_question") as self.question:
+            self.question_text = gr.HTML(elem_id="undo_diff")
+            with gr.Row():
+                self.undo_anyway = localized(
+                    gr.Button, {"value": "files_undo_anyway"}, size="sm", variant="stop", elem_id="undo_anyway"
+                )
+                self.undo_keep = localized(gr.Button, {"value": "files_undo_keep"}, size="sm", elem_id="undo_keep")
+
+    # ---- what the panel shows ----
+
+    def listed(self, owner: str, chat: str, folder: str, query: str | None, language: str) -> dict[Any, Any]:
+        """The tree (or the search's finds), where it is, and this chat's changes to undo."""
+        try:
+            marks = self.page.service.marks(owner, chat)
+            changes = self.page.service.changes(owner, chat)
+            messages = list(self.page.service.get(owner, chat).conversation.messages)
+        except ChatError:
+            marks, changes, messages = {}, [], []
+        note = ""
+        try:
+            if query and query.strip():
+                found = tree.search(self.workspace, query)
+                rows = fileview.found_rows(found.entries, marks, language)
+                note = fileview.search_note(
+                    query, count=len(found.entries), more=found.more, skipped=found.skipped, language=language
+                )
+            else:
+                entries = tree.list_folder(self.workspace, folder)
+                rows = fileview.tree_rows(entries, marks, language)
+                note = fileview.listing_note(len(rows), len(entries), language)
+        except FileRefused as refused:
+            rows, note = [], fileview.refusal_text(refused, language)
+        return {
+            self.listing: gr.update(choices=rows, value=None),
+            self.where: fileview.folder_line(folder, language),
+            self.note: note,
+            self.up: gr.update(interactive=bool(folder)),
+            self.changes: gr.update(choices=fileview.change_rows(changes, language), value=None),
+            self.since: gr.update(choices=fileview.message_rows(messages, changes, app_note=APP_NOTE), value=None),
+        }
+
+    def previewed(self, path: str, number: int, language: str) -> dict[Any, Any]:
+        try:
+            shown = preview_file(self.workspace, path, page=number)
+        except FileRefused as refused:
+            return {self.preview: "", self.note: fileview.refusal_text(refused, language)} | self._paging(None)
+        return {self.preview: str(preview_html(shown, language=language)), self.note: ""} | self._paging(shown)
+
+    def _paging(self, shown: Any) -> dict[Any, Any]:
+        paged = isinstance(shown, TextPage) and shown.pages > 1
+        return {
+            self.previous: gr.update(visible=paged, interactive=paged and shown.page > 1),
+            self.next: gr.update(visible=paged, interactive=paged and shown.page < shown.pages),
+            self.download: gr.update(visible=shown is not None),
+        }
+
+    def wire(self, demo: gr.Blocks, *, after: list[Any]) -> None:
+        """Bind the panel; `after`: the events after which the tree may have changed (opening a chat, an answer)."""
+        page, context, service, settings = self.page, self.page.context, self.page.service, self.page.settings
+        owner_key, chat_id = page.owner_key, page.chat_id
+        panel = [self.listing, self.where, self.note, self.up, self.changes, self.since]
+        shown = [self.preview, self.note, self.previous, self.next, self.download]
+
+        def language_of(request: gr.Request) -> str:
+            return context.language_of(request)
+
+        @context.chat_action
+        def on_list(key: str, chat: str, folder: str, query: str, request: gr.Request):
+            owner = context.known_owner(key, request)
+            return self.listed(owner, chat, folder, query, language_of(request))
+
+        @context.chat_action
+        def on_pick(key: str, chat: str, folder: str, picked: str | None, request: gr.Request):
+            owner = context.known_owner(key, request)
+            kind, _, path = (picked or "").partition(":")
+            language = language_of(request)
+            if kind == "folder":
+                return {self.folder: path, self.search: ""} | self.listed(owner, chat, path, "", language)
+            if kind != "file":
+                return gr.skip()
+            return {self.opened: path, self.page_number: 1} | self.previewed(path, 1, language)
+
+        @context.chat_action
+        def on_up(key: str, chat: str, folder: str, request: gr.Request):
+            owner = context.known_owner(key, request)
+            parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            return {self.folder: parent} | self.listed(owner, chat, parent, "", language_of(request))
+
+        def turner(step: int):
+            @context.chat_action
+            def on_turn(key: str, path: str, number: int, request: gr.Request):
+                context.known_owner(key, request)
+                number = max(1, number + step)
+                return {self.page_number: number} | self.previewed(path, number, language_of(request))
+
+            return on_turn
+
+        @context.chat_action
+        def on_download(key: str, path: str, request: gr.Request):
+            context.known_owner(key, request)
+            if not path:
+                return gr.skip()
+            name = path.rsplit("/", 1)[-1]
+            return self.links.add(
+                name, lambda: read_chunks(self.workspace, path), media_type="application/octet-stream"
+            )
+
+        @context.chat_action
+        def on_download_all(key: str, skip_ignored: bool, request: gr.Request):
+            context.known_owner(key, request)
+            cap = settings.zip_max_bytes
+            try:
+                planned = download.plan(self.workspace, cap=cap, skip_ignored=skip_ignored)
+            except FileRefused as refused:
+                gr.Warning(fileview.refusal_text(refused, language_of(request)))
+                return ""
+            name = f"{Path(page.workspace).name or 'workspace'}.zip"
+            return self.links.add(
+                name, lambda: download.zip_chunks(self.workspace, planned, cap=cap), media_type="application/zip"
+            )
+
+        def on_ticket(key: str, request: gr.Request) -> str:
+            """An upload ticket for a known owner's page (`ui/fileroutes.py` gates /upload with it)."""
+            return self.links.ticket() if context.is_known(key, request) else ""
+
+        def save(owner: str, chat: str, files: list[tuple[str, str]], folder: str, *, replace: bool, request):
+            """Save each file; those already there are returned, to ask about."""
+            language, account = language_of(request), request.username or ""
+            said, existing = [], []
+            for name, copy in files:
+                try:
+                    with open(copy, "rb") as source:
+                        written = service.upload(
+                            owner, chat, [(name, source)], folder=folder, replace=replace,
+                            max_bytes=settings.upload_max_bytes, max_files=settings.upload_max_files,
+                            account=account,
+                        )  # fmt: skip
+                    said += [
+                        t(language, "files_uploaded", name=item.path, size=human_size(item.size)) for item in written
+                    ]
+                except FileRefused as refused:
+                    if refused.kind == "exists" and not replace:
+                        existing.append((name, copy))
+                        continue
+                    said.append(fileview.refusal_text(refused, language))
+                except OSError:
+                    said.append(t(language, "files_refused_io", path=name))
+            for _, copy in files:
+                if (name, copy) not in existing:
+                    with contextlib.suppress(OSError):
+                        Path(copy).unlink()  # Gradio's copy: the workspace has its own now
+            return said, existing
+
+        @context.chat_action
+        def on_upload(key: str, chat: str, folder: str, payload: Any, request: gr.Request):
+            owner = context.known_owner(key, request)
+            files = named_uploads(payload)
+            language = language_of(request)
+            try:
+                service.get(owner, chat)
+                check_count(len(files), limit=settings.upload_max_files)
+            except FileRefused as refused:
+                return {self.note: fileview.refusal_text(refused, language), self.upload: None}
+            said, existing = save(owner, chat, files, folder, replace=False, request=request)
+            ask = {
+                self.waiting_uploads: existing,
+                self.replace_row: gr.update(visible=bool(existing)),
+                self.replace_question: " ".join(
+                    t(language, "files_replace_question", name=name) for name, _ in existing
+                ),
+            }
+            return (
+                ask | {self.upload: None} | self.listed(owner, chat, folder, "", language) | {self.note: " ".join(said)}
+            )
+
+        @context.chat_action
+        def on_replace(key: str, chat: str, folder: str, waiting: list, request: gr.Request):
+            owner = context.known_owner(key, request)
+            said, _ = save(owner, chat, [tuple(item) for item in waiting], folder, replace=True, request=request)
+            hidden = {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
+            return hidden | self.listed(owner, chat, folder, "", language_of(request)) | {self.note: " ".join(said)}
+
+        def on_keep(waiting: list):
+            for _, copy in waiting:
+                with contextlib.suppress(OSError):
+                    Path(copy).unlink()
+            return {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
+
+        def undone(owner: str, chat: str, folder: str, report: UndoReport, asked: dict, request: gr.Request):
+            language = language_of(request)
+            if report.changed:
+                return {
+                    self.waiting_undo: asked,
+                    self.question: gr.update(visible=True),
+                    self.question_text: str(fileview.changed_since_html(report, language)),
+                }
+            said = " ".join(fileview.undo_said(report, language))
+            gr.Info(said)
+            closed = {self.waiting_undo: {}, self.question: gr.update(visible=False), self.question_text: ""}
+            return closed | self.listed(owner, chat, folder, "", language) | {self.note: said}
+
+        def undo(key: str, chat: str, folder: str, asked: dict, request: gr.Request, *, force: bool):
+            owner = context.known_owner(key, request)
+            account = request.username or ""
+            try:
+                if "since" in asked:
+                    report = service.undo_since(owner, chat, int(asked["since"]), force=force, account=account)
+                elif asked.get("call"):
+                    report = service.undo(owner, chat, str(asked["call"]), force=force, account=account)
+                else:
+                    return gr.skip()
+            except FileRefused as refused:
+                gr.Warning(fileview.refusal_text(refused, language_of(request)))
+                return gr.skip()
+            return undone(owner, chat, folder, report, asked, request)
+
+        @context.chat_action
+        def on_undo_change(key: str, chat: str, folder: str, call: str | None, request: gr.Request):
+            return undo(key, chat, folder, {"call": call or ""}, request, force=False)
+
+        @context.chat_action
+        def on_undo_since(key: str, chat: str, folder: str, message: int | None, request: gr.Request):
+            if message is None:
+                return gr.skip()
+            return undo(key, chat, folder, {"since": message}, request, force=False)
+
+        @context.chat_action
+        def on_undo_call(key: str, chat: str, call: str, folder: str, request: gr.Request):
+            """A call's Undo button in the chat (its id comes from the page's script)."""
+            return undo(key, chat, folder, {"call": call}, request, force=False)
+
+        @context.chat_action
+        def on_undo_anyway(key: str, chat: str, folder: str, asked: dict, request: gr.Request):
+            return undo(key, chat, folder, asked, request, force=True)
+
+        chat_state = [owner_key, chat_id]
+        listed_by = [*chat_state, self.folder, self.search]
+        undo_out = [*panel, self.waiting_undo, self.question, self.question_text]
+        shown_by = [self.folder, self.search, *panel, *shown, self.opened, self.page_number]
+        demo.load(None, js=UNDO_CLICKS)
+        for event in after:
+            event.then(on_list, listed_by, panel, concurrency_limit=None, show_progress="hidden")
+        for trigger in (chat_id.change, self.refresh.click, self.search.submit):
+            trigger(on_list, listed_by, panel, concurrency_limit=None)
+        gr.on(
+            [page.owner_key.change, chat_id.change], on_ticket, [owner_key], [self.ticket], concurrency_limit=None
+        ).then(None, [self.ticket], None, js=SET_TICKET)
+        self.listing.input(on_pick, [*chat_state, self.folder, self.listing], shown_by, concurrency_limit=None)
+        self.up.click(on_up, [*chat_state, self.folder], [self.folder, *panel], concurrency_limit=None)
+        paging = [self.page_number, *shown]
+        self.previous.click(turner(-1), [owner_key, self.opened, self.page_number], paging, concurrency_limit=None)
+        self.next.click(turner(+1), [owner_key, self.opened, self.page_number], paging, concurrency_limit=None)
+        self.download.click(on_download, [owner_key, self.opened], [self.link], concurrency_limit=None).then(
+            None, [self.link], None, js=DOWNLOAD
+        )
+        self.download_all.click(
+            on_download_all, [owner_key, self.skip_ignored], [self.link], concurrency_limit=None
+        ).then(None, [self.link], None, js=DOWNLOAD)
+        uploads = [self.waiting_uploads, self.replace_row, self.replace_question, self.upload, *panel]
+        self.upload.upload(
+            on_upload, [*chat_state, self.folder, self.upload], uploads, preprocess=False, concurrency_limit=None
+        )
+        replaced = [self.waiting_uploads, self.replace_row, *panel]
+        self.replace.click(on_replace, [*chat_state, self.folder, self.waiting_uploads], replaced)
+        self.keep.click(on_keep, [self.waiting_uploads], [self.waiting_uploads, self.replace_row])
+        undo_in = [*chat_state, self.folder]
+        self.undo_change.click(on_undo_change, [*undo_in, self.changes], undo_out, concurrency_limit=None)
+        self.undo_since.click(on_undo_since, [*undo_in, self.since], undo_out, concurrency_limit=None)
+        self.undo_call_go.click(
+            on_undo_call,
+            [*chat_state, self.undo_call, self.folder],
+            undo_out,
+            js=SEND_UNDO_CALL,
+            concurrency_limit=None,
+        )
+        self.undo_anyway.click(on_undo_anyway, [*undo_in, self.waiting_undo], undo_out, concurrency_limit=None)
+        self.undo_keep.click(
+            lambda: {self.waiting_undo: {}, self.question: gr.update(visible=False)},
+            None,
+            [self.waiting_undo, self.question],
+        )
