@@ -44,7 +44,6 @@ TEXT: dict[str, str] = {
     "audit_decision_rejected": "rejected",
     "audit_decision_not_approved": "rejected by your rules",
     "audit_decision_allowed": "allowed without asking",
-    "audit_decision_person": "the person did it",
     "audit_scope_once": "this time only",
     "audit_scope_rules_or_chat": "by your rules or a permission for this chat",
     "audit_scope_for_chat": "for this chat: {scope}",

@@ -42,7 +42,6 @@ TEXT: dict[str, str] = {
     "audit_decision_rejected": "已拒絕",
     "audit_decision_not_approved": "被你的規則拒絕",
     "audit_decision_allowed": "不必詢問即允許",
-    "audit_decision_person": "本人親自操作",
     "audit_scope_once": "只限這一次",
     "audit_scope_rules_or_chat": "依你的規則或此對話中的允許",
     "audit_scope_for_chat": "此對話中都允許：{scope}",
