@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import secrets
 import socket
@@ -12,19 +11,10 @@ from collections.abc import Sequence
 # Read by gradio at import time, so set before anything imports it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from meowgent.config import Settings, parse_settings
+from meowgent.config import Settings, is_loopback, parse_settings
 
 GENERATED_USER_PREFIX = "meow-"
 """A made-up login name is this and random letters: a stranger who does not know it cannot pause it."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def login_for(settings: Settings) -> tuple[tuple[str, str] | None, bool]:

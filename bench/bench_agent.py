@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +30,7 @@ from pathlib import Path
 
 import ollama
 
+from bench.child import served_in_child
 from bench.report import machine, table
 from meowgent.agent.loop import Agent
 from meowgent.config import Settings
@@ -50,8 +49,6 @@ BEFORE = {"text": (1.10, 1.63), "call": (1.14, 2.18)}
 µs per replayed chunk; measured in one session with the figures of the change that brought them down."""
 RAW = "raw `ollama.Client.chat`"
 AGENT = "`Agent.run`"
-_ROOT = Path(__file__).resolve().parent.parent
-_CHILD = "import sys; from bench.bench_agent import serve_stream; serve_stream(sys.argv[1], int(sys.argv[2]))"
 
 
 def stream_text(kind: str, size: int) -> str:
@@ -62,29 +59,18 @@ def stream_text(kind: str, size: int) -> str:
     return "I'll write the file now.\n" + tool_call_text("write_file", {"path": "big.txt", "content": content})
 
 
-def serve_stream(kind: str, size: int) -> None:
+def serve_stream(kind: str, digits: str) -> None:
     """The scripted model's own process: answer every chat with the same stream until stdin closes."""
+    size = int(digits)  # as the command line gave it
     turn = Turn(Text(stream_text(kind, size)), chunk_size=CHUNK)
     with ScriptedOllama(fallback=[turn]) as server:
         print(server.url, flush=True)
         sys.stdin.read()
 
 
-@contextlib.contextmanager
-def scripted_model(kind: str, size: int) -> Iterator[str]:
+def scripted_model(kind: str, size: int) -> contextlib.AbstractContextManager[str]:
     """A ScriptedOllama in a child process (so it does not compete with the reader for the GIL); yields its URL."""
-    os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
-    command = [sys.executable, "-c", _CHILD, kind, str(size)]
-    with subprocess.Popen(command, cwd=_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
-        try:
-            ready, _, _ = select.select([child.stdout], [], [], 60)
-            url = child.stdout.readline().strip() if ready else ""
-            if not url.startswith("http"):
-                raise RuntimeError(f"the scripted model did not start (exit code {child.poll()})")
-            yield url
-        finally:
-            child.stdin.close()
-            child.wait(10)
+    return served_in_child("bench.bench_agent", "serve_stream", kind, str(size))
 
 
 Reader = Callable[[], int]

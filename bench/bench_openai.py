@@ -21,21 +21,18 @@ from __future__ import annotations
 import bisect
 import contextlib
 import json
-import os
-import select
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
 import openai
 
+from bench.child import served_in_child
 from bench.report import machine, table
 from meowgent.agent.loop import Agent
 from meowgent.chats.service import ChatService
@@ -63,8 +60,6 @@ LAG_TARGET = 0.3
 MARKED_LINES = 150
 FRAGMENT_DELAY = 0.01
 """Seconds between the call's fragments: a fast model (100 fragments a second)."""
-_ROOT = Path(__file__).resolve().parent.parent
-_CHILD = "import sys; from bench.bench_openai import serve_stream; serve_stream(sys.argv[1], int(sys.argv[2]))"
 
 
 # ---- 1. CPU per token over the raw client ----
@@ -79,8 +74,9 @@ def marked_content(lines: int) -> str:
     return "".join(f"M{i:04d} the cat naps in the warm afternoon sun\n" for i in range(lines))
 
 
-def serve_stream(kind: str, size: int) -> None:
+def serve_stream(kind: str, digits: str) -> None:
     """The scripted server's own process: every chat gets the same stream, until stdin closes."""
+    size = int(digits)  # as the command line gave it
     if kind == "text":
         turn = Turn(Content(answer_text(size), token_size=CHUNK))
     else:
@@ -92,21 +88,9 @@ def serve_stream(kind: str, size: int) -> None:
         sys.stdin.read()
 
 
-@contextlib.contextmanager
-def scripted_server(kind: str, size: int) -> Iterator[str]:
+def scripted_server(kind: str, size: int) -> contextlib.AbstractContextManager[str]:
     """A ScriptedOpenAI in a child process (so it does not compete with the reader for the GIL); yields its URL."""
-    os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
-    command = [sys.executable, "-c", _CHILD, kind, str(size)]
-    with subprocess.Popen(command, cwd=_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
-        try:
-            ready, _, _ = select.select([child.stdout], [], [], 60)
-            url = child.stdout.readline().strip() if ready else ""
-            if not url.startswith("http"):
-                raise RuntimeError(f"the scripted server did not start (exit code {child.poll()})")
-            yield url
-        finally:
-            child.stdin.close()
-            child.wait(10)
+    return served_in_child("bench.bench_openai", "serve_stream", kind, str(size))
 
 
 def cpu_per_token(tokens: int, repeats: int) -> tuple[float, float]:

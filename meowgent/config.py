@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -345,3 +346,13 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         num_ctx=args.num_ctx,
         mcp_config=Path(args.mcp_config).expanduser() if args.mcp_config else None,
     )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address) is this computer's loopback: what needs no login, what runs locally."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

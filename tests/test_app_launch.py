@@ -12,8 +12,8 @@ import httpx
 import pytest
 from gradio_client import Client
 
-from app import is_loopback, login_for
-from meowgent.config import Settings
+from app import login_for
+from meowgent.config import Settings, is_loopback
 from tests.sandboxing import failing_bwrap
 from tests.ui.conftest import free_port
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import ipaddress
 import threading
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from meowgent.config import Settings
+from meowgent.config import Settings, is_loopback
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError, ModelNotFound, missing_model
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, ModelInfo, ModelProfile, PullProgress
@@ -222,13 +221,7 @@ def host_names(urls: Sequence[str]) -> list[str]:
 
 def is_local(url: str) -> bool:
     """Whether the server runs on this computer (a loopback address or `localhost`)."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(urlsplit(url).hostname or "")
 
 
 def _labelled_profile(profile: ModelProfile, host: str) -> ModelProfile:
