@@ -16,9 +16,10 @@ Tests point the real `openai` SDK (through `meowgent.llm.openai_client`) at it. 
         OpenAIClient(server.url)  # http://127.0.0.1:PORT/v1
 
 Quirks of a turn: `Calls(..., whole=True)` sends each call's arguments in one delta, `same_index=True` numbers every
-call 0 (a new id starts the next). Faults: `ErrorEvent` (an error event mid-stream), `Cut` (the connection closes
-mid-stream), `Stall` (silence), `Status` (an HTTP error before the stream, e.g. 429 with Retry-After). A server with
-`api_key` answers 401 to any other key, echoing the key it got as OpenAI's own API does.
+call 0 (a new id starts the next). Faults: `ErrorEvent` (an error event mid-stream), `ErrorField` (llama.cpp's
+`error:` line, then the end), `Cut` (the connection closes mid-stream), `Stall` (silence), `Status` (an HTTP error
+before the stream, e.g. 429 with Retry-After). A server with `api_key` answers 401 to any other key, echoing the key
+it got as OpenAI's own API does.
 """
 
 from __future__ import annotations
@@ -75,6 +76,21 @@ class ErrorEvent:
 
 
 @dataclass(frozen=True)
+class ErrorField:
+    """llama.cpp builds whose stream error is `server_sent_event(sink, "error", error_data)`: an `error: {...}` line
+    (a field SSE readers skip), then the stream ends without `[DONE]`."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class _Line:
+    """An SSE line written as it is, not as `data:`."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Cut:
     """Close the connection without ending the stream."""
 
@@ -91,7 +107,7 @@ class Status:
     retry_after: str | None = None
 
 
-Step = Content | Reasoning | Calls | ErrorEvent | Cut | Stall | Status
+Step = Content | Reasoning | Calls | ErrorEvent | ErrorField | Cut | Stall | Status
 
 
 @dataclass(frozen=True)
@@ -259,6 +275,8 @@ class _OpenAIHandler(_Handler):
                 self._wait(chunk.seconds)
             elif isinstance(chunk, Cut):
                 raise _Dropped
+            elif isinstance(chunk, _Line):
+                self._write_chunk(f"{chunk.text}\n\n".encode())
             else:
                 self._write_chunk(f"data: {chunk}\n\n".encode())
         self._write_chunk(b"")
@@ -297,11 +315,14 @@ def _chunks(turn: Turn, dialect: Dialect, *, model: str, usage: bool) -> Iterato
             if isinstance(step, Cut):
                 return
         elif isinstance(step, ErrorEvent):
-            # vLLM's create_streaming_error_response, then its [DONE]; llama.cpp sends the same shape of event.
+            # vLLM's create_streaming_error_response, then its [DONE] (newer llama.cpp builds send the same shape).
             yield json.dumps(
                 {"error": {"message": step.message, "type": "BadRequestError", "param": None, "code": 400}}
             )
             yield "[DONE]"
+            return
+        elif isinstance(step, ErrorField):
+            yield _Line("error: " + json.dumps({"code": 500, "message": step.message, "type": "server_error"}))
             return
         elif isinstance(step, (Content, Reasoning)):
             key = "content" if isinstance(step, Content) else "reasoning_content"

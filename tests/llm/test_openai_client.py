@@ -11,7 +11,18 @@ import pytest
 from meowgent.llm.errors import ModelError
 from meowgent.llm.openai_client import OpenAIClient, openai_messages, retry_delay, shown_url
 from meowgent.llm.types import ChatRequest, Holding, NativeToolCall, ToolSpec
-from tests.scripted_openai import Calls, Content, Cut, ErrorEvent, Reasoning, ScriptedOpenAI, Stall, Status, Turn
+from tests.scripted_openai import (
+    Calls,
+    Content,
+    Cut,
+    ErrorEvent,
+    ErrorField,
+    Reasoning,
+    ScriptedOpenAI,
+    Stall,
+    Status,
+    Turn,
+)
 
 MODEL = "Qwen/Qwen3-8B"
 KEY = "sk-secret-0123456789"
@@ -149,6 +160,14 @@ def test_an_error_event_mid_stream(server):
         read(OpenAIClient(server.url))
     assert caught.value.kind == "broken"
     assert "CUDA out of memory" in caught.value.message
+
+
+def test_llama_cpps_error_line_ends_the_answer_as_broken_not_as_a_short_answer(server):
+    """The `error:` field is skipped by SSE readers and no `[DONE]` follows: the stream just ends, unfinished."""
+    server.script(Turn(Content("Hal"), ErrorField("the request exceeds the available context size")))
+    with pytest.raises(ModelError) as caught:
+        read(OpenAIClient(server.url))
+    assert caught.value.kind == "broken"
 
 
 def test_a_connection_cut_mid_stream(server):
