@@ -13,11 +13,11 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import BinaryIO, Literal, Protocol
 
 from meowgent.chats.audit import CallLedger, own_act_row
+from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.chats.export import ChatRecord
 from meowgent.chats.runs import EventLog, RunBusy, RunRegistry
 from meowgent.conversation import Conversation, Decision
@@ -38,31 +38,6 @@ from meowgent.tools.workspace import Workspace
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 48
-
-
-class ChatErrorKind(str, Enum):
-    """Why a page's action cannot be done; `meowgent.ui.i18n.chat_error_text` says it in the person's language."""
-
-    UNAVAILABLE = "unavailable"
-    """Not a chat of this owner, or no chat at all: the same answer, so ids cannot be probed."""
-    OWNER_UNKNOWN = "owner_unknown"
-    TYPE_FIRST = "type_first"
-    NOT_WAITING = "not_waiting"
-    EDIT_INVALID = "edit_invalid"
-    """Values: `detail`, why the edited arguments do not fit the tool."""
-    EDIT_DENIED = "edit_denied"
-    """Values: `detail`, the rule's reason."""
-    BUSY = "busy"
-    NAME_FIRST = "name_first"
-
-
-class ChatError(Exception):
-    """An action that cannot be done: its kind, and the values the sentence about it names (never the sentence)."""
-
-    def __init__(self, kind: ChatErrorKind, **values: str) -> None:
-        super().__init__(kind.value)
-        self.kind = kind
-        self.values = values
 
 
 class Answerer(Protocol):

@@ -20,8 +20,8 @@ from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ExternalTool, ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
+from meowgent.ui.callhtml import browser_safe, diff_html, edit_diff, lines_chars, trim_for_view
 from meowgent.ui.i18n import ENGLISH, risks, t
-from meowgent.ui.render import browser_safe, diff_html, edit_diff, lines_chars, trim_for_view
 from meowgent.ui.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
 from meowgent.ui.tooltext import Look, look_of, tool_look
 

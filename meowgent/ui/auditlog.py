@@ -15,8 +15,8 @@ from meowgent.files.sizes import human_size
 from meowgent.persist.calls import AuditRow
 from meowgent.policy.scopes import Scope
 from meowgent.ui.actions import action, lookup
+from meowgent.ui.callhtml import arguments_html
 from meowgent.ui.i18n import ENGLISH, t
-from meowgent.ui.render import arguments_html
 from meowgent.ui.safehtml import Html, block, escape, join, tag
 from meowgent.ui.scopes import scope_label
 

@@ -8,8 +8,8 @@ import time
 
 from meowgent.chats.export import ChatRecord
 from meowgent.ui.auditlog import audit_words
+from meowgent.ui.callhtml import fence
 from meowgent.ui.i18n import ENGLISH
-from meowgent.ui.render import fence
 
 
 def chat_markdown(record: ChatRecord) -> str:

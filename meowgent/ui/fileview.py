@@ -14,8 +14,8 @@ from meowgent.files.sizes import human_size
 from meowgent.files.tree import Entry
 from meowgent.persist.checkpoints import CheckpointRow
 from meowgent.tools.linediff import LineDiff
+from meowgent.ui.callhtml import diff_html
 from meowgent.ui.i18n import t
-from meowgent.ui.render import diff_html
 from meowgent.ui.safehtml import Html, block, join, tag
 
 LISTED = 300

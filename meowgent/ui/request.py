@@ -13,7 +13,8 @@ from typing import Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError, ChatService
+from meowgent.chats.errors import ChatError
+from meowgent.chats.service import ChatService
 from meowgent.ui.i18n import ENGLISH, chat_error_text
 
 

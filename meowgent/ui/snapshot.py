@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from meowgent.chats.service import ChatError, ChatService
+from meowgent.chats.errors import ChatError
+from meowgent.chats.service import ChatService
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError
 from meowgent.tools.registry import ToolRegistry

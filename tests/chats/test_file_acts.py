@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from meowgent.agent.loop import Agent
-from meowgent.chats.service import ChatError, ChatErrorKind, ChatService
+from meowgent.chats.errors import ChatError, ChatErrorKind
+from meowgent.chats.service import ChatService
 from meowgent.config import Settings
 from meowgent.conversation import Decision
 from meowgent.files.checkpoints import Checkpoints

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent.agent.loop import Agent
-from meowgent.chats.service import TITLE_CHARS, ChatError, ChatErrorKind, ChatService
+from meowgent.chats.errors import ChatError, ChatErrorKind
+from meowgent.chats.service import TITLE_CHARS, ChatService
 from meowgent.config import Settings
 from meowgent.conversation import Decision
 from meowgent.events import ApprovalNeeded, Done, ErrorEvent, ToolResult, UserMessage

@@ -6,7 +6,7 @@ import string
 import httpx
 import pytest
 
-from meowgent.chats.service import ChatError, ChatErrorKind
+from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.context import AnswerTooLong, ContextTooSmall, FitResult, trim_notice
 from meowgent.events import (
     LEGACY,

@@ -29,9 +29,10 @@ from meowgent.events import (
 )
 from meowgent.persist.records import dump, event_from_record
 from meowgent.ui.approval import link_target
+from meowgent.ui.callhtml import RESULT_VIEW_CHARS, fence, trim_for_view
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.livecall import TAIL_CHARS
-from meowgent.ui.render import LIVE_LINES, RESULT_VIEW_CHARS, ChatView, fence, trim_for_view
+from meowgent.ui.render import LIVE_LINES, ChatView
 from tests.ui.conftest import html_text
 
 WRITE = ToolCall("call_w", "write_file", {"path": "notes.md", "content": "meow\n"})

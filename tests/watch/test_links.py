@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.watch.links import DAY, WatchLinks
 
 ALICE, BOB = "browser:alice", "browser:bob"

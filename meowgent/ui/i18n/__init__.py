@@ -17,7 +17,7 @@ from meowgent.policy.risks import Risk
 from meowgent.ui.i18n import en, zh_tw
 
 if TYPE_CHECKING:
-    from meowgent.chats.service import ChatError
+    from meowgent.chats.errors import ChatError
 
 ENGLISH, CHINESE = "en", "zh-TW"
 LANGUAGES = {ENGLISH: "English", CHINESE: "繁體中文"}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError, ChatErrorKind
+from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.conversation import Decision
 from meowgent.events import ToolCall
 from meowgent.policy.scopes import scope_offer, typed_scope

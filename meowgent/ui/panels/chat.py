@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.ui.approval import link_target
 from meowgent.ui.frame import FrameTargets, Snapshot, cleared_first, frame
 from meowgent.ui.page import examples_for

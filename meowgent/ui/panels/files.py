@@ -17,7 +17,7 @@ from typing import Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.context import APP_NOTE
 from meowgent.files import download, tree
 from meowgent.files.access import preview_file, read_chunks

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.mcp.adapter import McpTools, tool_name
 from meowgent.mcp.client import ServerState
 from meowgent.mcp.config import SEPARATOR, ServerConfig

@@ -7,7 +7,7 @@ from typing import Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.llm.errors import ModelError
 from meowgent.llm.hosts import HostPool
 from meowgent.tools.sandbox import NoSandbox

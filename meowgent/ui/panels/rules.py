@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.policy.rulebook import RULES_EXAMPLE, Rulebook
 from meowgent.policy.rules import RulesError
 from meowgent.ui.i18n import chat_error_text, t

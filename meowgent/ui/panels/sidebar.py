@@ -15,8 +15,9 @@ from typing import Any
 
 import gradio as gr
 
+from meowgent.chats.errors import ChatError
 from meowgent.chats.export import write_export
-from meowgent.chats.service import NEW_TITLE, ChatError
+from meowgent.chats.service import NEW_TITLE
 from meowgent.policy.scopes import Scope
 from meowgent.ui.auditlog import audit_html
 from meowgent.ui.export import chat_markdown

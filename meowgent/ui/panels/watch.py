@@ -14,7 +14,7 @@ from typing import Any
 
 import gradio as gr
 
-from meowgent.chats.service import ChatError
+from meowgent.chats.errors import ChatError
 from meowgent.ui.guard import SHARE_DOMAIN
 from meowgent.ui.i18n import t
 from meowgent.ui.panels.shared import Page
