@@ -4,12 +4,18 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.sandboxing import host_http_server
 from tests.scripted_ollama import ScriptedOllama
 
 # Tests only talk to servers on loopback; a proxy configured in the environment must not get in between.
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+# The suite runs in three workers on two cores beside browsers: a property's examples may come slowly while another
+# worker holds the CPU. Time is what bench/ measures; a property test judges only what its examples show.
+settings.register_profile("shared_cores", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("shared_cores")
 
 
 @pytest.fixture
