@@ -11,22 +11,20 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, Protocol
+from typing import Protocol
 
-from meowgent.chats.audit import CallLedger, own_act_row
+from meowgent.chats.audit import CallLedger
 from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.chats.export import ChatRecord
 from meowgent.chats.runs import EventLog, RunBusy, RunRegistry
+from meowgent.chats.workspace_acts import WorkspaceActs
 from meowgent.conversation import Conversation, Decision
 from meowgent.events import AgentEvent, Done, ErrorEvent, ToolCall
-from meowgent.files import told, upload
-from meowgent.files.checkpoints import Checkpoints, Mark, UndoReport
-from meowgent.files.upload import Written
+from meowgent.files.checkpoints import Checkpoints
 from meowgent.persist.calls import AuditRow
-from meowgent.persist.checkpoints import CheckpointRow
 from meowgent.persist.recorder import Recorder
 from meowgent.persist.records import call_from_record, event_from_record
 from meowgent.persist.store import ConversationRow, Store
@@ -34,7 +32,6 @@ from meowgent.policy.rules import Verdict
 from meowgent.policy.scopes import Scope
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ToolError
-from meowgent.tools.workspace import Workspace
 
 NEW_TITLE = "New chat"
 TITLE_CHARS = 48
@@ -93,6 +90,8 @@ class ChatService:
         self._workspace = workspace
         self._checkpoints = checkpoints
         self._recorder = Recorder(store)
+        self.files = WorkspaceActs(self.get, self._recorder, workspace=workspace, checkpoints=checkpoints)
+        """The person's own acts on the workspace (uploads, undos) in a chat of theirs."""
         self._runs = RunRegistry(on_event=self._on_event)
         self._chats: dict[str, Chat] = {}
         self._lock = threading.Lock()
@@ -284,78 +283,6 @@ class ChatService:
         """Who decided what about this chat's risky calls, oldest first."""
         self.get(owner, chat_id)
         return self._store.audit(chat_id)
-
-    # ---- the person's own acts on the workspace: no approval, a row in the approval log, a note for the model ----
-
-    def upload(
-        self,
-        owner: str,
-        chat_id: str,
-        files: Sequence[tuple[str, BinaryIO]],
-        *,
-        folder: str = "",
-        replace: bool = False,
-        max_bytes: int,
-        max_files: int,
-        account: str = "",
-    ) -> list[Written]:
-        """Save the person's files into the workspace (or `folder` in it); `FileRefused` says why one was not.
-
-        The files saved before a refusal stay, and are logged and told like the others.
-        """
-        chat = self.get(owner, chat_id)
-        written: list[Written] = []
-        try:
-            upload.check_count(len(files), limit=max_files)
-            workspace = Workspace(self._workspace)
-            for name, source in files:
-                written.append(
-                    upload.save(workspace, name, source, folder=folder, replace=replace, max_bytes=max_bytes)
-                )
-        finally:
-            if written:
-                details = [{"path": item.path, "size": item.size, "replaced": item.replaced} for item in written]
-                self._own_acts(chat, "upload", details, account=account)
-                chat.conversation.notes.append(told.uploaded(upload.names(written)))
-        return written
-
-    def changes(self, owner: str, chat_id: str) -> list[CheckpointRow]:
-        """The file changes the agent made in this chat, oldest first (none without checkpoints)."""
-        self.get(owner, chat_id)
-        return self._checkpoints.changes(chat_id) if self._checkpoints else []
-
-    def marks(self, owner: str, chat_id: str) -> dict[str, Mark]:
-        """Each file this chat created or changed, "+12 −3" against its first checkpoint."""
-        self.get(owner, chat_id)
-        return self._checkpoints.marks(chat_id) if self._checkpoints else {}
-
-    def undo(self, owner: str, chat_id: str, call_id: str, *, force: bool = False, account: str = "") -> UndoReport:
-        """Put back what one call of this chat changed (see `Checkpoints.undo`)."""
-        chat = self.get(owner, chat_id)
-        if self._checkpoints is None:
-            return UndoReport()
-        return self._undone(chat, self._checkpoints.undo(chat_id, call_id, force=force), account=account)
-
-    def undo_since(
-        self, owner: str, chat_id: str, message: int, *, force: bool = False, account: str = ""
-    ) -> UndoReport:
-        """Put back every file change of this chat made answering the person's message `message` or later."""
-        chat = self.get(owner, chat_id)
-        if self._checkpoints is None:
-            return UndoReport()
-        return self._undone(chat, self._checkpoints.undo_since(chat_id, message, force=force), account=account)
-
-    def _undone(self, chat: Chat, report: UndoReport, *, account: str) -> UndoReport:
-        if report.done:
-            details = [{"path": item.path, "removed": item.removed} for item in report.done]
-            self._own_acts(chat, "undo", details, account=account)
-            chat.conversation.notes.append(told.undone((item.path, item.removed) for item in report.done))
-        return report
-
-    def _own_acts(self, chat: Chat, act: Literal["upload", "undo"], details: list[dict], *, account: str) -> None:
-        now = time.time()
-        rows = [own_act_row(act, item, account=account, now=now) for item in details]
-        self._recorder.record_calls(chat.id, (), audit=rows)
 
     def _check_edit(self, chat: Chat, call: ToolCall, arguments: dict) -> None:
         """An edited call passes the same checks as the model's own: schema and rules."""

@@ -43,7 +43,7 @@ def wait(service, owner, chat_id):
 
 def test_an_upload_is_saved_logged_as_the_persons_own_act_and_told_to_the_model(service):
     chat = service.new_chat(ALICE)
-    written = service.upload(ALICE, chat.id, [("report.txt", io.BytesIO(b"hello"))], **CAPS)
+    written = service.files.upload(ALICE, chat.id, [("report.txt", io.BytesIO(b"hello"))], **CAPS)
     assert [(item.path, item.size) for item in written] == [("report.txt", 5)]
     assert (workspace_of(service) / "report.txt").read_bytes() == b"hello"
     [row] = service.audit(ALICE, chat.id)
@@ -60,9 +60,9 @@ def test_someone_elses_chat_takes_no_upload_and_no_undo(service):
     chat = service.new_chat(ALICE)
     service.new_chat(BOB)
     with pytest.raises(ChatError, check=lambda error: error.kind == ChatErrorKind.UNAVAILABLE):
-        service.upload(BOB, chat.id, [("x.txt", io.BytesIO(b"x"))], **CAPS)
+        service.files.upload(BOB, chat.id, [("x.txt", io.BytesIO(b"x"))], **CAPS)
     with pytest.raises(ChatError, check=lambda error: error.kind == ChatErrorKind.UNAVAILABLE):
-        service.undo(BOB, chat.id, "any")
+        service.files.undo(BOB, chat.id, "any")
     assert not (workspace_of(service) / "x.txt").exists()
 
 
@@ -70,10 +70,10 @@ def test_a_refused_upload_keeps_the_ones_before_it_and_logs_only_those(service):
     chat = service.new_chat(ALICE)
     files = [("a.txt", io.BytesIO(b"a")), ("../b.txt", io.BytesIO(b"b"))]
     with pytest.raises(FileRefused, check=lambda refused: refused.kind == "bad_name"):
-        service.upload(ALICE, chat.id, files, **CAPS)
+        service.files.upload(ALICE, chat.id, files, **CAPS)
     assert [row.proposed["path"] for row in service.audit(ALICE, chat.id)] == ["a.txt"]
     with pytest.raises(FileRefused, check=lambda refused: refused.kind == "too_many"):
-        service.upload(ALICE, chat.id, [(f"{n}.txt", io.BytesIO(b"")) for n in range(4)], **CAPS)
+        service.files.upload(ALICE, chat.id, [(f"{n}.txt", io.BytesIO(b"")) for n in range(4)], **CAPS)
 
 
 def test_undo_of_an_approved_write_restores_logs_and_tells_the_model(service, ollama_server):
@@ -88,8 +88,8 @@ def test_undo_of_an_approved_write_restores_logs_and_tells_the_model(service, ol
     service.decide(ALICE, chat.id, {waiting.id: Decision(True)})
     wait(service, ALICE, chat.id)
     assert (workspace_of(service) / "poem.md").read_bytes() == b"new\n"
-    assert [row.path for row in service.changes(ALICE, chat.id)] == ["poem.md"]
-    report = service.undo(ALICE, chat.id, waiting.id, account="alice")
+    assert [row.path for row in service.files.changes(ALICE, chat.id)] == ["poem.md"]
+    report = service.files.undo(ALICE, chat.id, waiting.id, account="alice")
     assert [item.path for item in report.done] == ["poem.md"]
     assert (workspace_of(service) / "poem.md").read_bytes() == b"old\n"
     undo_row = service.audit(ALICE, chat.id)[-1]
@@ -113,5 +113,5 @@ def test_undo_without_checkpoints_does_nothing(ollama_server, tmp_path):
     agent = Agent(OllamaClient(ollama_server.url), settings)
     service = ChatService(agent, store, default_model="q", workspace=tmp_path)
     chat = service.new_chat(ALICE)
-    assert service.undo(ALICE, chat.id, "c").done == ()
-    assert service.changes(ALICE, chat.id) == []
+    assert service.files.undo(ALICE, chat.id, "c").done == ()
+    assert service.files.changes(ALICE, chat.id) == []

@@ -148,8 +148,8 @@ class FilesPanel:
     def listed(self, owner: str, chat: str, folder: str, query: str | None, language: str) -> dict[Any, Any]:
         """The tree (or the search's finds), where it is, and this chat's changes to undo."""
         try:
-            marks = self.page.service.marks(owner, chat)
-            changes = self.page.service.changes(owner, chat)
+            marks = self.page.service.files.marks(owner, chat)
+            changes = self.page.service.files.changes(owner, chat)
             messages = list(self.page.service.get(owner, chat).conversation.messages)
         except ChatError:
             marks, changes, messages = {}, [], []
@@ -267,7 +267,7 @@ class FilesPanel:
             for name, copy in files:
                 try:
                     with open(copy, "rb") as source:
-                        written = service.upload(
+                        written = service.files.upload(
                             owner, chat, [(name, source)], folder=folder, replace=replace,
                             max_bytes=settings.upload_max_bytes, max_files=settings.upload_max_files,
                             account=account,
@@ -341,9 +341,9 @@ class FilesPanel:
             account = request.username or ""
             try:
                 if "since" in asked:
-                    report = service.undo_since(owner, chat, int(asked["since"]), force=force, account=account)
+                    report = service.files.undo_since(owner, chat, int(asked["since"]), force=force, account=account)
                 elif asked.get("call"):
-                    report = service.undo(owner, chat, str(asked["call"]), force=force, account=account)
+                    report = service.files.undo(owner, chat, str(asked["call"]), force=force, account=account)
                 else:
                     return gr.skip()
             except FileRefused as refused:
