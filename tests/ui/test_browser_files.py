@@ -96,8 +96,8 @@ def test_a_file_the_agent_wrote_appears_previews_and_downloads_with_the_same_byt
 
 def test_an_uploaded_file_is_told_to_the_model_and_read_through_read_file(running_app, page):
     open_app(page, running_app.url)
+    running_app.ollama.script(reply("Hello!"))  # before sending: the answer may be asked for at once
     send(page, "hello")
-    running_app.ollama.script(reply("Hello!"))
     expect(page.locator("#chat")).to_contain_text("Hello!")
     open_files(page)
     upload(page, "notes.txt", b"the secret word is catnip\n")
