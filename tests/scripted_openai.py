@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tests.scripted_ollama import _Dropped, _Handler, _Server, tokens_of
+from tests.scripted_ollama import Stall, _Dropped, _Handler, _Server, tokens_of
 
 Dialect = Literal["vllm", "llamacpp"]
 DEFAULT_MODELS: Mapping[str, int] = {"Qwen/Qwen3-8B": 32768}
@@ -93,11 +93,6 @@ class _Line:
 @dataclass(frozen=True)
 class Cut:
     """Close the connection without ending the stream."""
-
-
-@dataclass(frozen=True)
-class Stall:
-    seconds: float
 
 
 @dataclass(frozen=True)
