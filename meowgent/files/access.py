@@ -7,9 +7,7 @@ file tools do; its ToolError (a sentence for the model) becomes a `FileRefused` 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -30,8 +28,9 @@ from meowgent.files.preview import (
     kind_of,
     text_page,
 )
+from meowgent.tools.atomicwrite import Wrote
 from meowgent.tools.spec import ToolError
-from meowgent.tools.workspace import Workspace
+from meowgent.tools.workspace import Changed, Workspace
 
 CHUNK = 1 << 20
 """Bytes read or written at a time: memory stays flat whatever the file's size."""
@@ -43,6 +42,11 @@ def resolve(workspace: Workspace, path: str) -> Path:
         return workspace.resolve(path)
     except ToolError as exc:
         raise FileRefused("unsafe_path", str(exc), values={"path": path}) from None
+
+
+def refused_by_guard(error: ToolError, path: str) -> FileRefused:
+    """The workspace guard's refusal as the page's: `changed` for a race it lost, else `unsafe_path`."""
+    return FileRefused("changed" if isinstance(error, Changed) else "unsafe_path", str(error), values={"path": path})
 
 
 @contextlib.contextmanager
@@ -59,7 +63,7 @@ def open_file(workspace: Workspace, path: str) -> Iterator[tuple[int, os.stat_re
         with workspace.open_file(target) as descriptor:
             yield descriptor, os.fstat(descriptor)
     except ToolError as exc:  # a hard link, or the tree changed meanwhile
-        raise FileRefused("unsafe_path", str(exc), values={"path": path}) from None
+        raise refused_by_guard(exc, path) from None
     except OSError as exc:
         raise FileRefused("io", f"could not read {path}: {exc.strerror}", values={"path": path}) from None
 
@@ -102,44 +106,28 @@ def read_current(workspace: Workspace, path: str, *, limit: int) -> bytes | None
             return file.read(limit + 1)[:limit]
 
 
-def write_atomic(workspace: Workspace, path: str, chunks: Iterable[bytes], *, replace: bool) -> int:
-    """Write `chunks` to `path` through a temporary file in its folder, then a rename; returns the bytes written.
+def write_atomic(workspace: Workspace, path: str, chunks: Iterable[bytes], *, replace: bool) -> Wrote:
+    """Write `chunks` to `path` through a temporary file in its folder, then one step to the name (`Workspace.write`).
 
     Without `replace`, an existing name (file, folder or link) is left alone and the answer is `exists`: the
     temporary file is hard-linked to the name, which fails if anything is there, so no check can race the write.
     With it, a file (or a link: the link itself, never its target) is replaced; a replaced file keeps its mode.
+    A temporary file swapped meanwhile is `changed`.
     """
     target = resolve(workspace, path)
     if target != Path(os.path.normpath(workspace.root / path)):
         raise FileRefused("unsafe_path", f"{path} leads through a symbolic link.", values={"path": path})
-    temp = f".meowgent-{secrets.token_hex(6)}.tmp"
+    values = {"path": path}
     try:
-        with workspace.open_folder(target.parent, create=True) as folder:
-            try:
-                found: os.stat_result | None = os.stat(target.name, dir_fd=folder, follow_symlinks=False)
-            except FileNotFoundError:
-                found = None
-            if found is not None and stat.S_ISDIR(found.st_mode):
-                raise FileRefused("not_file", f"{path} is a folder.", values={"path": path})
-            if found is not None and not replace:
-                raise FileRefused("exists", f"{path} exists already.", values={"path": path})
-            descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=folder)
-            try:
-                written = _fill(descriptor, chunks)
-                if found is not None and stat.S_ISREG(found.st_mode):
-                    os.chmod(temp, stat.S_IMODE(found.st_mode), dir_fd=folder)
-                if replace:
-                    os.replace(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
-                else:
-                    _link_new(temp, target.name, folder, path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temp, dir_fd=folder)
+        return workspace.write(target, chunks, replace=replace)
     except ToolError as exc:
-        raise FileRefused("unsafe_path", str(exc), values={"path": path}) from None
+        raise refused_by_guard(exc, path) from None
+    except IsADirectoryError:
+        raise FileRefused("not_file", f"{path} is a folder.", values=values) from None
+    except FileExistsError:
+        raise FileRefused("exists", f"{path} exists already.", values=values) from None
     except OSError as exc:
-        raise FileRefused("io", f"could not write {path}: {exc.strerror}", values={"path": path}) from None
-    return written
+        raise FileRefused("io", f"could not write {path}: {exc.strerror}", values=values) from None
 
 
 def remove_file(workspace: Workspace, path: str) -> None:
@@ -149,7 +137,7 @@ def remove_file(workspace: Workspace, path: str) -> None:
         with workspace.open_folder(target.parent) as folder, contextlib.suppress(FileNotFoundError):
             os.unlink(target.name, dir_fd=folder)
     except ToolError as exc:
-        raise FileRefused("unsafe_path", str(exc), values={"path": path}) from None
+        raise refused_by_guard(exc, path) from None
     except OSError as exc:
         raise FileRefused("io", f"could not remove {path}: {exc.strerror}", values={"path": path}) from None
 
@@ -160,23 +148,3 @@ def _line_heads(file: BinaryIO) -> Iterator[bytes]:
         yield head
         while not head.endswith(b"\n") and (head := file.readline(CHUNK)):
             pass
-
-
-def _fill(descriptor: int, chunks: Iterable[bytes]) -> int:
-    written = 0
-    with os.fdopen(descriptor, "wb") as file:
-        for chunk in chunks:
-            file.write(chunk)
-            written += len(chunk)
-        file.flush()
-        os.fsync(file.fileno())
-    return written
-
-
-def _link_new(temp: str, name: str, folder: int, path: str) -> None:
-    try:
-        os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
-    except OSError as exc:
-        if exc.errno == errno.EEXIST:
-            raise FileRefused("exists", f"{path} exists already.", values={"path": path}) from None
-        raise

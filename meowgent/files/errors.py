@@ -7,6 +7,7 @@ from typing import Literal
 
 RefusalKind = Literal[
     "unsafe_path",  # outside the workspace, through a link, a loop, a NUL: `detail` says which
+    "changed",  # a folder on the way, or a write's temporary file, was swapped while in use (another process)
     "missing",
     "not_file",
     "not_folder",

@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-from meowgent.files.access import resolve
+from meowgent.files.access import refused_by_guard, resolve
 from meowgent.files.errors import FileRefused
 from meowgent.tools.grep import walk
 from meowgent.tools.spec import ToolError
@@ -53,7 +53,7 @@ def list_folder(workspace: Workspace, folder: str = "") -> tuple[Entry, ...]:
         with workspace.open_folder(target) as descriptor, os.scandir(descriptor) as scan:
             entries = [_entry(prefix + item.name, item.stat(follow_symlinks=False)) for item in scan]
     except ToolError as exc:
-        raise FileRefused("unsafe_path", str(exc), values={"path": folder}) from None
+        raise refused_by_guard(exc, folder) from None
     except OSError as exc:
         raise FileRefused("io", f"could not list {folder}: {exc.strerror}", values={"path": folder}) from None
     entries.sort(key=lambda entry: (-entry.mtime, entry.path))

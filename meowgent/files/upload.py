@@ -82,9 +82,8 @@ def save(
         raise FileRefused("not_folder", f"{folder} is not a folder.", values={"path": folder})
     base = "" if target_folder == workspace.root else workspace.relative(target_folder)
     relative = posixpath.join(base, path)
-    existed = _exists(workspace, relative)
-    size = write_atomic(workspace, relative, _capped(source, relative, max_bytes), replace=replace)
-    return Written(relative, size, replaced=existed)
+    wrote = write_atomic(workspace, relative, _capped(source, relative, max_bytes), replace=replace)
+    return Written(relative, wrote.size, replaced=not wrote.created)
 
 
 def save_all(
@@ -106,11 +105,6 @@ def save_all(
 def names(written: Iterable[Written]) -> list[tuple[str, int]]:
     """(path, size) of each, as `files.told.uploaded` takes them."""
     return [(item.path, item.size) for item in written]
-
-
-def _exists(workspace: Workspace, relative: str) -> bool:
-    target = workspace.root / relative
-    return target.is_symlink() or target.exists()
 
 
 def _capped(source: BinaryIO, path: str, limit: int) -> Iterator[bytes]:

@@ -3,11 +3,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import secrets
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, BinaryIO
@@ -283,32 +280,11 @@ def _not_found_message(name: str, text: str, old: str) -> str:
 def _write_atomic(workspace: Workspace, target: Path, data: bytes) -> bool:
     """Write through a temporary file in the same folder and a rename, so no reader ever sees half a file.
 
-    Everything happens relative to the folder's descriptor, reached without following links, so a folder
-    swapped for a link meanwhile cannot send the write outside. A name that is a hard link is replaced by a
-    new file: the other names keep the old content. Returns True if the file was created. A replaced file
-    keeps its permission bits.
+    Everything happens by descriptor (`Workspace.write`), so neither a folder nor the temporary file swapped for a
+    link meanwhile can send the write, or a mode, outside. A name that is a hard link is replaced by a new file: the
+    other names keep the old content. Returns True if the file was created. A replaced file keeps its permission bits.
     """
-    temp = f".meowgent-{secrets.token_hex(6)}.tmp"
     try:
-        with workspace.open_folder(target.parent, create=True) as folder:
-            try:
-                mode: int | None = stat.S_IMODE(os.stat(target.name, dir_fd=folder, follow_symlinks=False).st_mode)
-            except FileNotFoundError:
-                mode = None
-            # os.open applies the umask to 0o666, so a new file gets the same mode any editor would give it.
-            descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=folder)
-            try:
-                with os.fdopen(descriptor, "wb") as file:
-                    file.write(data)
-                    file.flush()
-                    os.fsync(file.fileno())
-                if mode is not None:
-                    os.chmod(temp, mode, dir_fd=folder)
-                os.replace(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(temp, dir_fd=folder)
-                raise
+        return workspace.write(target, [data], replace=True).created
     except OSError as exc:
         raise os_error("write", workspace.relative(target), exc) from None
-    return mode is None

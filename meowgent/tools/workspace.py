@@ -4,6 +4,7 @@
 symbolic link to somewhere outside, so the file tools never open by name: `open_file` and
 `open_folder` walk from the root one folder at a time with O_NOFOLLOW, each step relative to the
 descriptor of the one before. Whatever they return is inside the root, whatever happens meanwhile.
+`write` writes into the folder so reached, by descriptor (`tools.atomicwrite`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,15 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from meowgent.tools.atomicwrite import TempSwapped, Wrote, write_in
 from meowgent.tools.spec import ToolError
+
+
+class Changed(ToolError):
+    """A folder or file on the way, or a write's temporary file, was moved or replaced while it was in use."""
 
 
 class Workspace:
@@ -105,8 +111,23 @@ class Workspace:
         finally:
             os.close(descriptor)
 
-    def _changed(self, path: Path) -> ToolError:
-        return ToolError(
+    def write(self, path: Path, chunks: Iterable[bytes], *, replace: bool) -> Wrote:
+        """Write `path` (resolved inside the root) atomically, its missing folders made, never through a link.
+
+        See `atomicwrite.write_in` for `replace` and the errors; Changed if the temporary file was swapped meanwhile.
+        """
+        with self.open_folder(path.parent, create=True) as folder:
+            try:
+                return write_in(folder, path.name, chunks, replace=replace)
+            except TempSwapped:
+                raise Changed(
+                    f"{self.relative(path)} was not written: while it was being written, its temporary file was "
+                    "moved or replaced by something else (such as a command still running), so it was left as it "
+                    "was; check it with read_file and try again."
+                ) from None
+
+    def _changed(self, path: Path) -> Changed:
+        return Changed(
             f"{self.relative(path)} changed while it was being opened (a folder or file on the way was "
             "removed, replaced or became a symbolic link); check it with list_files and try again."
         )

@@ -392,6 +392,8 @@ TEXT: dict[str, str] = {
     "to make room for newer ones.",
     "files_commands_cannot": "Commands can't be undone. Only the agent's file writes and edits can.",
     "files_refused_unsafe_path": "{path} is outside the workspace or reached through a link, so it is left alone.",
+    "files_refused_changed": "{path} was moved or replaced by something else while Meowgent was using it (a command "
+    "still running, perhaps), so it is left as it was. Try again.",
     "files_refused_missing": "{path} is not there anymore.",
     "files_refused_not_file": "{path} is not a file.",
     "files_refused_not_folder": "{path} is not a folder.",

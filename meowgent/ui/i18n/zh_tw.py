@@ -361,6 +361,8 @@ TEXT: dict[str, str] = {
     "files_cannot_not_kept": "對 {name} 的這項變更無法復原：舊的副本太大無法保留，或已為較新的副本騰出空間而刪除。",
     "files_commands_cannot": "指令無法復原。只有代理程式寫入和編輯的檔案可以復原。",
     "files_refused_unsafe_path": "{path} 在工作區之外或要經過連結才能到達，所以不會動它。",
+    "files_refused_changed": "Meowgent 處理 {path} 時，它被別的東西（也許是還在執行的指令）移走或換掉了，"
+    "所以不會動它。請再試一次。",
     "files_refused_missing": "{path} 已經不在了。",
     "files_refused_not_file": "{path} 不是檔案。",
     "files_refused_not_folder": "{path} 不是資料夾。",
