@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from meowgent.files.access import CHUNK, open_file
+from meowgent.files.access import CHUNK, open_file, read_current
 from meowgent.files.errors import FileRefused
 from meowgent.files.sizes import human_size
 from meowgent.tools.grep import glob_matcher, walk
@@ -31,6 +31,7 @@ from meowgent.tools.workspace import Workspace
 
 LEFT_OUT = "MEOWGENT-LEFT-OUT.txt"
 _GIT_SECONDS = 30.0
+_GITIGNORE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -165,10 +166,12 @@ def _pattern_ignored(root: Path, asked: list[str]) -> set[str]:
 
 
 def _root_patterns(root: Path) -> list[Callable[[str], bool]]:
+    # Through the guard: a .gitignore that is a link out, a FIFO (which would hang the read) or huge is not read.
     try:
-        lines = (root / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        data = read_current(Workspace(root), ".gitignore", limit=_GITIGNORE_BYTES)
+    except FileRefused:
         return []
+    lines = (data or b"").decode("utf-8", "replace").splitlines()
     matchers = []
     for line in lines:
         pattern = line.strip()

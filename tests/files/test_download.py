@@ -1,6 +1,8 @@
 import io
+import os
 import shutil
 import subprocess
+import threading
 import zipfile
 
 import pytest
@@ -47,6 +49,23 @@ def test_the_root_gitignore_hides_files_without_git(tmp_path):
     assert {"docs/a.md", "keep.txt", ".gitignore"} <= names
     assert "build/out.o" not in names
     assert "debug.log" not in names
+
+
+def test_a_root_gitignore_that_is_a_link_out_or_a_fifo_is_not_read(tmp_path):
+    (tmp_path / "outside.txt").write_text("*.txt\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "keep.txt").write_text("keep\n")
+    (root / ".gitignore").symlink_to(tmp_path / "outside.txt")
+    assert "keep.txt" in unzip(Workspace(root), skip_ignored=True)
+    (root / ".gitignore").unlink()
+    os.mkfifo(root / ".gitignore")
+    answer: list[dict[str, bytes]] = []
+    reader = threading.Thread(target=lambda: answer.append(unzip(Workspace(root), skip_ignored=True)), daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    assert answer, "the download hung reading a FIFO named .gitignore"
+    assert "keep.txt" in answer[0]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
