@@ -1,8 +1,10 @@
 """The Files panel's pieces: rows with this chat's marks, refusals and undos in words, the chat's Undo button."""
 
+from typing import get_args
+
 from meowgent.chats.audit import own_act_row
 from meowgent.files.checkpoints import CannotUndo, ChangedSince, Mark, Undone, UndoReport
-from meowgent.files.errors import FileRefused
+from meowgent.files.errors import FileRefused, RefusalKind
 from meowgent.files.tree import Entry
 from meowgent.persist.checkpoints import CheckpointRow
 from meowgent.ui import fileview
@@ -45,6 +47,16 @@ def test_refusals_are_sentences_in_either_language():
     big = FileRefused("too_large", "", values={"path": "v.mp4", "limit": 100_000_000})
     assert fileview.refusal_text(big, ENGLISH) == "v.mp4 is bigger than the limit of 100.0 MB."
     assert "100.0 MB" in fileview.refusal_text(big, CHINESE)
+
+
+def test_every_kind_of_refusal_has_words_in_both_languages():
+    values = {"path": "a.txt", "limit": 10, "count": 3, "name": "x", "why": "empty"}
+    for kind in get_args(RefusalKind):
+        refused = FileRefused(kind, "", values=values)
+        texts = {fileview.refusal_text(refused, language) for language in (ENGLISH, CHINESE)}
+        assert len(texts) == 2, kind  # a key missing from one catalog falls back to English
+    changed = FileRefused("changed", "", values={"path": "a.txt"})
+    assert "a.txt was moved or replaced" in fileview.refusal_text(changed, ENGLISH)
 
 
 def test_an_undo_says_what_it_did_and_a_changed_file_shows_its_diff():
