@@ -115,9 +115,9 @@ def write_atomic(workspace: Workspace, path: str, chunks: Iterable[bytes], *, re
     A temporary file swapped meanwhile is `changed`.
     """
     target = resolve(workspace, path)
-    if target != Path(os.path.normpath(workspace.root / path)):
-        raise FileRefused("unsafe_path", f"{path} leads through a symbolic link.", values={"path": path})
     values = {"path": path}
+    if target != Path(os.path.normpath(workspace.root / path)):
+        raise FileRefused("unsafe_path", f"{path} leads through a symbolic link.", values=values)
     try:
         return workspace.write(target, chunks, replace=replace)
     except ToolError as exc:
