@@ -14,11 +14,15 @@ What the options promise (docs/reliability.md has the threat model and its tests
 - no network without `network` (a network namespace with only its own loopback);
 - no process outlives the command: a PID namespace, which the kernel empties when its init ends;
 - nothing to type into (`--new-session`, as Codex and Claude Code's sandbox runtime do against TIOCSTI), no
-  further user namespaces (`--disable-userns`, where the bwrap knows it).
+  further user namespaces (`--disable-userns`, where the bwrap knows it), no capabilities (`--cap-drop ALL`);
+- the kernel refuses what would undo the mounts (mount, unmount, new user namespaces, ptrace…): the seccomp filter
+  of meowgent.tools.seccomp, which bwrap loads from a descriptor (`Launch.with_filter`, `Launch.wrapped`).
+As root, a bwrap that can't forbid user namespaces is refused, and so are commands (`NoSandbox.refused`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import os
@@ -26,13 +30,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from meowgent.config import Settings
 from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder
+from meowgent.tools import seccomp_exec
+from meowgent.tools.seccomp import program_for_this_machine
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
@@ -175,7 +181,7 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
     A hidden path under something already empty (the data folder in /tmp) needs nothing.
     """
     options = ["--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
-    options += ["--unshare-uts", "--unshare-cgroup-try"]
+    options += ["--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"]
     if disable_userns:
         options.append("--disable-userns")
     if as_pid_1:
@@ -243,10 +249,33 @@ def shell_environment(environ: Mapping[str, str], names: Sequence[str], *, sandb
 
 @dataclass(frozen=True)
 class Launch:
-    """A program to start: its whole command line and its whole environment."""
+    """A program to start: its whole command line and its whole environment, and the seccomp filter bwrap (the
+    command line's first word) loads from a descriptor; start it through `with_filter` or `wrapped`."""
 
     argv: tuple[str, ...]
     env: dict[str, str]
+    seccomp: bytes = b""
+    """The filter's program (meowgent.tools.seccomp); b"" where this machine has none."""
+
+    @contextlib.contextmanager
+    def with_filter(self) -> Iterator[tuple[tuple[str, ...], tuple[int, ...]]]:
+        """The command line that gives bwrap the filter on an open descriptor, and the descriptors to pass the
+        process (`pass_fds`). Start it inside: the descriptor is closed on leaving, as the process has its copy."""
+        if not self.seccomp:
+            yield self.argv, ()
+            return
+        descriptor = seccomp_exec.filter_descriptor(self.seccomp)
+        try:
+            yield (self.argv[0], "--seccomp", str(descriptor), *self.argv[1:]), (descriptor,)
+        finally:
+            os.close(descriptor)
+
+    def wrapped(self) -> tuple[str, ...]:
+        """The command line for a spawner that can't pass descriptors: a few lines of Python make the descriptor,
+        then become bwrap (meowgent.tools.seccomp_exec). Costs a Python start, so only where it is needed."""
+        if not self.seccomp:
+            return self.argv
+        return (sys.executable, "-I", "-S", seccomp_exec.__file__, self.seccomp.hex(), *self.argv)
 
 
 @dataclass(frozen=True)
@@ -270,15 +299,24 @@ class Sandbox:
         view = HostView.read(policy)
         options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1)
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
-        return Launch((self.bwrap, *options, "--", *command), env)
+        return Launch((self.bwrap, *options, "--", *command), env, _filter())
+
+
+@functools.cache
+def _filter() -> bytes:
+    return program_for_this_machine()
 
 
 @dataclass(frozen=True)
 class NoSandbox:
-    """Why commands run without a sandbox here: `chosen` when the person turned it off."""
+    """Why there is no sandbox here: commands then run without one (`chosen` when the person turned it off), or,
+    when `refused`, not at all."""
 
     reason: str
     chosen: bool = False
+    refused: bool = False
+    """Running as root with only a bwrap that can't forbid user namespaces (older than 0.8): a command could make
+    one, get its capabilities back, unmount the covers and remount `/` writable. Neither that nor no sandbox."""
 
 
 def sandbox_for(settings: Settings) -> Sandbox | NoSandbox:
@@ -309,32 +347,41 @@ def _bundled() -> str:
 
 @functools.cache
 def _probe(candidates: tuple[str, ...]) -> Sandbox | NoSandbox:
-    """The first candidate that runs `true` in the sandbox our commands get: with --disable-userns if it can."""
+    """The first candidate that runs `true` in the sandbox our commands get, filter included: any that can with
+    --disable-userns before any without. As root, one without is refused (see `NoSandbox.refused`)."""
     if not candidates:
         return NoSandbox("no bubblewrap (bwrap) program was found")
     why = ""
     with tempfile.TemporaryDirectory(prefix="meowgent-probe-") as folder:
         policy = SandboxPolicy(workspace=Path(folder).resolve())
-        for bwrap in candidates:
-            for disable_userns in (True, False):
+        for disable_userns in (True, False):
+            for bwrap in candidates:
                 sandbox = Sandbox(bwrap, disable_userns)
                 why = _fails(sandbox.launch(policy, [shutil.which("true") or "/bin/true"], as_pid_1=True))
-                if not why:
+                if why:
+                    continue
+                if disable_userns or os.geteuid() != 0:
                     return sandbox
+                return NoSandbox(
+                    f"Meowgent runs as root and {bwrap} can't forbid user namespaces (bubblewrap 0.8 or later can)",
+                    refused=True,
+                )
     return NoSandbox(why)
 
 
 def _fails(launch: Launch) -> str:
     """Why the launch did not run (bwrap's last line of error), or "" when it did."""
     try:
-        done = subprocess.run(
-            launch.argv,
-            env=launch.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_PROBE_SECONDS,
-            check=False,
-        )
+        with launch.with_filter() as (argv, descriptors):
+            done = subprocess.run(
+                argv,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_PROBE_SECONDS,
+                check=False,
+                pass_fds=descriptors,
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{launch.argv[0]} could not be run ({exc})"
     if done.returncode == 0:
