@@ -38,7 +38,7 @@ from meowgent.tools.seccomp import (
     program,
     program_for_this_machine,
 )
-from tests.sandboxing import FOUND, needs_sandbox
+from tests.sandboxing import FOUND, bwrap_without_disable_userns, needs_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 OTHER_ARCHES = (0x40000003, 0x40000028, 0x800000B7, 0xC000003E, 0xC00000B7, 0)  # i386, arm, BE arm64, …
@@ -403,21 +403,6 @@ def test_as_nobody_unshare_and_mount_fail_and_everyday_commands_work(nobodys: Pa
 
 
 # ---- a bwrap that can't forbid user namespaces ----
-
-
-def bwrap_without_disable_userns(folder: Path) -> Path:
-    """The real bwrap, except that it doesn't know --disable-userns: what bwrap before 0.8 (Ubuntu 22.04) does."""
-    assert isinstance(FOUND, Sandbox)
-    script = folder / "old-bwrap"
-    script.write_text(
-        "#!/bin/sh\n"
-        'for option in "$@"; do\n'
-        '  [ "$option" = --disable-userns ] && { echo "bwrap: Unknown option --disable-userns" >&2; exit 1; }\n'
-        "done\n"
-        f'exec {FOUND.bwrap} "$@"\n'
-    )
-    script.chmod(0o755)
-    return script
 
 
 @needs_sandbox
