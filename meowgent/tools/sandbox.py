@@ -14,7 +14,8 @@ What the options promise (docs/reliability.md has the threat model and its tests
 - no network without `network` (a network namespace with only its own loopback);
 - no process outlives the command: a PID namespace, which the kernel empties when its init ends;
 - nothing to type into (`--new-session`, as Codex and Claude Code's sandbox runtime do against TIOCSTI), no
-  further user namespaces (`--disable-userns`, where the bwrap knows it), no capabilities (`--cap-drop ALL`);
+  further user namespaces (`--disable-userns`, where the bwrap knows it), no capabilities (bwrap drops them for
+  anyone but root; `--cap-drop ALL` as root);
 - the kernel refuses what would undo the mounts (mount, unmount, new user namespaces, ptrace…): the seccomp filter
   of meowgent.tools.seccomp, which bwrap loads from a descriptor (`Launch.with_filter`, `Launch.wrapped`).
 As root, a bwrap that can't forbid user namespaces is refused, and so are commands (`NoSandbox.refused`).
@@ -167,8 +168,13 @@ class _Cover(enum.IntEnum):
 _SHOWS_EMPTY = (_Cover.EMPTY, _Cover.HIDDEN_FOLDER)
 
 
-def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool, as_pid_1: bool = False) -> list[str]:
+def bwrap_options(
+    policy: SandboxPolicy, view: HostView, *, disable_userns: bool, as_pid_1: bool = False, as_root: bool = False
+) -> list[str]:
     """bwrap's options for `policy` on a computer that looks like `view` (everything before `--`).
+
+    `as_root`: Meowgent runs as root, where bwrap would leave the command every capability in its namespace; as
+    anyone else bwrap drops them all itself, and a setuid bwrap refuses `--cap-drop` from them.
 
     With `as_pid_1` the program is the PID namespace's init: bwrap then returns only once the kernel has ended
     every process in it. With bwrap's own init, bwrap returns as soon as the program exits, while the kernel is
@@ -181,7 +187,7 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
     A hidden path under something already empty (the data folder in /tmp) needs nothing.
     """
     options = ["--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
-    options += ["--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"]
+    options += ["--unshare-uts", "--unshare-cgroup-try", *(["--cap-drop", "ALL"] if as_root else [])]
     if disable_userns:
         options.append("--disable-userns")
     if as_pid_1:
@@ -297,7 +303,8 @@ class Sandbox:
         """`command` inside the sandbox `policy` describes, with a clean environment made from `environ`; as the
         namespace's init with `as_pid_1` (see `bwrap_options`), for a program that reaps what it starts."""
         view = HostView.read(policy)
-        options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1)
+        as_root = os.geteuid() == 0
+        options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1, as_root=as_root)
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
         return Launch((self.bwrap, *options, "--", *command), env, _filter())
 

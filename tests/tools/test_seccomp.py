@@ -23,7 +23,7 @@ from meowgent.mcp.client import sandboxed
 from meowgent.mcp.config import ServerConfig
 from meowgent.tools import seccomp_exec
 from meowgent.tools.registry import run_tool
-from meowgent.tools.sandbox import Launch, NoSandbox, Sandbox, SandboxPolicy, sandbox_for
+from meowgent.tools.sandbox import HostView, Launch, NoSandbox, Sandbox, SandboxPolicy, bwrap_options, sandbox_for
 from meowgent.tools.seccomp import (
     AARCH64,
     ARCHES,
@@ -334,6 +334,24 @@ def test_everyday_commands_still_work(settings: Settings):
     assert result.endswith("first\npip \n012\nmade\n3"), result
 
 
+NO_CAPABILITIES = "\n".join(f"Cap{kind}:\t0000000000000000" for kind in ("Inh", "Prm", "Eff", "Bnd", "Amb"))
+SHOW_CAPABILITIES = "grep ^Cap /proc/self/status"
+
+
+def test_capabilities_are_dropped_by_name_only_as_root():
+    """As anyone else bwrap drops them itself, and a setuid bwrap (where user namespaces are off) refuses the option."""
+    policy = SandboxPolicy(Path("/w"))
+    assert "--cap-drop" not in bwrap_options(policy, HostView(), disable_userns=True)
+    options = bwrap_options(policy, HostView(), disable_userns=True, as_root=True)
+    assert options[options.index("--cap-drop") + 1] == "ALL"
+
+
+@needs_sandbox
+def test_a_command_has_no_capabilities(settings: Settings):
+    """As root, bwrap would have left it every one in its namespace: enough to unmount the covers."""
+    assert NO_CAPABILITIES in run(settings, SHOW_CAPABILITIES)
+
+
 # ---- as a person runs it: unprivileged ----
 
 NOBODYS_PYTHON = "/usr/bin/python3"
@@ -398,6 +416,7 @@ def test_as_nobody_the_kernel_refuses_the_same_calls(nobodys: Path):
 @needs_root
 def test_as_nobody_unshare_and_mount_fail_and_everyday_commands_work(nobodys: Path):
     assert UNDONE_NOTHING in run_as_nobody(nobodys, UNDO)
+    assert NO_CAPABILITIES in run_as_nobody(nobodys, SHOW_CAPABILITIES)
     result = run_as_nobody(nobodys, everyday(NOBODYS_PYTHON))
     assert result.endswith("first\npip \n012\nmade\n3\n"), result
 
