@@ -19,7 +19,8 @@ from pathlib import Path
 from bench.bench_sandbox import _bundled
 from bench.report import table
 from meowgent.config import Settings
-from meowgent.tools.sandbox import SYSTEM_BWRAP, Launch, Sandbox, SandboxPolicy, sandbox_for
+from meowgent.tools.launch import Launch
+from meowgent.tools.sandbox import SYSTEM_BWRAP, Sandbox, SandboxPolicy, sandbox_for
 
 GOAL_MS = 25.0
 WAYS = ("without the filter", "with the filter", "with the filter, through the MCP wrapper")

@@ -17,13 +17,12 @@ What the options promise (docs/reliability.md has the threat model and its tests
   further user namespaces (`--disable-userns`, where the bwrap knows it), no capabilities (bwrap drops them for
   anyone but root; `--cap-drop ALL` as root);
 - the kernel refuses what would undo the mounts (mount, unmount, new user namespaces, ptrace…): the seccomp filter
-  of meowgent.tools.seccomp, which bwrap loads from a descriptor (`Launch.with_filter`, `Launch.wrapped`).
+  of meowgent.tools.seccomp, which bwrap loads from a descriptor (meowgent.tools.launch).
 As root, a bwrap that can't forbid user namespaces is refused, and so are commands (`NoSandbox.refused`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import functools
 import os
@@ -31,14 +30,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from meowgent.config import Settings
 from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder
-from meowgent.tools import seccomp_exec
+from meowgent.tools.launch import Launch
 from meowgent.tools.seccomp import program_for_this_machine
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
@@ -251,37 +250,6 @@ def shell_environment(environ: Mapping[str, str], names: Sequence[str], *, sandb
     elif "TMPDIR" in environ:
         env["TMPDIR"] = environ["TMPDIR"]
     return env
-
-
-@dataclass(frozen=True)
-class Launch:
-    """A program to start: its whole command line and its whole environment, and the seccomp filter bwrap (the
-    command line's first word) loads from a descriptor; start it through `with_filter` or `wrapped`."""
-
-    argv: tuple[str, ...]
-    env: dict[str, str]
-    seccomp: bytes = b""
-    """The filter's program (meowgent.tools.seccomp); b"" where this machine has none."""
-
-    @contextlib.contextmanager
-    def with_filter(self) -> Iterator[tuple[tuple[str, ...], tuple[int, ...]]]:
-        """The command line that gives bwrap the filter on an open descriptor, and the descriptors to pass the
-        process (`pass_fds`). Start it inside: the descriptor is closed on leaving, as the process has its copy."""
-        if not self.seccomp:
-            yield self.argv, ()
-            return
-        descriptor = seccomp_exec.filter_descriptor(self.seccomp)
-        try:
-            yield (self.argv[0], "--seccomp", str(descriptor), *self.argv[1:]), (descriptor,)
-        finally:
-            os.close(descriptor)
-
-    def wrapped(self) -> tuple[str, ...]:
-        """The command line for a spawner that can't pass descriptors: a few lines of Python make the descriptor,
-        then become bwrap (meowgent.tools.seccomp_exec). Costs a Python start, so only where it is needed."""
-        if not self.seccomp:
-            return self.argv
-        return (sys.executable, "-I", "-S", seccomp_exec.__file__, self.seccomp.hex(), *self.argv)
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ from meowgent.config import Settings
 from meowgent.mcp.client import sandboxed
 from meowgent.mcp.config import ServerConfig
 from meowgent.tools import seccomp_exec
+from meowgent.tools.launch import Launch
 from meowgent.tools.registry import run_tool
-from meowgent.tools.sandbox import HostView, Launch, NoSandbox, Sandbox, SandboxPolicy, bwrap_options, sandbox_for
+from meowgent.tools.sandbox import HostView, NoSandbox, Sandbox, SandboxPolicy, bwrap_options, sandbox_for
 from meowgent.tools.seccomp import (
     AARCH64,
     ARCHES,
