@@ -24,7 +24,16 @@ from meowgent.mcp.config import ServerConfig
 from meowgent.tools import seccomp_exec
 from meowgent.tools.launch import Launch
 from meowgent.tools.registry import run_tool
-from meowgent.tools.sandbox import HostView, NoSandbox, Sandbox, SandboxPolicy, bwrap_options, sandbox_for
+from meowgent.tools.sandbox import (
+    PRIVATE_TMP,
+    HostView,
+    NoSandbox,
+    Sandbox,
+    SandboxPolicy,
+    bwrap_options,
+    policy_for,
+    sandbox_for,
+)
 from meowgent.tools.seccomp import (
     AARCH64,
     ARCHES,
@@ -351,6 +360,22 @@ def test_capabilities_are_dropped_by_name_only_as_root():
 def test_a_command_has_no_capabilities(settings: Settings):
     """As root, bwrap would have left it every one in its namespace: enough to unmount the covers."""
     assert NO_CAPABILITIES in run(settings, SHOW_CAPABILITIES)
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: anyone else never had the capabilities")
+def test_as_root_a_command_cannot_unmount_a_cover_to_read_what_it_hides(settings: Settings):
+    """The finding: as root, bwrap left a command every capability in its namespace, enough to unmount the cover of
+    the data folder (or of /tmp above it) and read it. Reproduced with the options as they were, then refused."""
+    settings.data_dir.mkdir()
+    (settings.data_dir / "secret").write_text("the owner's chats")
+    steal = f"umount -l {PRIVATE_TMP}; umount -l {settings.data_dir}; cat {settings.data_dir}/secret"
+    policy = policy_for(settings)
+    before = bwrap_options(policy, HostView.read(policy), disable_userns=False)  # no --cap-drop, no filter
+    assert isinstance(FOUND, Sandbox)
+    done = subprocess.run([FOUND.bwrap, *before, "--", "bash", "-c", steal], capture_output=True, text=True)
+    assert "the owner's chats" in done.stdout, done.stderr
+    assert "the owner's chats" not in run(settings, steal)
 
 
 # ---- as a person runs it: unprivileged ----
