@@ -31,6 +31,7 @@ BENCHES = (
     "tokens",
     "mcp",
     "sandbox",
+    "seccomp",
     "verdict",
     "openai",
     "files",

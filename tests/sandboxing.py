@@ -29,6 +29,21 @@ def failing_bwrap(folder: Path) -> Path:
     return script
 
 
+def bwrap_without_disable_userns(folder: Path) -> Path:
+    """The bwrap found here, except that it doesn't know --disable-userns, as bwrap before 0.8 (Ubuntu 22.04)."""
+    assert not isinstance(FOUND, NoSandbox)
+    script = folder / "old-bwrap"
+    script.write_text(
+        "#!/bin/sh\n"
+        'for option in "$@"; do\n'
+        '  [ "$option" = --disable-userns ] && { echo "bwrap: Unknown option --disable-userns" >&2; exit 1; }\n'
+        "done\n"
+        f'exec {FOUND.bwrap} "$@"\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
 def fetch(port: int) -> str:
     """A shell line that fetches / from the host's 127.0.0.1:port with bash alone (no curl needed)."""
     return f"exec 3<>/dev/tcp/127.0.0.1/{port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"

@@ -292,7 +292,8 @@ def sandboxed(settings: Settings) -> Callable[[ServerConfig], ServerConfig]:
             )
         cwd = Path(config.cwd or ".").resolve()
         launch = found.launch(policy_for(settings, network=config.network, cwd=cwd), [config.command, *config.args])
-        return replace(config, command=launch.argv[0], args=launch.argv[1:], env=launch.env | config.env, cwd=None)
+        argv = launch.wrapped()  # stdio_client can't pass bwrap the filter's descriptor
+        return replace(config, command=argv[0], args=argv[1:], env=launch.env | config.env, cwd=None)
 
     return prepare
 

@@ -121,7 +121,10 @@ def run_sandboxed(
         try:
             # The watching shell is the namespace's init: bwrap returns once everything in it has ended.
             launch = sandbox.launch(policy, _leftover_check(command, report_end), as_pid_1=True)
-            job = _SandboxedJob(_start(launch.argv, policy.workspace, launch.env, pass_fds=(report_end,)), keep)
+            with launch.with_filter() as (argv, filter_fds):
+                job = _SandboxedJob(
+                    _start(argv, policy.workspace, launch.env, pass_fds=(report_end, *filter_fds)), keep
+                )
         finally:
             os.close(report_end)
         try:

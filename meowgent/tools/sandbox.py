@@ -14,7 +14,11 @@ What the options promise (docs/reliability.md has the threat model and its tests
 - no network without `network` (a network namespace with only its own loopback);
 - no process outlives the command: a PID namespace, which the kernel empties when its init ends;
 - nothing to type into (`--new-session`, as Codex and Claude Code's sandbox runtime do against TIOCSTI), no
-  further user namespaces (`--disable-userns`, where the bwrap knows it).
+  further user namespaces (`--disable-userns`, where the bwrap knows it), no capabilities (bwrap drops them for
+  anyone but root; `--cap-drop ALL` as root);
+- the kernel refuses what would undo the mounts (mount, unmount, new user namespaces, ptrace…): the seccomp filter
+  of meowgent.tools.seccomp, which bwrap loads from a descriptor (meowgent.tools.launch).
+As root, a bwrap that can't forbid user namespaces is refused, and so are commands (`NoSandbox.refused`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from pathlib import Path
 from meowgent.config import Settings
 from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder
+from meowgent.tools.launch import Launch
+from meowgent.tools.seccomp import program_for_this_machine
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
@@ -161,8 +167,13 @@ class _Cover(enum.IntEnum):
 _SHOWS_EMPTY = (_Cover.EMPTY, _Cover.HIDDEN_FOLDER)
 
 
-def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool, as_pid_1: bool = False) -> list[str]:
+def bwrap_options(
+    policy: SandboxPolicy, view: HostView, *, disable_userns: bool, as_pid_1: bool = False, as_root: bool = False
+) -> list[str]:
     """bwrap's options for `policy` on a computer that looks like `view` (everything before `--`).
+
+    `as_root`: Meowgent runs as root, where bwrap would leave the command every capability in its namespace; as
+    anyone else bwrap drops them all itself, and a setuid bwrap refuses `--cap-drop` from them.
 
     With `as_pid_1` the program is the PID namespace's init: bwrap then returns only once the kernel has ended
     every process in it. With bwrap's own init, bwrap returns as soon as the program exits, while the kernel is
@@ -175,7 +186,7 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
     A hidden path under something already empty (the data folder in /tmp) needs nothing.
     """
     options = ["--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
-    options += ["--unshare-uts", "--unshare-cgroup-try"]
+    options += ["--unshare-uts", "--unshare-cgroup-try", *(["--cap-drop", "ALL"] if as_root else [])]
     if disable_userns:
         options.append("--disable-userns")
     if as_pid_1:
@@ -242,14 +253,6 @@ def shell_environment(environ: Mapping[str, str], names: Sequence[str], *, sandb
 
 
 @dataclass(frozen=True)
-class Launch:
-    """A program to start: its whole command line and its whole environment."""
-
-    argv: tuple[str, ...]
-    env: dict[str, str]
-
-
-@dataclass(frozen=True)
 class Sandbox:
     """A bwrap that works on this computer."""
 
@@ -268,17 +271,27 @@ class Sandbox:
         """`command` inside the sandbox `policy` describes, with a clean environment made from `environ`; as the
         namespace's init with `as_pid_1` (see `bwrap_options`), for a program that reaps what it starts."""
         view = HostView.read(policy)
-        options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1)
+        as_root = os.geteuid() == 0
+        options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1, as_root=as_root)
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
-        return Launch((self.bwrap, *options, "--", *command), env)
+        return Launch((self.bwrap, *options, "--", *command), env, _filter())
+
+
+@functools.cache
+def _filter() -> bytes:
+    return program_for_this_machine()
 
 
 @dataclass(frozen=True)
 class NoSandbox:
-    """Why commands run without a sandbox here: `chosen` when the person turned it off."""
+    """Why there is no sandbox here: commands then run without one (`chosen` when the person turned it off), or,
+    when `refused`, not at all."""
 
     reason: str
     chosen: bool = False
+    refused: bool = False
+    """Running as root with only a bwrap that can't forbid user namespaces (older than 0.8): a command could make
+    one, get its capabilities back, unmount the covers and remount `/` writable. Neither that nor no sandbox."""
 
 
 def sandbox_for(settings: Settings) -> Sandbox | NoSandbox:
@@ -309,32 +322,41 @@ def _bundled() -> str:
 
 @functools.cache
 def _probe(candidates: tuple[str, ...]) -> Sandbox | NoSandbox:
-    """The first candidate that runs `true` in the sandbox our commands get: with --disable-userns if it can."""
+    """The first candidate that runs `true` in the sandbox our commands get, filter included: any that can with
+    --disable-userns before any without. As root, one without is refused (see `NoSandbox.refused`)."""
     if not candidates:
         return NoSandbox("no bubblewrap (bwrap) program was found")
     why = ""
     with tempfile.TemporaryDirectory(prefix="meowgent-probe-") as folder:
         policy = SandboxPolicy(workspace=Path(folder).resolve())
-        for bwrap in candidates:
-            for disable_userns in (True, False):
+        for disable_userns in (True, False):
+            for bwrap in candidates:
                 sandbox = Sandbox(bwrap, disable_userns)
                 why = _fails(sandbox.launch(policy, [shutil.which("true") or "/bin/true"], as_pid_1=True))
-                if not why:
+                if why:
+                    continue
+                if disable_userns or os.geteuid() != 0:
                     return sandbox
+                return NoSandbox(
+                    f"Meowgent runs as root and {bwrap} can't forbid user namespaces (bubblewrap 0.8 or later can)",
+                    refused=True,
+                )
     return NoSandbox(why)
 
 
 def _fails(launch: Launch) -> str:
     """Why the launch did not run (bwrap's last line of error), or "" when it did."""
     try:
-        done = subprocess.run(
-            launch.argv,
-            env=launch.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_PROBE_SECONDS,
-            check=False,
-        )
+        with launch.with_filter() as (argv, descriptors):
+            done = subprocess.run(
+                argv,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_PROBE_SECONDS,
+                check=False,
+                pass_fds=descriptors,
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{launch.argv[0]} could not be run ({exc})"
     if done.returncode == 0:

@@ -14,7 +14,7 @@ import signal
 from typing import Annotated
 
 from meowgent.tools.jobs import Finished, run_plain, run_sandboxed
-from meowgent.tools.sandbox import Sandbox, policy_for, sandbox_for, shell_environment
+from meowgent.tools.sandbox import NoSandbox, Sandbox, policy_for, sandbox_for, shell_environment
 from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, cap_text, tool
 
 MAX_TIMEOUT = 600.0
@@ -60,6 +60,8 @@ def _run(command: str, ctx: ToolContext, *, timeout: float, keep: int) -> Finish
         problem = "Not a directory" if cwd.exists() else "No such file or directory"
         raise ToolError(f"could not start the command in {cwd}: {problem}.")
     sandbox = sandbox_for(settings)
+    if isinstance(sandbox, NoSandbox) and sandbox.refused:
+        raise ToolError(f"not run: commands are refused on this computer, as {sandbox.reason}.")
     if isinstance(sandbox, Sandbox):
         policy = policy_for(settings, network=ctx.network)
         return run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep)

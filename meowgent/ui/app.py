@@ -89,7 +89,8 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     atexit.register(mcp_tools.close)  # they stop when the app closes, or at the latest when Python exits
     sandbox = sandbox_for(settings)  # probed now, at start, so a missing sandbox is said before any command
     if isinstance(sandbox, NoSandbox):
-        log.warning("Commands run without a sandbox on this computer: %s", sandbox.reason)
+        said = "are refused" if sandbox.refused else "run without a sandbox"
+        log.warning("Commands %s on this computer: %s", said, sandbox.reason)
     sandboxed = not isinstance(sandbox, NoSandbox)
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)

@@ -216,6 +216,9 @@ TEXT: dict[str, str] = {
     "sandbox_missing": "⚠️ Commands run without a sandbox on this computer: they can change any of your files and "
     "reach the network. `The sandbox` in the README says how to get one.",
     "sandbox_off": "⚠️ Commands run without a sandbox: it was turned off with `--no-sandbox`.",
+    "sandbox_refused": "⛔ Commands are refused on this computer: Meowgent runs as root, and the only bubblewrap here "
+    "is older than 0.8, so a command could undo its sandbox. Install bubblewrap 0.8 or later (`pip install -r "
+    "requirements.txt` brings one), or run Meowgent as an ordinary user.",
     "card_no_sandbox": "⚠️ Commands run without a sandbox on this computer.",
     "network_label": "Network",
     "network_off": "No network for this command",

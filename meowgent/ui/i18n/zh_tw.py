@@ -204,6 +204,9 @@ TEXT: dict[str, str] = {
     "sandbox_missing": "⚠️ 這台電腦上的指令沒有在沙箱中執行：它們能修改你所有的檔案，也能連上網路。README 的 `The "
     "sandbox` 一節說明如何取得沙箱。",
     "sandbox_off": "⚠️ 指令沒有在沙箱中執行：沙箱已用 `--no-sandbox` 關閉。",
+    "sandbox_refused": "⛔ 這台電腦上的指令一律拒絕執行：Meowgent 以 `root` 身分執行，而這裡唯一的 `bubblewrap` 比 0.8 "
+    "舊，指令可能解除它的沙箱。請安裝 `bubblewrap` 0.8 或更新的版本（`pip install -r requirements.txt` 會帶來一個），"
+    "或以一般使用者執行 Meowgent。",
     "card_no_sandbox": "⚠️ 這台電腦上的指令沒有在沙箱中執行。",
     "network_label": "網路",
     "network_off": "這個指令不連網路",

@@ -58,7 +58,7 @@ class ModelPanel:
         if hosts:  # several servers: each one's health, as the pool last saw it
             banner += "  \n" + hosts_line(hosts, language)
         if isinstance(page.sandbox, NoSandbox):  # said on every page, in the status line, in the page's language
-            banner += "  \n" + t(language, "sandbox_off" if page.sandbox.chosen else "sandbox_missing")
+            banner += "  \n" + t(language, _sandbox_words(page.sandbox))
         if installed and value != wanted and f"{wanted}:latest" not in installed:
             banner += "  \n" + t(language, "banner_missing", model=wanted)
         elif installed:  # the status line is in the main view, the model picker behind the menu
@@ -129,3 +129,10 @@ class ModelPanel:
             concurrency_limit=None,
         )
         pull_event.then(on_tick, [page.owner_key, self.model], ticked)
+
+
+def _sandbox_words(missing: NoSandbox) -> str:
+    """The key of the status line's sentence about no sandbox: turned off, refused as root, or none found."""
+    if missing.chosen:
+        return "sandbox_off"
+    return "sandbox_refused" if missing.refused else "sandbox_missing"
