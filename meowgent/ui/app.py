@@ -102,7 +102,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)
 
-    watching = Watching.of(service)
+    watching = Watching.of(service, max_viewers=settings.max_watchers)
     file_links = Links()
     blocks = App(
         mcp_tools,

@@ -360,6 +360,7 @@ TEXT: dict[str, str] = {
     "watch_connecting": "Connecting…",
     "watch_waiting": "Waiting for the presenter to approve: {action}",
     "watch_ended": "This link has ended.",
+    "watch_full": "This chat has too many viewers right now; try again later.",
     "watch_language": "Language",
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "Your files",

@@ -330,6 +330,7 @@ TEXT: dict[str, str] = {
     "watch_connecting": "連線中…",
     "watch_waiting": "等待簡報者核准：{action}",
     "watch_ended": "這個連結已經結束。",
+    "watch_full": "這個對話現在觀看的人太多了，請稍後再試。",
     "watch_language": "語言",
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "你的檔案",
