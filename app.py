@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def page_link(settings: Settings, local_url: str, *, login: bool) -> str:
     """The address to open: with the start token when the page has no login and checks it."""
-    from meowgent.ui.owner import OwnerToken
+    from meowgent.ui.owner import OwnerToken  # imported late, as the page is: `--help` needs no web stack
 
     if login or settings.token is None:
         return local_url
