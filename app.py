@@ -6,12 +6,13 @@ import os
 import secrets
 import socket
 import sys
-from collections.abc import Sequence
+import webbrowser
+from collections.abc import Mapping, Sequence
 
 # Read by gradio at import time, so set before anything imports it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from meowgent.config import Settings, is_loopback, parse_settings
+from meowgent.config import TOKEN_VARIABLE, Settings, is_loopback, parse_settings
 
 GENERATED_USER_PREFIX = "meow-"
 """A made-up login name is this and random letters: a stranger who does not know it cannot pause it."""
@@ -58,7 +59,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"Your rules file can't be used: {exc}")
     except StoreError as exc:
         sys.exit(f"{exc}. Pick another folder with --data-dir.")
-    print(f"Open {local_url} in your browser.")
+    # The owner's link (issue 26): the page answers only whoever opens it, or logs in.
+    address = page_link(settings, local_url, login=auth is not None)
+    if auth is None and settings.token is None:
+        print(f"Warning: {TOKEN_VARIABLE} is empty, so every account on this computer can use this page.")
+    print(f"Open {address} in your browser.")
+    if can_open_a_browser(sys.stdout.isatty(), os.environ, sys.platform):
+        webbrowser.open(address)
     if settings.share:
         if share_url:
             print(f"Public link (log in with the password above): {share_url}")
@@ -68,6 +75,22 @@ def main(argv: Sequence[str] | None = None) -> None:
         demo.block_thread()
     except KeyboardInterrupt:
         demo.close()
+
+
+def page_link(settings: Settings, local_url: str, *, login: bool) -> str:
+    """The address to open: with the start token when the page has no login and checks it."""
+    from meowgent.ui.owner import OwnerToken  # imported late, as the page is: `--help` needs no web stack
+
+    if login or settings.token is None:
+        return local_url
+    return OwnerToken(settings.token.reveal(), settings.port).url(local_url)
+
+
+def can_open_a_browser(interactive: bool, environ: Mapping[str, str], platform: str) -> bool:
+    """Only for a person at a terminal (not CI, not a pipe) with a desktop: on a bare console `webbrowser` would
+    start a text browser in the very terminal Meowgent prints to."""
+    desktop = platform in ("darwin", "win32") or bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+    return interactive and not environ.get("CI") and desktop
 
 
 def _port_taken(host: str, port: int) -> bool:

@@ -6,11 +6,14 @@ import argparse
 import ipaddress
 import os
 import re
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+TOKEN_VARIABLE = "MEOWGENT_TOKEN"
+"""The owner's start token (as Jupyter's `JUPYTER_TOKEN`): set to choose it, empty to turn the check off."""
 
 
 class Secret:
@@ -40,6 +43,11 @@ class Secret:
         return self
 
 
+def new_token() -> Secret:
+    """A start token no one can guess (256 bits)."""
+    return Secret(secrets.token_urlsafe(32))
+
+
 @dataclass(frozen=True)
 class Settings:
     """How one Meowgent server behaves. Frozen: pass a new one (`dataclasses.replace`) to change it."""
@@ -67,6 +75,11 @@ class Settings:
     """(user, password) for the page; made up and printed when sharing without one."""
     auth_file: Path | None = None
     """The file the login was read from, if any: commands in the sandbox cannot read it."""
+    token: Secret | None = field(default_factory=new_token)
+    """Without a login, the page answers only a browser or script that shows this (`MEOWGENT_TOKEN`; random unless
+    set); None lets every account on this computer use the page."""
+    max_watchers: int = 200
+    """Viewers of this app's watch links at once; the next one is asked to try again later."""
     data_dir: Path = field(default_factory=lambda: Path.home() / ".meowgent")
     """Where conversations and rules are stored."""
     allow_private_fetch: bool = False
@@ -161,6 +174,13 @@ def _read_key_file(path: str) -> str:
     return lines[0].strip()
 
 
+def _token(value: str | None) -> Secret | None:
+    """The start token from its variable: random when unset, none at all when set empty."""
+    if value is None:
+        return new_token()
+    return Secret(value.strip()) if value.strip() else None
+
+
 def _listed(value: str) -> list[str]:
     """A comma-separated variable's items."""
     return [item.strip() for item in value.split(",") if item.strip()]
@@ -177,6 +197,8 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     parser = argparse.ArgumentParser(
         prog="python app.py",
         description="Meowgent: chat with a local Ollama model that can use tools, with your approval.",
+        epilog=f"Without a login, the page answers only the link printed at start; {TOKEN_VARIABLE} chooses its "
+        f"token, and {TOKEN_VARIABLE}= (empty) lets every account on this computer use the page.",
     )
     parser.add_argument(
         "--host",
@@ -226,6 +248,13 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         default=None,
         metavar="FILE",
         help="require the login in the first line of FILE, as USER:PASS (MEOWGENT_AUTH_FILE)",
+    )
+    parser.add_argument(
+        "--max-watchers",
+        type=int,
+        default=int(env_or("MAX_WATCHERS", defaults.max_watchers)),
+        metavar="N",
+        help="people who may watch this app's watch links at once (MEOWGENT_MAX_WATCHERS; default %(default)s)",
     )
     parser.add_argument(
         "--data-dir",
@@ -336,6 +365,8 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         public_names=tuple(name.strip().lower() for name in args.public_name),
         auth=auth,
         auth_file=Path(auth_file).expanduser().resolve() if auth_file else None,
+        token=_token(env.get(TOKEN_VARIABLE)),
+        max_watchers=args.max_watchers,
         data_dir=Path(args.data_dir),
         allow_private_fetch=args.allow_private_fetch,
         shell_timeout=args.shell_timeout,

@@ -1,4 +1,4 @@
-"""Launching: the login policy, the help text, a public link offline, and a page with no Ollama at all."""
+"""Launching: the login policy, the owner's link, the help text, a public link offline, a page with no Ollama."""
 
 import os
 import re
@@ -12,8 +12,8 @@ import httpx
 import pytest
 from gradio_client import Client
 
-from app import login_for
-from meowgent.config import Settings, is_loopback
+from app import can_open_a_browser, login_for
+from meowgent.config import Settings, is_loopback, parse_settings
 from tests.sandboxing import failing_bwrap
 from tests.ui.conftest import free_port
 
@@ -80,6 +80,8 @@ def test_help_explains_every_flag_and_its_variable():
         ("--no-sandbox", "MEOWGENT_SANDBOX"),
         ("--bwrap", "MEOWGENT_BWRAP"),
         ("--shell-env", "MEOWGENT_SHELL_ENV"),
+        ("--max-watchers", "MEOWGENT_MAX_WATCHERS"),
+        ("MEOWGENT_TOKEN", "MEOWGENT_TOKEN="),
     ]:
         assert flag in result.stdout
         assert variable in result.stdout
@@ -160,3 +162,81 @@ def test_without_a_sandbox_the_start_says_so_once(tmp_path):
     assert "Open http" in text
     assert text.count("Commands run without a sandbox on this computer") == 1
     assert "No permissions to create new namespace" in text  # why, from the bwrap that refused
+
+
+def start_lines(app) -> str:
+    """What the app printed up to its "Open …" line (the app still running)."""
+    output = []
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not any("Open http" in line for line in output):
+        line = app.stdout.readline()
+        if not line and app.poll() is not None:
+            break
+        output.append(line)
+    return "".join(output)
+
+
+def test_the_start_line_carries_the_owners_token_and_only_it_opens_the_page(tmp_path):
+    port = free_port()
+    app = run_app("--port", str(port), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
+    try:
+        text = start_lines(app)
+        (token,) = re.findall(rf"Open http://127\.0\.0\.1:{port}/\?token=([\w-]+) in your browser\.", text)
+        assert len(token) >= 40  # 256 random bits
+        url = f"http://127.0.0.1:{port}/"
+        assert httpx.get(url + "config", timeout=10).status_code == 401
+        assert httpx.get(url + "config", headers={"Authorization": f"token {token}"}, timeout=10).status_code == 200
+    finally:
+        app.terminate()
+        app.wait(10)
+    assert "Warning" not in text
+
+
+def test_a_chosen_token_is_printed_and_an_empty_one_turns_the_check_off_with_a_warning(tmp_path):
+    port = free_port()
+    chosen = run_app("--port", str(port), "--workspace", str(tmp_path), MEOWGENT_TOKEN="my-own-token")
+    try:
+        assert f"Open http://127.0.0.1:{port}/?token=my-own-token in your browser." in start_lines(chosen)
+    finally:
+        chosen.terminate()
+        chosen.wait(10)
+    port = free_port()
+    app = run_app("--port", str(port), "--workspace", str(tmp_path), MEOWGENT_TOKEN="")
+    try:
+        text = start_lines(app)
+        assert httpx.get(f"http://127.0.0.1:{port}/config", timeout=10).status_code == 200
+    finally:
+        app.terminate()
+        app.wait(10)
+    assert "Warning: MEOWGENT_TOKEN is empty, so every account on this computer can use this page." in text
+    assert f"Open http://127.0.0.1:{port}/ in your browser." in text
+
+
+@pytest.mark.parametrize(
+    ("interactive", "environ", "platform", "opens"),
+    [
+        (True, {"DISPLAY": ":0"}, "linux", True),
+        (True, {"WAYLAND_DISPLAY": "wayland-0"}, "linux", True),
+        (True, {}, "darwin", True),
+        (False, {"DISPLAY": ":0"}, "linux", False),  # output to a pipe or a file: a service, a script
+        (True, {"DISPLAY": ":0", "CI": "true"}, "linux", False),
+        (True, {}, "linux", False),  # a bare console: a text browser would take over the terminal
+    ],
+)
+def test_a_browser_is_opened_only_for_a_person_at_a_desktop(interactive, environ, platform, opens):
+    assert can_open_a_browser(interactive, environ, platform) is opens
+
+
+def test_watch_links_allow_200_viewers_at_once_unless_told():
+    assert Settings().max_watchers == 200
+    assert parse_settings([], {}).max_watchers == 200
+    assert parse_settings(["--max-watchers", "5"], {}).max_watchers == 5
+    assert parse_settings([], {"MEOWGENT_MAX_WATCHERS": "7"}).max_watchers == 7
+
+
+def test_the_token_is_random_unless_set_and_off_when_empty():
+    first, second = parse_settings([], {}).token, parse_settings([], {}).token
+    assert first != second
+    assert "••••" in repr(first)
+    assert parse_settings([], {"MEOWGENT_TOKEN": "mine"}).token.reveal() == "mine"
+    assert parse_settings([], {"MEOWGENT_TOKEN": ""}).token is None

@@ -31,7 +31,15 @@ from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
 from meowgent.ui.fileroutes import FileRoutes, Links
 from meowgent.ui.guard import Guard, addresses_for
-from meowgent.ui.login import LOGIN_MESSAGE, LoginThrottle, RememberedBrowsers, RememberLogins, login_key
+from meowgent.ui.login import (
+    LOGIN_MESSAGE,
+    LoginThrottle,
+    RememberedBrowsers,
+    RememberLogins,
+    logged_in,
+    login_key,
+)
+from meowgent.ui.owner import LoginGate, OwnerToken, TokenGate
 from meowgent.ui.page import CSS, ON_LOAD
 from meowgent.ui.panels.chat import ChatPanel
 from meowgent.ui.panels.files import FilesPanel
@@ -95,7 +103,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)
 
-    watching = Watching.of(service)
+    watching = Watching.of(service, max_viewers=settings.max_watchers)
     file_links = Links()
     blocks = App(
         mcp_tools,
@@ -151,10 +159,13 @@ def serve(
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
     # Gradio's /upload takes files only from a Meowgent page's ticket, up to the upload caps in all.
     upload_cap = settings.upload_max_bytes * settings.upload_max_files
-    middleware = [
-        Middleware(Guard, addresses=addresses),
-        Middleware(FileRoutes, links=demo.file_links, max_upload_bytes=upload_cap),
-    ]
+    middleware = [Middleware(Guard, addresses=addresses)]
+    # Only the owner gets past this, on every route but the watch links': the login's or the start token's holder.
+    if auth:
+        middleware.append(Middleware(LoginGate, logged_in=logged_in))
+    elif settings.token is not None:
+        middleware.append(Middleware(TokenGate, owner=OwnerToken(settings.token.reveal(), settings.port)))
+    middleware.append(Middleware(FileRoutes, links=demo.file_links, max_upload_bytes=upload_cap))
     if auth:  # a browser that logged in is remembered, so a stranger's wrong guesses cannot lock it out
         browsers = RememberedBrowsers(login_key(settings.data_dir), auth[0])
         middleware.append(Middleware(RememberLogins, browsers=browsers))

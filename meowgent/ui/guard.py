@@ -176,28 +176,13 @@ class Guard:
             or not self.addresses.allows_host(hosts[0])
             or (origins and (len(origins) > 1 or not self.addresses.allows_origin(origins[0], host=hosts[0])))
         ):
-            await self._refuse(scope, send)
+            await refuse(scope, send, "only_served_at", address=self.addresses.home)
             return
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
         page = scope["path"] in self.page_paths
         await self.app(scope, receive, _PolicySender(send, self.policy, hash_inline_scripts=page))
-
-    async def _refuse(self, scope: Scope, send: Send) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        language = pick_language(next(iter(_header(scope, b"accept-language")), None))
-        body = (t(language, "only_served_at", address=self.addresses.home) + "\n").encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 403,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body))],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
 
 
 class _PolicySender:
@@ -234,6 +219,19 @@ class _PolicySender:
         self._start["headers"].append((b"content-security-policy", policy.encode()))
         await self._send(self._start)
         await self._send({"type": "http.response.body", "body": body})
+
+
+async def refuse(scope: Scope, send: Send, key: str, *, status: int = 403, **values: object) -> None:
+    """A plain page (403 unless said) with the catalog's sentence `key` in the browser's language; a websocket is
+    closed."""
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    language = pick_language(next(iter(_header(scope, b"accept-language")), None))
+    body = (t(language, key, **values) + "\n").encode()
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _header(scope: Scope, name: bytes) -> list[str]:

@@ -166,3 +166,13 @@ class RememberLogins:
             await self.app(scope, receive, remember_on_success)
         finally:
             _remembered_browser.reset(known)
+
+
+def logged_in(connection: HTTPConnection) -> bool:
+    """Whether a request carries the cookie of a live Gradio login, read as Gradio's own `get_current_user` reads
+    it (the Gradio app is the request's `app`): for the routes Gradio serves to anyone (`meowgent.ui.owner`)."""
+    app = connection.scope.get("app")
+    cookie_id, tokens = getattr(app, "cookie_id", None), getattr(app, "tokens", {})
+    cookies = connection.cookies
+    token = cookies.get(f"access-token-{cookie_id}") or cookies.get(f"access-token-unsecure-{cookie_id}")
+    return token is not None and token in tokens

@@ -129,17 +129,17 @@ def watch_language(asked: str | None, accept_language: str | None) -> str:
     return asked if asked in LANGUAGES else pick_language(accept_language)
 
 
-def page_html(language: str, *, live: bool) -> str:
-    """The page's shell: a header with the language switch, and the chat the script fills (`live`), or the
-    one sentence of a link that has ended (and no script)."""
+def page_html(language: str, *, ended: str | None = None) -> str:
+    """The page's shell: a header with the language switch, and the chat the script fills, or (and no script)
+    the one sentence `ended` says instead: the link has ended, or there are too many viewers now."""
     links = join(
         [
             Html(f'<a href="?lang={code}"{" aria-current" if code == language else ""}>{escape(name)}</a>')
             for code, name in LANGUAGES.items()
         ]
     )
-    body = tag("p", t(language, "watch_connecting")) if live else tag("p", t(language, "watch_ended"), cls="mg-ended")
-    script = f'<script src="{SCRIPT_PATH}"></script>' if live else ""
+    body = tag("p", t(language, "watch_connecting")) if ended is None else tag("p", ended, cls="mg-ended")
+    script = f'<script src="{SCRIPT_PATH}"></script>' if ended is None else ""
     return (
         f'<!doctype html><html lang="{_HTML_LANG.get(language, "en")}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -1,6 +1,9 @@
 """The watch page's routes: `/watch/<token>`, its live events, its script. They read a link and a broadcast,
 never an owner key, and offer nothing that changes a chat.
 
+They need no login and no start token (`meowgent.ui.owner`), so the app's viewers at once are capped (`Seats`):
+past the cap, the page is one sentence asking to try again later, and a stream asked for anyway ends at once.
+
 A wrong, revoked or expired token gets the one sentence "This link has ended" after the same work as a live
 one (one hash, one lookup, one page filled from the same template). A live page's stream carries "ended"
 within a second of its link ending: it checks the link at every frame and at every one-second keepalive.
@@ -9,7 +12,7 @@ within a second of its link ending: it checks the link at every frame and at eve
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
 import anyio.to_thread
@@ -19,11 +22,12 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from meowgent.chats.service import ChatService
-from meowgent.ui.guard import content_security_policy
+from meowgent.ui.guard import Receive, Scope, Send, content_security_policy
 from meowgent.ui.i18n import t
 from meowgent.ui.watchpage import SCRIPT_PATH, WATCH_SCRIPT, WatchView, page_html, watch_language
 from meowgent.watch.broadcast import Broadcasts, patch
 from meowgent.watch.links import WatchLink, WatchLinks
+from meowgent.watch.seats import Seats
 
 MOUNT = "/watch"
 KEEPALIVE_SECONDS = 1.0
@@ -38,21 +42,34 @@ _HEADERS = {
 }
 
 
-def watch_routes(links: WatchLinks, broadcasts: Broadcasts, *, keepalive: float = KEEPALIVE_SECONDS) -> list[BaseRoute]:
+RETRY_SECONDS = 30
+"""What a viewer turned away is told to wait (`Retry-After`)."""
+
+
+def watch_routes(
+    links: WatchLinks, broadcasts: Broadcasts, *, seats: Seats, keepalive: float = KEEPALIVE_SECONDS
+) -> list[BaseRoute]:
     """The routes under `/watch`: the script, a link's page and its event stream (GET only)."""
 
     def language_of(request: Request) -> str:
         return watch_language(request.query_params.get("lang"), request.headers.get("accept-language"))
 
     async def page(request: Request) -> Response:
-        live = links.lookup(request.path_params["token"]) is not None
-        html = page_html(language_of(request), live=live)
-        return HTMLResponse(html, status_code=200 if live else 404, headers=_HEADERS)
+        language = language_of(request)
+        if links.lookup(request.path_params["token"]) is None:
+            return HTMLResponse(page_html(language, ended=t(language, "watch_ended")), 404, headers=_HEADERS)
+        if seats.full:
+            html = page_html(language, ended=t(language, "watch_full"))
+            return HTMLResponse(html, 503, headers={**_HEADERS, "Retry-After": str(RETRY_SECONDS)})
+        return HTMLResponse(page_html(language), headers=_HEADERS)
 
     async def events(request: Request) -> Response:
-        token = request.path_params["token"]
-        stream = viewer_stream(links, broadcasts, token, language_of(request), keepalive=keepalive)
-        return StreamingResponse(stream, media_type="text/event-stream", headers=_HEADERS)
+        language = language_of(request)
+        if not seats.take():  # the page came just before the last seat went: one "ended" event, no stream kept
+            full = sse("ended", t(language, "watch_full"))
+            return Response(full, media_type="text/event-stream", headers={**_HEADERS, "Connection": "close"})
+        stream = viewer_stream(links, broadcasts, request.path_params["token"], language, keepalive=keepalive)
+        return SeatedStream(stream, seats, media_type="text/event-stream", headers=_HEADERS)
 
     async def script(request: Request) -> Response:
         return Response(WATCH_SCRIPT, media_type="text/javascript", headers=_HEADERS)
@@ -64,33 +81,51 @@ def watch_routes(links: WatchLinks, broadcasts: Broadcasts, *, keepalive: float 
     ]
 
 
-def mount_watch(app: Starlette, links: WatchLinks, broadcasts: Broadcasts) -> None:
+def mount_watch(app: Starlette, links: WatchLinks, broadcasts: Broadcasts, *, seats: Seats) -> None:
     """Serve the watch routes at `/watch` on `app`, ahead of its own routes."""
-    app.router.routes.insert(0, watch_mount(links, broadcasts))
+    app.router.routes.insert(0, watch_mount(links, broadcasts, seats=seats))
 
 
-def watch_mount(links: WatchLinks, broadcasts: Broadcasts) -> Mount:
+def watch_mount(links: WatchLinks, broadcasts: Broadcasts, *, seats: Seats) -> Mount:
     """The watch routes at `/watch`, to put ahead of an app's own routes."""
-    return Mount(MOUNT, routes=watch_routes(links, broadcasts))
+    return Mount(MOUNT, routes=watch_routes(links, broadcasts, seats=seats))
+
+
+class SeatedStream(StreamingResponse):
+    """A viewer's stream, holding one of the seats it was given until it ends however it ends (done, the viewer
+    gone, the server stopping)."""
+
+    def __init__(self, content: AsyncIterable[bytes], seats: Seats, **options: object) -> None:
+        super().__init__(content, **options)  # type: ignore[arg-type]
+        self._seats = seats
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._seats.give_back()
 
 
 @dataclass(frozen=True)
 class Watching:
-    """One app's watch links and the broadcasts of its watched chats: made with the app, closed with it."""
+    """One app's watch links, the broadcasts of its watched chats and their viewers' seats: made with the app,
+    closed with it."""
 
     links: WatchLinks
     broadcasts: Broadcasts
+    seats: Seats
 
     @classmethod
-    def of(cls, service: ChatService) -> Watching:
-        """Links to `service`'s chats; a chat's link ends when the chat is deleted."""
+    def of(cls, service: ChatService, *, max_viewers: int) -> Watching:
+        """Links to `service`'s chats, at most `max_viewers` watching at once; a chat's link ends when the chat is
+        deleted."""
         links = WatchLinks(service)
         service.on_delete(links.chat_deleted)
         broadcasts = Broadcasts(events_of=service.event_log, new_source=WatchView, is_shared=links.is_shared)
-        return cls(links, broadcasts)
+        return cls(links, broadcasts, Seats(max_viewers))
 
     def mount(self) -> Mount:
-        return watch_mount(self.links, self.broadcasts)
+        return watch_mount(self.links, self.broadcasts, seats=self.seats)
 
     def close(self) -> None:
         self.broadcasts.close()

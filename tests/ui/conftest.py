@@ -1,4 +1,8 @@
-"""The real app, launched in this process against a scripted model server."""
+"""The real app, launched in this process against a scripted model server.
+
+Every app a test starts has the start token `OWNER_TOKEN`; every browser context from `chromium` and every client
+a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. A test of strangers makes its own.
+"""
 
 import socket
 import threading
@@ -11,10 +15,16 @@ from typing import Any
 import gradio as gr
 import pytest
 
-from meowgent.config import Settings
+from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
 from meowgent.ui.safehtml import shown_text as html_text
 from tests.scripted_ollama import ScriptedOllama
+
+OWNER_TOKEN = "the-owners-start-token-in-tests"
+OWNER = Secret(OWNER_TOKEN)
+"""`Settings.token` of every app the tests start."""
+OWNER_HEADERS = {"Authorization": f"token {OWNER_TOKEN}"}
+"""What the owner's scripts send (gradio_client's `headers=`, httpx's)."""
 
 
 @dataclass
@@ -72,6 +82,7 @@ def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[Running
                 "data_dir": tmp_path / "data",
                 "shell_timeout": 30,
                 "read_timeout": 5,
+                "token": OWNER,
                 **options,
             }
         )
@@ -111,9 +122,23 @@ def page_scroll(page) -> int:
     return page.evaluate("() => Math.max(window.scrollY, document.scrollingElement.scrollHeight - window.innerHeight)")
 
 
+class OwnersBrowser:
+    """A Browser whose contexts show the start token, as the owner's browser does once it opened the printed link
+    (the tests of the link and its cookie, in test_owner.py, use contexts of `.unsigned`)."""
+
+    def __init__(self, browser) -> None:
+        self.unsigned = browser
+
+    def new_context(self, **options):
+        return self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
+
+    def __getattr__(self, name: str):
+        return getattr(self.unsigned, name)
+
+
 @pytest.fixture(scope="module")
 def chromium():
-    """One headless Chromium for a test module (each test opens its own context)."""
+    """One headless Chromium for a test module (each test opens its own context, signed in as the owner)."""
     if not CHROMIUM.exists():
         pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
@@ -121,7 +146,7 @@ def chromium():
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
         try:
-            yield browser
+            yield OwnersBrowser(browser)
         finally:
             browser.close()
 

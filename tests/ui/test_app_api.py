@@ -12,12 +12,12 @@ from gradio_client import Client
 
 from meowgent.ui.approval import CARD_BOX_CHARS
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import chat_text, html_text
+from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text
 
 
 @pytest.fixture
 def client(running_app):
-    return Client(running_app.url, verbose=False)
+    return Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
 
 
 def screen(values):
@@ -90,7 +90,10 @@ def test_a_stale_approval_runs_nothing(running_app, client):
 
 def test_two_clients_are_isolated(running_app):
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch a-was-here"})))
-    alice, bob = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
+    alice, bob = (
+        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+    )
     alice_key, _, _ = open_page(alice)
     bob_key, bob_chat, _ = open_page(bob)
     alice.predict(alice_key, "touch it", api_name="/on_send")
@@ -207,7 +210,10 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
 
 def test_another_client_cannot_open_a_chat_by_its_id(running_app):
     running_app.ollama.script(reply("Alice's secret plans."))
-    alice, bob = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
+    alice, bob = (
+        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+    )
     alice_values = alice.predict("", "", api_name="/on_load")
     alice_key = alice_values[0]
     # The chat list comes back as an update whose value is the open chat's id.
@@ -226,7 +232,10 @@ def test_another_client_cannot_open_a_chat_by_its_id(running_app):
 def test_another_clients_rules_cannot_let_an_owners_risky_call_run(running_app):
     """Issue 13: one gradio_client call allowed everything server-wide, and another owner's command ran unasked."""
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch victim-ran"})), reply("Done."))
-    victim, attacker = Client(running_app.url, verbose=False), Client(running_app.url, verbose=False)
+    victim, attacker = (
+        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+    )
     victim_key, _, _ = open_page(victim)
     allow_everything = '[{"tool": "*", "action": "allow"}]'
     assert "Open Meowgent's page first" in attacker.predict("", allow_everything, api_name="/on_save_rules")
@@ -260,7 +269,7 @@ def test_config_hands_out_nothing_from_the_data_folder(running_app, client):
     client.predict(
         key, '[{"tool": "read_file", "action": "allow", "note": "a-rule-only-i-know"}]', api_name="/on_save_rules"
     )
-    config = httpx.get(running_app.url + "config", timeout=10).text
+    config = httpx.get(running_app.url + "config", headers=OWNER_HEADERS, timeout=10).text
     kept = [file for file in running_app.settings.data_dir.rglob("*") if file.is_file() and ".db" not in file.name]
     assert kept  # the owner's rules, at least
     for file in kept:
@@ -293,7 +302,7 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
     servers = {"mcpServers": {"files": {"command": "meow-missing-program", "args": ["--token", "tok-SECRET-123"]}}}
     (running_app.settings.data_dir / "mcp.json").write_text(json.dumps(servers))
     running_app.restart()
-    owner = Client(running_app.url, verbose=False)
+    owner = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
     key, _, _ = open_page(owner)
     owner.predict(
         key,
@@ -304,7 +313,7 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
     assert "llama-plain" in json.dumps(owner.predict(key, "qwen3", api_name="/on_tick"))
     assert "meow-missing-program --token ••••" in owner.predict(key, api_name="/listing")  # the owner's own sidebar
 
-    stranger = Client(running_app.url, verbose=False)
+    stranger = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
     endpoints = stranger.view_api(print_info=False, return_format="dict")["named_endpoints"]
     called = []
     for name, info in endpoints.items():
@@ -322,7 +331,7 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
         for secret in private:
             assert secret not in answered, f"{name} told a stranger {secret!r}"
     assert {"/on_tick", "/on_rules", "/listing", "/on_show", "/on_language"} <= set(called)
-    config = httpx.get(running_app.url + "config", timeout=10).text
+    config = httpx.get(running_app.url + "config", headers=OWNER_HEADERS, timeout=10).text
     for secret in private:
         assert secret not in config, f"/config holds {secret!r}"
     assert "tok-SECRET-123" not in config
@@ -333,13 +342,17 @@ def test_gradios_upload_takes_files_only_from_a_page_and_under_the_caps(running_
     """Issue 21: /upload writes into Gradio's cache before any event runs, so a stranger's script gets nothing in."""
     cache = Path(os.environ["GRADIO_TEMP_DIR"])
     url = running_app.url + "gradio_api/upload"
-    stranger = httpx.post(url, files={"files": ("small.bin", b"x" * 10)}, timeout=30)
+    stranger = httpx.post(url, files={"files": ("small.bin", b"x" * 10)}, headers=OWNER_HEADERS, timeout=30)
     assert stranger.status_code == 403
     ticket = {"meowgent-upload": running_app.demo.file_links.ticket()}
-    over_one = httpx.post(url, files={"files": ("one.bin", b"\0" * 1_500)}, cookies=ticket, timeout=30)
+    over_one = httpx.post(
+        url, files={"files": ("one.bin", b"\0" * 1_500)}, cookies=ticket, headers=OWNER_HEADERS, timeout=30
+    )
     assert over_one.status_code == 413  # one file over upload_max_bytes: Gradio's own max_file_size
-    over_all = httpx.post(url, files={"files": ("all.bin", b"\0" * 3_000)}, cookies=ticket, timeout=30)
+    over_all = httpx.post(
+        url, files={"files": ("all.bin", b"\0" * 3_000)}, cookies=ticket, headers=OWNER_HEADERS, timeout=30
+    )
     assert over_all.status_code == 413  # the request over the caps in all: refused before Gradio reads it
     assert not [path for name in ("small.bin", "one.bin", "all.bin") for path in cache.rglob(name)]
-    taken = httpx.post(url, files={"files": ("fine.bin", b"fine")}, cookies=ticket, timeout=30)
+    taken = httpx.post(url, files={"files": ("fine.bin", b"fine")}, cookies=ticket, headers=OWNER_HEADERS, timeout=30)
     assert taken.status_code == 200

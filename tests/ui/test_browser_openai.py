@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
 from tests.scripted_openai import Calls, Content, Reasoning, ScriptedOpenAI, Turn
-from tests.ui.conftest import free_port
+from tests.ui.conftest import OWNER, free_port
 from tests.ui.test_browser import browser, context, numbered_words, open_app, send  # noqa: F401  (fixtures too)
 
 MODEL = "Qwen/Qwen3-8B"
@@ -55,6 +55,7 @@ def openai_app(tmp_path: Path, app_options: dict) -> Iterator[OpenAIApp]:
         port=free_port(),
         data_dir=tmp_path / "data",
         read_timeout=5,
+        token=OWNER,
         **options,
     )
     demo, url, _ = serve(settings)

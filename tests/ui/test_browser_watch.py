@@ -12,7 +12,7 @@ import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
-from tests.ui.conftest import CHROMIUM, SCREENS
+from tests.ui.conftest import CHROMIUM, OWNER_HEADERS, SCREENS
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -147,7 +147,7 @@ def test_nothing_a_viewer_sends_to_the_api_acts_on_the_chat(running_app, chromiu
         assert httpx.request(method, f"{link}/events", timeout=10).status_code == 405
 
     for key in ("", token, "a-strangers-key"):  # no owner key, the token as a key, another browser's key
-        stranger = Client(running_app.url, verbose=False)
+        stranger = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
         if key == "a-strangers-key":
             key = stranger.predict("", "", api_name="/on_load")[0]  # a real owner, of their own chat
         endpoints = stranger.view_api(print_info=False, return_format="dict")["named_endpoints"]
@@ -165,16 +165,19 @@ def test_nothing_a_viewer_sends_to_the_api_acts_on_the_chat(running_app, chromiu
             opened = str(refused)
         assert "make a file" not in opened
     # Raw HTTP to the queue, as the page itself would send it, with no session's state.
-    config = httpx.get(running_app.url + "config", timeout=10).json()
+    config = httpx.get(running_app.url + "config", headers=OWNER_HEADERS, timeout=10).json()
     approve = next(d["id"] for d in config["dependencies"] if d.get("api_name") == "on_approve")
     inputs = next(len(d["inputs"]) for d in config["dependencies"] if d["id"] == approve)
     joined = httpx.post(
         running_app.url + "gradio_api/queue/join",
         json={"data": [""] * inputs, "fn_index": approve, "session_hash": "viewer", "trigger_id": None},
+        headers=OWNER_HEADERS,
         timeout=10,
     )
     assert joined.status_code == 200, joined.text
-    with httpx.stream("GET", running_app.url + "gradio_api/queue/data?session_hash=viewer", timeout=20) as events:
+    with httpx.stream(
+        "GET", running_app.url + "gradio_api/queue/data?session_hash=viewer", headers=OWNER_HEADERS, timeout=20
+    ) as events:
         for line in events.iter_lines():
             if "process_completed" in line:
                 break

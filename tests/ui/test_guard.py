@@ -14,7 +14,7 @@ from meowgent.ui.app import serve
 from meowgent.ui.guard import Guard, addresses_for, content_security_policy, inline_scripts
 from meowgent.ui.localaddresses import LocalAddresses
 from tests.scripted_ollama import Text, tool_call_text
-from tests.ui.conftest import free_port
+from tests.ui.conftest import OWNER_HEADERS, free_port
 
 MACHINE = LocalAddresses(lambda: {ipaddress.ip_address(a) for a in ("127.0.0.1", "::1", "10.0.0.2", "fe80::1")})
 """This machine's addresses, for a server bound to 0.0.0.0 in these tests."""
@@ -151,7 +151,8 @@ def test_a_rebound_name_gets_a_plain_403_on_every_path(running_app, path):
     refused = httpx.get(running_app.url + path, headers={"Host": f"attacker.test:{port}"}, timeout=10)
     assert refused.status_code == 403
     assert refused.text.strip() == f"This page is only served at http://127.0.0.1:{port}"
-    assert httpx.get(running_app.url + path.split("?")[0] or running_app.url, timeout=10).status_code != 403
+    served = httpx.get(running_app.url + path.split("?")[0] or running_app.url, headers=OWNER_HEADERS, timeout=10)
+    assert served.status_code not in (401, 403)  # reached Gradio (which wants a session for the queue)
 
 
 def test_a_rebinding_page_cannot_start_a_chat_or_approve_a_command(running_app):
@@ -195,8 +196,8 @@ OUR_LINK = "abc123.gradio.live"
 def test_another_share_link_cannot_act_for_the_person_but_our_own_link_works(shared_app):
     """Issue 17: a page on another *.gradio.live link posted to ours as the logged-in person."""
     shared_app.ollama.script(Text(tool_call_text("run_shell", {"command": "id > pwned.txt"})))
-    ours = {"Host": OUR_LINK, "Origin": f"https://{OUR_LINK}"}
-    theirs = {"Host": OUR_LINK, "Origin": "https://other.gradio.live"}
+    ours = {"Host": OUR_LINK, "Origin": f"https://{OUR_LINK}", **OWNER_HEADERS}
+    theirs = {"Host": OUR_LINK, "Origin": "https://other.gradio.live", **OWNER_HEADERS}
     join = {"data": ["", ""], "fn_index": 0, "session_hash": "cross", "event_data": None, "trigger_id": None}
     for path in ("", "config", "gradio_api/info"):
         assert httpx.get(shared_app.url + path, headers=theirs, timeout=10).status_code == 403
@@ -245,15 +246,16 @@ def test_a_cross_site_post_is_refused_but_our_own_page_works(running_app):
         timeout=10,
     )
     assert cross_site.status_code == 403
-    client = Client(running_app.url, verbose=False)  # sends no Origin: like our own page's same-origin calls
+    client = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)  # no Origin: like our page's own calls
     assert client.predict("", "", api_name="/on_load")[0]
 
 
 def test_every_response_carries_the_policy(running_app):
-    page = httpx.get(running_app.url, timeout=10)
+    page = httpx.get(running_app.url, headers=OWNER_HEADERS, timeout=10)
     policy = page.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in policy
     assert "img-src 'self' data: blob:" in policy
     assert policy == content_security_policy(inline_scripts(page.text))  # Gradio's own boot scripts, by hash
     assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
-    assert "content-security-policy" in httpx.get(running_app.url + "config", timeout=10).headers
+    assert "content-security-policy" in httpx.get(running_app.url + "config", headers=OWNER_HEADERS, timeout=10).headers
+    assert "content-security-policy" in httpx.get(running_app.url + "config", timeout=10).headers  # and a refusal

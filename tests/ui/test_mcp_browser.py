@@ -18,7 +18,7 @@ from meowgent.ui.app import serve
 from tests.mcp_fixture_server import http_server, stdio_entry
 from tests.scripted_ollama import ScriptedOllama, reply, tool_call_text
 from tests.ui import test_browser
-from tests.ui.conftest import RunningApp, free_port
+from tests.ui.conftest import OWNER, OWNER_HEADERS, RunningApp, free_port
 from tests.ui.test_browser import open_app, send
 
 # The same Chromium fixtures as the main browser tests.
@@ -40,7 +40,13 @@ def mcp_app(tmp_path: Path) -> Iterator[RunningApp]:
         rules = [{"tool": "web__touch", "action": "deny"}, {"tool": "fx__crash", "action": "allow"}]
         (data / "rules.json").write_text(json.dumps(rules))
         settings = Settings(
-            workspace=workspace, ollama_host=ollama.url, port=free_port(), data_dir=data, read_timeout=5, mcp_timeout=30
+            workspace=workspace,
+            ollama_host=ollama.url,
+            port=free_port(),
+            data_dir=data,
+            read_timeout=5,
+            mcp_timeout=30,
+            token=OWNER,
         )
         demo, app_url, _ = serve(settings)
         try:
@@ -126,9 +132,9 @@ def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(mcp_
     assert "fx__" not in mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
     assert "Traceback" not in page.content()
     # A client that never opened the page may not restart the server's processes; the page's own button may.
-    stranger = Client(mcp_app.url, verbose=False).predict("", api_name="/on_restart")
+    stranger = Client(mcp_app.url, verbose=False, headers=OWNER_HEADERS).predict("", api_name="/on_restart")
     assert "fx" not in json.dumps(stranger)  # refused, and told nothing about the servers
-    another = Client(mcp_app.url, verbose=False)
+    another = Client(mcp_app.url, verbose=False, headers=OWNER_HEADERS)
     another_key = another.predict("", "", api_name="/on_load")[0]
     assert "**fx**: 🔴 stopped" in another.predict(another_key, api_name="/listing")
     page.locator("#mcp_restart").click()

@@ -13,6 +13,7 @@ from gradio_client import Client
 
 from meowgent.policy.rules import RULES_FILE
 from tests.scripted_ollama import Text, reply, tool_call_text
+from tests.ui.conftest import OWNER_HEADERS
 from tests.ui.test_app_api import card_details, open_page, screen
 
 RULES = [
@@ -33,7 +34,7 @@ def with_rules(running_app, rules):
     (running_app.workspace / "x").write_text("keep me")
     (running_app.workspace / "docs").mkdir()
     (running_app.workspace / "docs" / "keep.md").write_text("keep me too")
-    return Client(running_app.url, verbose=False)
+    return Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
 
 
 def nothing_was_removed(running_app):

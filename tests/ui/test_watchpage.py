@@ -1,5 +1,6 @@
 """The watch page against a real Starlette app on 127.0.0.1 (uvicorn), a real ChatService and the scripted model."""
 
+import contextlib
 import json
 import threading
 import time
@@ -18,11 +19,14 @@ from meowgent.ui.watchpage import WatchView, page_html, watch_language
 from meowgent.ui.watchroutes import mount_watch, sse
 from meowgent.watch.broadcast import Broadcasts
 from meowgent.watch.links import WatchLinks
+from meowgent.watch.seats import Seats
 from tests.chats.test_service import make_service, marker_turn, settle
 from tests.scripted_ollama import Text, Turn
 from tests.ui.conftest import free_port
 
 ALICE = "browser:alice-owner-key-0123456789"
+VIEWERS = 3
+"""The cap on viewers at once in these tests (`--max-watchers`; 200 unless set)."""
 HOSTILE = "Look: <script>alert(1)</script> <img src=http://evil.test/x.png> done"
 
 
@@ -31,6 +35,7 @@ class WatchServer:
     url: str
     links: WatchLinks
     service: object
+    seats: Seats
 
 
 @pytest.fixture
@@ -41,7 +46,8 @@ def watch_server(ollama_server, tmp_path) -> Iterator[WatchServer]:
     links = WatchLinks(service)
     broadcasts = Broadcasts(events_of=service.event_log, new_source=WatchView, is_shared=links.is_shared)
     app = Starlette()
-    mount_watch(app, links, broadcasts)
+    seats = Seats(VIEWERS)
+    mount_watch(app, links, broadcasts, seats=seats)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -49,7 +55,7 @@ def watch_server(ollama_server, tmp_path) -> Iterator[WatchServer]:
     while not server.started:
         time.sleep(0.01)
     try:
-        yield WatchServer(f"http://127.0.0.1:{port}", links, service)
+        yield WatchServer(f"http://127.0.0.1:{port}", links, service, seats)
     finally:
         broadcasts.close()
         server.should_exit = True
@@ -136,6 +142,33 @@ def test_a_link_that_is_not_live_gets_one_plain_sentence(watch_server, token):
     assert events == [("ended", "This link has ended.")]
 
 
+def test_past_the_cap_the_next_viewer_gets_one_sentence_and_no_stream(watch_server):
+    """Issue 26: a watch link had no cap on viewers (1,500 idle viewers held 1,500 descriptors)."""
+    chat = watch_server.service.new_chat(ALICE)
+    link = watch_server.links.share(ALICE, chat.id)
+    page, events = f"{watch_server.url}/watch/{link.token}", f"{watch_server.url}/watch/{link.token}/events"
+    with contextlib.ExitStack() as held:
+        viewers = [held.enter_context(httpx.stream("GET", events, timeout=20)).iter_lines() for _ in range(VIEWERS)]
+        assert [next(viewer) for viewer in viewers] == ["event: patch"] * VIEWERS
+        assert watch_server.seats.taken == VIEWERS
+        turned_away = httpx.get(page, headers={"Accept-Language": "zh-TW"})
+        assert turned_away.status_code == 503
+        assert "這個對話現在觀看的人太多了，請稍後再試。" in shown_text(turned_away.text)
+        assert "<script" not in turned_away.text
+        full = httpx.get(page)
+        assert "This chat has too many viewers right now; try again later." in shown_text(full.text)
+        assert full.headers["retry-after"]
+        # A stream asked for anyway (its page came just before the last seat went) ends at once, holding nothing.
+        asked = list(stream(events, until=lambda event, data: False))
+        assert asked == [("ended", "This chat has too many viewers right now; try again later.")]
+        assert watch_server.seats.taken == VIEWERS
+    deadline = time.monotonic() + 10  # the server finds each viewer gone at its next keepalive
+    while watch_server.seats.taken and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert watch_server.seats.taken == 0  # every seat given back
+    assert httpx.get(page).status_code == 200
+
+
 def test_the_page_offers_nothing_that_changes_a_chat(watch_server):
     chat = watch_server.service.new_chat(ALICE)
     link = watch_server.links.share(ALICE, chat.id)
@@ -145,13 +178,13 @@ def test_the_page_offers_nothing_that_changes_a_chat(watch_server):
 
 
 def test_the_shell_works_on_a_phone_in_either_language():
-    english, chinese = page_html(ENGLISH, live=True), page_html(CHINESE, live=True)
+    english, chinese = page_html(ENGLISH), page_html(CHINESE)
     assert 'name="viewport"' in english
     assert '<script src="script.js">' in english
     assert 'href="?lang=zh-TW"' in english
     assert "連線中" in chinese
     assert 'lang="zh-Hant-TW"' in chinese
-    assert "<script" not in page_html(ENGLISH, live=False)
+    assert "<script" not in page_html(ENGLISH, ended="This link has ended.")
 
 
 def test_the_viewer_picks_the_language_not_the_owner():

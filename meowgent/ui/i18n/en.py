@@ -176,6 +176,9 @@ TEXT: dict[str, str] = {
     "pull_done": "Done.",
     "pull_ready": "✅ **{model}** is ready. Pick it in the list above.",
     "only_served_at": "This page is only served at {address}",
+    "owner_only": "Meowgent answers only the person who started it. Open the link it printed where it started "
+    "(it ends in ?token=…).",
+    "login_first": "Log in on Meowgent's page first.",
     # what a chat's action could not do, by meowgent.chats.service.ChatErrorKind
     "chat_error_unavailable": "This conversation is not available. Start a new chat.",
     "chat_error_owner_unknown": "Open Meowgent's page first: this request comes from no browser or account it knows.",
@@ -360,6 +363,7 @@ TEXT: dict[str, str] = {
     "watch_connecting": "Connecting…",
     "watch_waiting": "Waiting for the presenter to approve: {action}",
     "watch_ended": "This link has ended.",
+    "watch_full": "This chat has too many viewers right now; try again later.",
     "watch_language": "Language",
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "Your files",

@@ -169,6 +169,8 @@ TEXT: dict[str, str] = {
     "pull_done": "完成。",
     "pull_ready": "✅ **{model}** 已可使用，請在上方清單中選擇。",
     "only_served_at": "這個網頁只在 {address} 提供",
+    "owner_only": "Meowgent 只回應啟動它的人。請開啟它啟動時在終端機上印出的連結（結尾是 ?token=…）。",
+    "login_first": "請先在 Meowgent 的網頁上登入。",
     "chat_error_unavailable": "無法開啟這個對話，請開始新的對話。",
     "chat_error_owner_unknown": "請先開啟 Meowgent 的網頁：這個請求不是來自它認得的瀏覽器或帳號。",
     "chat_error_type_first": "請先輸入訊息。",
@@ -331,6 +333,7 @@ TEXT: dict[str, str] = {
     "watch_connecting": "連線中…",
     "watch_waiting": "等待簡報者核准：{action}",
     "watch_ended": "這個連結已經結束。",
+    "watch_full": "這個對話現在觀看的人太多了，請稍後再試。",
     "watch_language": "語言",
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "你的檔案",
