@@ -45,18 +45,18 @@ def git_guard(workspace: Path) -> GitGuard:
     emptied: list[Path] = []
     blanked: list[Path] = []
     for dot_git in _dot_gits(workspace):
-        if dot_git.is_file():
+        if os.path.isfile(dot_git):
             kept.append(dot_git)  # its `gitdir:` line must keep pointing where it points
         for git_dir in _git_folders(dot_git, workspace):
             pinned.append(git_dir)
-            kept += [git_dir / name for name in _KEPT if (git_dir / name).exists()]
+            kept += [git_dir / name for name in _KEPT if os.path.lexists(git_dir / name)]
             # A linked worktree's hooks and config are its main repository's; where no command can create
             # anything, bwrap could not make a mount point either.
-            if (git_dir / "commondir").exists() or not os.access(git_dir, os.W_OK):
+            if os.path.lexists(git_dir / "commondir") or not os.access(git_dir, os.W_OK):
                 continue
-            if not (git_dir / "hooks").exists():
+            if not os.path.lexists(git_dir / "hooks"):
                 emptied.append(git_dir / "hooks")
-            if not (git_dir / "config").exists():
+            if not os.path.lexists(git_dir / "config"):
                 blanked.append(git_dir / "config")
     return GitGuard(*(tuple(sorted(set(paths))) for paths in (pinned, kept, emptied, blanked)))
 
@@ -90,7 +90,7 @@ def _walked(entry: os.DirEntry[str]) -> bool:
 def _git_folders(dot_git: Path, workspace: Path) -> list[Path]:
     """The git folder behind a `.git` (itself, or where a `.git` file points) when it is in the workspace, and
     the git folders inside it: submodules' (`modules/…`) and linked worktrees' (`worktrees/…`)."""
-    git_dir = dot_git if dot_git.is_dir() else _pointed(dot_git)
+    git_dir = dot_git if os.path.isdir(dot_git) else _pointed(dot_git)
     if git_dir is None or not git_dir.is_relative_to(workspace):
         return []  # outside the workspace: read-only already
     found = [git_dir]
@@ -101,15 +101,15 @@ def _git_folders(dot_git: Path, workspace: Path) -> list[Path]:
 
 def _inner_git_folders(folder: Path, *, budget: int) -> list[Path]:
     """Folders under `folder` that are git folders (they hold a HEAD), nested submodules included."""
-    if budget <= 0 or folder.is_symlink() or not folder.is_dir():
+    if budget <= 0 or os.path.islink(folder) or not os.path.isdir(folder):
         return []
     found: list[Path] = []
     try:
-        children = sorted(child for child in folder.iterdir() if child.is_dir() and not child.is_symlink())
+        children = sorted(child for child in folder.iterdir() if os.path.isdir(child) and not os.path.islink(child))
     except OSError:
         return []
     for child in children:
-        if (child / "HEAD").is_file():
+        if os.path.isfile(child / "HEAD"):
             found += [child, *_inner_git_folders(child / "modules", budget=budget - 1)]
         else:
             found += _inner_git_folders(child, budget=budget - 1)  # a submodule named a/b lives in modules/a/b

@@ -129,7 +129,7 @@ def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = 
             sorted(
                 real
                 for real in {Path(os.path.realpath(path)) for path in trusted}
-                if real.exists() and not any(real.is_relative_to(secret) for secret in secrets)
+                if os.path.exists(real) and not any(real.is_relative_to(secret) for secret in secrets)
             )
         ),
     )

@@ -73,7 +73,7 @@ def writable_by_others(path: Path) -> bool:
 def trustworthy(candidate: Path, workspace: Path) -> bool:
     """Whether the host may run `candidate`: no sandboxed command and no other account can have put it there."""
     real = Path(os.path.realpath(candidate))
-    if not (real.is_file() and os.access(real, os.X_OK)):
+    if not (os.path.isfile(real) and os.access(real, os.X_OK)):
         return False
     return kept_read_only(real, workspace) and not writable_by_others(real)
 
@@ -103,12 +103,12 @@ def server_programs(servers: Sequence[ServerConfig]) -> tuple[Path, ...]:
         command = server.command if "/" in server.command else _which(server.command, path)
         scripts = [arg for arg in server.args if Path(arg).suffix in SCRIPT_SUFFIXES]
         found += [folder / word for word in (command, *scripts) if word]
-    return tuple(sorted({Path(os.path.realpath(place)) for place in found if place.is_file()}))
+    return tuple(sorted({Path(os.path.realpath(place)) for place in found if os.path.isfile(place)}))
 
 
 def _which(name: str, path: str) -> str:
     for entry in path.split(os.pathsep):
         candidate = Path(entry or ".", name)
-        if candidate.is_file() and os.access(candidate, os.X_OK):
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return str(candidate)
     return ""

@@ -36,6 +36,7 @@ from meowgent.tools.sandbox import (
     sandbox_for,
     shell_environment,
 )
+from meowgent.tools.trusted import MEOWGENT_CODE
 from tests.sandboxing import FOUND, GREETING, failing_bwrap, fetch, needs_sandbox
 from tests.tools.test_shell import sessions_named
 
@@ -118,23 +119,29 @@ def test_tmp_and_run_are_empty_and_what_is_under_them_needs_no_mount_of_its_own(
     assert options.index("--tmpfs") < options.index("--bind")  # /tmp first, or it would cover the workspace
 
 
-def test_programs_under_a_hidden_folder_stay_readable_but_never_writable():
-    policy = SandboxPolicy(Path("/w"), visible=(Path("/tmp/checkout"), Path("/w/venv"), Path("/opt/py")))
+def test_what_the_host_trusts_is_readable_and_never_writable_wherever_it_lives():
+    policy = SandboxPolicy(Path("/w"), trusted=(Path("/tmp/checkout"), Path("/w/venv"), Path("/opt/py")))
     options = bwrap_options(policy, HostView(hidden_folders=(Path("/tmp/checkout/secrets"),)), disable_userns=True)
     assert cover(options, Path("/tmp/checkout/tests/server.py")) == "read-only"
     assert cover(options, Path("/tmp/checkout/secrets/key")) == "empty"  # a deeper secret still decides
     assert cover(options, Path("/tmp/elsewhere")) == "empty"
-    assert cover(options, Path("/w/venv/bin/python")) == "writable"  # in the workspace: no read-only mount over it
-    assert "/opt/py" not in options  # readable anyway: nothing to mount
+    assert cover(options, Path("/w/venv/bin/python")) == "read-only"  # over the workspace's writable bind
+    assert cover(options, Path("/w/src/main.py")) == "writable"
+    assert "/opt/py" not in options  # read-only anyway: nothing to mount
 
 
-def test_the_python_meowgent_runs_in_and_an_mcp_servers_folder_are_visible(tmp_path: Path):
+def test_a_workspace_that_holds_meowgents_own_code_is_read_only_there():
+    policy = SandboxPolicy(Path("/w"), trusted=(Path("/w"),))
+    assert cover(bwrap_options(policy, HostView(), disable_userns=True), Path("/w/app.py")) == "read-only"
+
+
+def test_the_python_meowgent_runs_in_its_code_and_an_mcp_servers_folder_are_trusted(tmp_path: Path):
     settings = Settings(workspace=tmp_path / "w", data_dir=tmp_path / "d")
     (tmp_path / "server").mkdir()
     (tmp_path / "d" / "inside").mkdir(parents=True)
-    visible = policy_for(settings, cwd=tmp_path / "server").visible
-    assert {Path(os.path.realpath(sys.prefix)), (tmp_path / "server").resolve()} <= set(visible)
-    assert (tmp_path / "d" / "inside").resolve() not in policy_for(settings, cwd=tmp_path / "d" / "inside").visible
+    trusted = policy_for(settings, cwd=tmp_path / "server").trusted
+    assert {Path(os.path.realpath(sys.prefix)), (tmp_path / "server").resolve(), MEOWGENT_CODE} <= set(trusted)
+    assert (tmp_path / "d" / "inside").resolve() not in policy_for(settings, cwd=tmp_path / "d" / "inside").trusted
 
 
 def test_the_network_namespace_and_dns_follow_the_network_setting():
