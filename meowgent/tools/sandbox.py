@@ -173,10 +173,11 @@ class HostView:
         # Resolved, because bwrap mounts on the real path, and can't put a file over a symbolic link (Claude Code's
         # sandbox runtime found the same with dotfiles that link into a dotfile manager's folder).
         real = {Path(os.path.realpath(path)) for path in policy.hidden}
-        folders = tuple(sorted(path for path in real if path.is_dir()))
-        files = tuple(sorted(path for path in real if path.exists() and not path.is_dir()))
+        # os.path's checks: a folder we may not enter (another account's home) has nothing we can hide.
+        folders = tuple(sorted(path for path in real if os.path.isdir(path)))
+        files = tuple(sorted(path for path in real if os.path.exists(path) and not os.path.isdir(path)))
         resolv = Path(os.path.realpath("/etc/resolv.conf"))
-        dns = resolv if policy.network and resolv.is_relative_to("/run") and resolv.is_file() else None
+        dns = resolv if policy.network and resolv.is_relative_to("/run") and os.path.isfile(resolv) else None
         git = git_guard(policy.workspace)
         guarded = [*folders, *files, *policy.trusted, *git.pinned, *git.kept, *git.emptied, *git.blanked]
         pinned = {folder for path in guarded for folder in _between(policy.workspace, path)} | set(git.pinned)
@@ -190,17 +191,17 @@ def _between(workspace: Path, path: Path) -> list[Path]:
 
 
 class _Cover(enum.IntEnum):
-    """How a path is covered; on the same path, a later one wins (hiding beats the workspace's bind, and keeping
-    read-only beats both)."""
+    """How a path is covered; on the same path, a later one wins: keeping read-only beats the workspace's bind,
+    and hiding beats both (Python run from a script in /tmp has /tmp on its path, and /tmp stays hidden)."""
 
     EMPTY = 0
     WRITABLE = 1
     PINNED = 2
     EMPTIED = 3
     BLANKED = 4
-    HIDDEN_FOLDER = 5
-    HIDDEN_FILE = 6
-    READ_ONLY = 7
+    READ_ONLY = 5
+    HIDDEN_FOLDER = 6
+    HIDDEN_FILE = 7
 
 
 _SHOWS_EMPTY = (_Cover.EMPTY, _Cover.HIDDEN_FOLDER)

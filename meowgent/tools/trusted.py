@@ -63,9 +63,11 @@ def writable_by_others(path: Path) -> bool:
             found = os.stat(place)
         except OSError:
             return True
-        sticky = stat.S_ISDIR(found.st_mode) and found.st_mode & stat.S_ISVTX
-        group_writable = found.st_mode & stat.S_IWGRP and found.st_gid != os.getegid()
-        if found.st_uid not in ours or group_writable or (found.st_mode & stat.S_IWOTH and not sticky):
+        if found.st_uid not in ours:
+            return True
+        if stat.S_ISDIR(found.st_mode) and found.st_mode & stat.S_ISVTX:
+            continue  # what is below is ours, and others can't rename it
+        if found.st_mode & stat.S_IWOTH or (found.st_mode & stat.S_IWGRP and found.st_gid != os.getegid()):
             return True
     return False
 

@@ -16,7 +16,6 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,16 +52,6 @@ def settings(tmp_path: Path) -> Settings:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     return Settings(workspace=workspace, data_dir=tmp_path / "data", shell_timeout=30)
-
-
-@pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    """A folder on the host outside /tmp, which the sandbox empties anyway: /var/tmp, world-writable like /tmp."""
-    base = Path("/var/tmp")
-    if not os.access(base, os.W_OK):
-        pytest.skip("needs a writable /var/tmp")
-    with tempfile.TemporaryDirectory(dir=base, prefix="meowgent-test-") as folder:
-        yield Path(folder).resolve()
 
 
 # ---- the mounts, without running anything ----
