@@ -25,7 +25,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,14 +180,17 @@ class HostView:
         dns = resolv if policy.network and resolv.is_relative_to("/run") and os.path.isfile(resolv) else None
         git = git_guard(policy.workspace)
         guarded = [*folders, *files, *policy.trusted, *git.pinned, *git.kept, *git.emptied, *git.blanked]
-        pinned = {folder for path in guarded for folder in _between(policy.workspace, path)} | set(git.pinned)
+        pinned = {*pinned_between(policy.workspace, guarded), *git.pinned}
         empty_file = _empty_file() if files or git.blanked else Path("/dev/null")
         return cls(folders, files, dns, empty_file, tuple(sorted(pinned)), git.kept, git.emptied, git.blanked)
 
 
-def _between(workspace: Path, path: Path) -> list[Path]:
-    """The folders strictly between the workspace and a path inside it."""
-    return [folder for folder in path.parents if folder.is_relative_to(workspace) and folder != workspace]
+def pinned_between(workspace: Path, paths: Iterable[Path]) -> tuple[Path, ...]:
+    """The folders strictly between the workspace and each path inside it: bound onto themselves, they keep the
+    paths where they are."""
+    return tuple(
+        sorted({folder for path in paths for folder in path.parents if folder.is_relative_to(workspace)} - {workspace})
+    )
 
 
 class _Cover(enum.IntEnum):
