@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from meowgent.config import Settings
 from meowgent.files import download
 from meowgent.mcp.config import ServerConfig
+from meowgent.tools.registry import run_tool
 from meowgent.tools.trusted import host_program, server_programs, trustworthy, writable_by_others
 from meowgent.tools.workspace import Workspace
 from tests.sandboxing import ROOT, USERS, give_to_nobody, needs_sandbox, run_commands
@@ -136,3 +138,20 @@ def test_meowgents_python_code_and_programs_inside_the_workspace_cannot_be_chang
     assert {name: path.read_bytes() for name, path in targets.items()} == before
     assert not pth.exists()
     assert not (outside_tmp / "pwned").exists()
+
+
+@needs_sandbox
+def test_an_mcp_servers_program_in_the_workspace_cannot_be_changed_by_a_command(tmp_path: Path):
+    """The host starts it (unsandboxed servers run as the person): a command must not be able to replace it."""
+    workspace, data = tmp_path / "workspace", tmp_path / "data"
+    (workspace / "tools").mkdir(parents=True)
+    data.mkdir()
+    server = workspace / "tools" / "server.py"
+    server.write_text("print('the server')\n")
+    config = {"mcpServers": {"local": {"command": "python3", "args": [str(server)]}}}
+    (data / "mcp.json").write_text(json.dumps(config))
+    settings = Settings(workspace=workspace, data_dir=data)
+    result = run_tool("run_shell", {"command": "echo 'import os' > tools/server.py; mv tools t2"}, settings=settings)
+    assert READ_ONLY in result
+    assert BUSY in result
+    assert server.read_text() == "print('the server')\n"
