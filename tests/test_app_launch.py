@@ -160,3 +160,13 @@ def test_without_a_sandbox_the_start_says_so_once(tmp_path):
     assert "Open http" in text
     assert text.count("Commands run without a sandbox on this computer") == 1
     assert "No permissions to create new namespace" in text  # why, from the bwrap that refused
+
+
+def test_the_default_workspace_is_made_when_missing(tmp_path):
+    with socket.socket() as taken:  # a busy port: the app stops right after preparing its folders
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        app = run_app("--port", str(taken.getsockname()[1]), "--data-dir", str(tmp_path / "d"), HOME=str(tmp_path))
+        out, _ = app.communicate(timeout=60)
+    assert "already in use" in out
+    assert (tmp_path / "meowgent-workspace").is_dir()
