@@ -79,7 +79,8 @@ from meowgent.tools.trusted import host_program
 given = json.loads(sys.argv[1])
 settings = Settings(shell_timeout=30, **{name: Path(path) for name, path in given["paths"].items()})
 found = {name: str(host_program(name, settings.workspace)) for name in ("rg", "git")}
-print(json.dumps({**found, "sandbox": str(getattr(sandbox_for(settings), "bwrap", sandbox_for(settings)))}), end="\\n\\0")
+sandbox = sandbox_for(settings)
+print(json.dumps({**found, "sandbox": str(getattr(sandbox, "bwrap", sandbox))}), end="\\n\\0")
 for command in given["commands"]:
     print(run_tool("run_shell", {"command": command}, settings=settings), end="\\n\\0")
 """

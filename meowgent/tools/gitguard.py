@@ -10,13 +10,18 @@ point can't be renamed). Everything else in the git folder stays writable, so `g
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_FOLDERS = 2_000
-"""Folders the walk looks into per command: a home folder as the workspace must not cost a second per command."""
+"""Folders one walk looks into: a home folder as the workspace must not cost seconds."""
+REWALK_SECONDS = 30.0
+"""How long the repositories a walk found are trusted to be all there are: a walk of 2,000 folders takes a few
+hundred milliseconds, too much for every command. The workspace's own `.git` is looked for at every command."""
 MAX_DEPTH = 4
 """How deep below the workspace it looks for repositories (~/src/team/project is 3)."""
 NOT_WALKED = frozenset({"node_modules", "__pycache__", "site-packages", "target", "build", "dist"})
@@ -44,7 +49,7 @@ def git_guard(workspace: Path) -> GitGuard:
     kept: list[Path] = []
     emptied: list[Path] = []
     blanked: list[Path] = []
-    for dot_git in _dot_gits(workspace):
+    for dot_git in _repositories(workspace):
         if os.path.isfile(dot_git):
             kept.append(dot_git)  # its `gitdir:` line must keep pointing where it points
         for git_dir in _git_folders(dot_git, workspace):
@@ -61,9 +66,27 @@ def git_guard(workspace: Path) -> GitGuard:
     return GitGuard(*(tuple(sorted(set(paths))) for paths in (pinned, kept, emptied, blanked)))
 
 
+_walked_at: dict[Path, tuple[float, tuple[Path, ...]]] = {}
+"""The last walk of each workspace: when, and the `.git`s it found (a cache of this process, see REWALK_SECONDS)."""
+_walks = threading.Lock()
+
+
+def _repositories(workspace: Path) -> list[Path]:
+    """The `.git`s in the workspace: its own, looked for now, and those of the last walk that are still there."""
+    now = time.monotonic()
+    with _walks:
+        last = _walked_at.get(workspace)
+    if last is None or now - last[0] > REWALK_SECONDS:
+        last = (now, tuple(_dot_gits(workspace)))
+        with _walks:
+            _walked_at[workspace] = last
+    found = dict.fromkeys([workspace / ".git", *last[1]])
+    return [dot_git for dot_git in found if os.path.lexists(dot_git) and not os.path.islink(dot_git)]
+
+
 def _dot_gits(workspace: Path) -> Iterator[Path]:
     """Each `.git` (folder or file) at most MAX_DEPTH below the workspace, breadth first, in at most MAX_FOLDERS
-    folders, never through a symbolic link."""
+    folders, never through a symbolic link nor into a virtualenv."""
     queue = deque([(workspace, 0)])
     visited = 0
     while queue and visited < MAX_FOLDERS:
@@ -71,20 +94,18 @@ def _dot_gits(workspace: Path) -> Iterator[Path]:
         visited += 1
         try:
             with os.scandir(folder) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
+                entries = list(scan)
         except OSError:
             continue
-        for entry in entries:
-            if entry.name == ".git" and not entry.is_symlink():
-                yield Path(entry.path)
-            elif depth < MAX_DEPTH and _walked(entry):
-                queue.append((Path(entry.path), depth + 1))
+        names = {entry.name for entry in entries}
+        if ".git" in names and not os.path.islink(folder / ".git"):
+            yield folder / ".git"
+        if depth < MAX_DEPTH and "pyvenv.cfg" not in names:
+            queue += [(Path(entry.path), depth + 1) for entry in entries if _walked(entry)]
 
 
 def _walked(entry: os.DirEntry[str]) -> bool:
-    if entry.name.startswith(".") or entry.name in NOT_WALKED or not entry.is_dir(follow_symlinks=False):
-        return False
-    return not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+    return not (entry.name.startswith(".") or entry.name in NOT_WALKED) and entry.is_dir(follow_symlinks=False)
 
 
 def _git_folders(dot_git: Path, workspace: Path) -> list[Path]:

@@ -33,7 +33,7 @@ from meowgent.config import Settings
 from meowgent.mcp.config import McpConfigError, config_path, load_config
 from meowgent.persist.private import private_temp_folder
 from meowgent.tools.gitguard import git_guard
-from meowgent.tools.trusted import host_code, host_program, server_programs, trustworthy
+from meowgent.tools.trusted import host_code, host_program, inside, server_programs, trustworthy
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
@@ -129,7 +129,7 @@ def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = 
             sorted(
                 real
                 for real in {Path(os.path.realpath(path)) for path in trusted}
-                if os.path.exists(real) and not any(real.is_relative_to(secret) for secret in secrets)
+                if os.path.exists(real) and not any(inside(real, secret) for secret in secrets)
             )
         ),
     )
@@ -189,7 +189,7 @@ def pinned_between(workspace: Path, paths: Iterable[Path]) -> tuple[Path, ...]:
     """The folders strictly between the workspace and each path inside it: bound onto themselves, they keep the
     paths where they are."""
     return tuple(
-        sorted({folder for path in paths for folder in path.parents if folder.is_relative_to(workspace)} - {workspace})
+        sorted({folder for path in paths for folder in path.parents if inside(folder, workspace)} - {workspace})
     )
 
 
@@ -247,7 +247,7 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
         layers += [(path, kind) for path in paths]
     shown: list[tuple[Path, _Cover]] = []
     for path, kind in sorted(layers, key=lambda layer: (len(layer[0].parts), layer[1])):
-        above = [other_kind for other, other_kind in shown if path.is_relative_to(other)]
+        above = [other_kind for other, other_kind in shown if inside(path, other)]
         if _changes(kind, above[-1] if above else None):
             shown.append((path, kind))
             options += _cover(path, kind, view.empty_file)
