@@ -33,41 +33,13 @@ from meowgent.config import Settings
 from meowgent.mcp.config import McpConfigError, config_path, load_config
 from meowgent.persist.private import private_temp_folder
 from meowgent.tools.gitguard import git_guard
-from meowgent.tools.trusted import host_code, host_program, inside, server_programs, trustworthy
+from meowgent.tools.hidden import hidden_for, host_temporary_folder, remembered
+from meowgent.tools.trusted import GIT_SETTINGS, host_code, host_program, inside, server_programs, trustworthy
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
 PRIVATE_TMP = "/tmp"
 """The command's own temporary folder, a fresh tmpfs: TMPDIR and the pip and npm caches point into it."""
-SECRET_FOLDERS = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".config/gcloud",
-    ".config/gh",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials.toml",
-    ".password-store",
-    ".local/share/keyrings",
-    ".mozilla",
-    ".config/google-chrome",
-    ".config/chromium",
-    ".config/git/credentials",
-    ".config/containers/auth.json",
-    ".ollama/id_ed25519",
-    ".cache/huggingface/token",
-)
-"""Under the home folder: keys, tokens and logins whose whole content is a credential, and which no build or test
-reads. A command could copy them into the workspace for a later command with network, so they are hidden too."""
-GIT_SETTINGS = (".gitconfig", ".config/git/config")
-"""Under the home folder: git's own settings, read-only (with the home folder as the workspace, `core.fsmonitor`
-there would run at the host's next git command)."""
 PASSED_VARIABLES = ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")
 """Variables a command gets from Meowgent's environment, besides LC_* and the ones the person lists."""
 PLAIN_TERMINAL = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat"}
@@ -105,19 +77,11 @@ class SandboxPolicy:
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
     """The policy for a command of this server: its workspace, its secrets hidden, what the host trusts kept
     read-only, the person's variables."""
-    home = Path.home()
-    host_tmp = Path(tempfile.gettempdir()).resolve()  # Gradio's private cache (exports, uploads) lives there
-    hidden = (
-        settings.data_dir,
-        config_path(settings.data_dir, settings.mcp_config),
-        *settings.secret_files,
-        *([host_tmp] if host_tmp != settings.workspace else []),  # a workspace of /tmp itself stays one
-        *(home / name for name in SECRET_FOLDERS),
-    )
+    hidden = hidden_for(settings)
     cwd = cwd.resolve() if cwd is not None else None
-    trusted = [*host_code(), *_host_programs(settings), *(home / name for name in GIT_SETTINGS)]
+    trusted = [*host_code(), *_host_programs(settings), *(Path.home() / name for name in GIT_SETTINGS)]
     trusted += [cwd] if cwd is not None and cwd != settings.workspace else []  # an MCP server's own folder
-    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_tmp]
+    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_temporary_folder()]
     # Something trusted inside a secret folder stays hidden: the secret decides.
     return SandboxPolicy(
         workspace=settings.workspace,
@@ -172,7 +136,7 @@ class HostView:
     def read(cls, policy: SandboxPolicy) -> HostView:
         # Resolved, because bwrap mounts on the real path, and can't put a file over a symbolic link (Claude Code's
         # sandbox runtime found the same with dotfiles that link into a dotfile manager's folder).
-        real = {Path(os.path.realpath(path)) for path in policy.hidden}
+        real = remembered({Path(os.path.realpath(path)) for path in policy.hidden}, workspace=policy.workspace)
         # os.path's checks: a folder we may not enter (another account's home) has nothing we can hide.
         folders = tuple(sorted(path for path in real if os.path.isdir(path)))
         files = tuple(sorted(path for path in real if os.path.exists(path) and not os.path.isdir(path)))

@@ -22,6 +22,9 @@ from meowgent.mcp.config import ServerConfig
 
 MEOWGENT_CODE = Path(__file__).resolve().parents[2]
 """The folder that holds the `meowgent` package (and app.py in a checkout): Python imports from it at start."""
+GIT_SETTINGS = (".gitconfig", ".config/git/config")
+"""Under the home folder: git's own settings, read-only (with the home folder as the workspace, `core.fsmonitor`
+there would run at the host's next git command)."""
 SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".jar"})
 """An MCP server's argument with one of these names code the server runs (`python server.py`)."""
 

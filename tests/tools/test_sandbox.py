@@ -23,9 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from meowgent.config import Settings
+from meowgent.tools.hidden import SECRET_FOLDERS
 from meowgent.tools.registry import run_tool
 from meowgent.tools.sandbox import (
-    SECRET_FOLDERS,
     HostView,
     NoSandbox,
     Sandbox,

@@ -94,3 +94,24 @@ def test_every_folder_between_the_workspace_and_a_hidden_path_is_a_mount_point(i
         assert options[at - 1 : at + 2] == ["--bind", str(folder), str(folder)]
         assert at > workspace_bind
     assert options.index(str(hidden)) > max((options.index(str(folder)) for folder in between), default=0)
+
+
+@needs_sandbox
+@pytest.mark.parametrize("user", USERS)
+def test_a_secret_behind_a_link_stays_hidden_when_the_link_is_pointed_elsewhere(outside_tmp: Path, user: str):
+    """A link planted where a credential did not exist yet, filled later through it, then pointed elsewhere."""
+    home = outside_tmp / "home"
+    (home / ".config").mkdir(parents=True)
+    (home / "notes").mkdir()
+    (home / "notes" / "hosts.yml").write_text("gho_GITHUBTOKEN\n")  # written by the person's gh, through the link
+    (home / ".config" / "gh").symlink_to(home / "notes")
+    if user == "nobody":
+        give_to_nobody(outside_tmp)
+    commands = [
+        "cat ~/notes/hosts.yml; mkdir ~/empty && ln -s ~/empty ~/.config/gh.new && mv -T ~/.config/gh.new ~/.config/gh",
+        "cat ~/notes/hosts.yml ~/.config/gh/hosts.yml",
+    ]
+    _, first, second = run_commands(user, commands, env={"HOME": str(home)}, workspace=home)
+    assert "No such file or directory" in first
+    assert (home / ".config" / "gh").resolve() == home / "empty"
+    assert "gho_GITHUBTOKEN" not in first + second
