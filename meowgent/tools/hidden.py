@@ -10,6 +10,7 @@ while it exists.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import threading
@@ -50,6 +51,7 @@ _hidden_before: set[Path] = set()
 _remembering = threading.Lock()
 
 
+@functools.cache
 def host_temporary_folder() -> Path:
     """The host's temporary folder (resolved): Gradio's private cache (exports, uploads) lives there."""
     return Path(tempfile.gettempdir()).resolve()

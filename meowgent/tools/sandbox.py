@@ -81,7 +81,8 @@ def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = 
     cwd = cwd.resolve() if cwd is not None else None
     trusted = [*host_code(), *_host_programs(settings), *(Path.home() / name for name in GIT_SETTINGS)]
     trusted += [cwd] if cwd is not None and cwd != settings.workspace else []  # an MCP server's own folder
-    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_temporary_folder()]
+    host_tmp = host_temporary_folder()
+    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_tmp and os.path.lexists(path)]
     # Something trusted inside a secret folder stays hidden: the secret decides.
     return SandboxPolicy(
         workspace=settings.workspace,
@@ -105,7 +106,9 @@ def _host_programs(settings: Settings) -> list[Path]:
         servers = load_config(config_path(settings.data_dir, settings.mcp_config))
     except McpConfigError:  # the sidebar says why; its servers don't start
         servers = []
-    bwraps = [settings.bwrap] if settings.bwrap is not None else [Path(path) for path in _candidates(settings)]
+    bwraps = (
+        [settings.bwrap] if settings.bwrap is not None else [Path(path) for path in _candidates(settings.workspace)]
+    )
     found = [host_program(name, settings.workspace) for name in ("rg", "git")]
     return [*bwraps, *(path for path in found if path is not None), *server_programs(servers)]
 
@@ -136,7 +139,8 @@ class HostView:
     def read(cls, policy: SandboxPolicy) -> HostView:
         # Resolved, because bwrap mounts on the real path, and can't put a file over a symbolic link (Claude Code's
         # sandbox runtime found the same with dotfiles that link into a dotfile manager's folder).
-        real = remembered({Path(os.path.realpath(path)) for path in policy.hidden}, workspace=policy.workspace)
+        now = {Path(os.path.realpath(path)) for path in policy.hidden if os.path.lexists(path)}
+        real = remembered(now, workspace=policy.workspace)
         # os.path's checks: a folder we may not enter (another account's home) has nothing we can hide.
         folders = tuple(sorted(path for path in real if os.path.isdir(path)))
         files = tuple(sorted(path for path in real if os.path.exists(path) and not os.path.isdir(path)))
@@ -152,9 +156,9 @@ class HostView:
 def pinned_between(workspace: Path, paths: Iterable[Path]) -> tuple[Path, ...]:
     """The folders strictly between the workspace and each path inside it: bound onto themselves, they keep the
     paths where they are."""
-    return tuple(
-        sorted({folder for path in paths for folder in path.parents if inside(folder, workspace)} - {workspace})
-    )
+    inner = [path for path in paths if inside(path, workspace)]
+    between = {folder for path in inner for folder in path.parents if inside(folder, workspace)}
+    return tuple(sorted(between - {workspace}))
 
 
 class _Cover(enum.IntEnum):
@@ -310,13 +314,15 @@ def sandbox_for(settings: Settings) -> Sandbox | NoSandbox:
         return NoSandbox("turned off with --no-sandbox (MEOWGENT_SANDBOX=off)", chosen=True)
     if settings.bwrap is not None:  # a path the person gave is a directive, not a hint
         return _probe((str(settings.bwrap),))
-    return _probe(_candidates(settings))
+    return _probe(_candidates(settings.workspace))
 
 
-def _candidates(settings: Settings) -> tuple[str, ...]:
-    """The bwraps to try, in order; only ones no sandboxed command and no other account can have replaced."""
-    found = [SYSTEM_BWRAP, host_program("bwrap", settings.workspace), _bundled()]
-    return tuple(dict.fromkeys(str(path) for path in found if path and trustworthy(path, settings.workspace)))
+@functools.cache
+def _candidates(workspace: Path) -> tuple[str, ...]:
+    """The bwraps to try, in order, found once per process; only ones no sandboxed command and no other account
+    can have replaced."""
+    found = [SYSTEM_BWRAP, host_program("bwrap", workspace), _bundled()]
+    return tuple(dict.fromkeys(str(path) for path in found if path and trustworthy(path, workspace)))
 
 
 def _bundled() -> Path | None:
