@@ -1,7 +1,8 @@
 """The OS sandbox shell commands run in (and stdio MCP servers that ask for it): bubblewrap, unprivileged.
 
 A `SandboxPolicy` is a small frozen value: the workspace (the only folder a command may change), whether it may
-reach the network, what it may not even read, and which extra variables it gets. `bwrap_options` turns a policy
+reach the network, what it may not even read (meowgent.tools.hidden), what the host trusts and so keeps read-only
+(meowgent.tools.trusted), and which extra variables it gets. `bwrap_options` turns a policy
 and the few facts of this computer it depends on (`HostView`) into bwrap's options without touching anything;
 `Sandbox.launch` adds the program, the command and a clean environment. Which bwrap works here is found once per
 process by running `true` inside it (`sandbox_for`): none working is said on the page, never hidden.
@@ -10,7 +11,10 @@ What the options promise (docs/reliability.md has the threat model and its tests
 - writes only in the workspace and a private, empty /tmp (everything else is `--ro-bind / /`);
 - the data folder, the login file, the MCP configuration, the host's temporary folder, `/run` (where sockets such
   as docker.sock and the D-Bus bus live: a Unix socket on a read-only mount can still be connected to) and
-  well-known folders of credentials are covered by something empty;
+  well-known folders of credentials are covered by something empty, and stay where they are: every folder between
+  the workspace and one of them is bound onto itself, and a mount point can't be renamed;
+- nothing the host runs or trusts is writable, even inside the workspace: Meowgent's Python and code, the programs
+  it runs, and git's own code in every repository of the workspace (meowgent.tools.gitguard);
 - no network without `network` (a network namespace with only its own loopback);
 - no process outlives the command: a PID namespace, which the kernel empties when its init ends;
 - nothing to type into (`--new-session`, as Codex and Claude Code's sandbox runtime do against TIOCSTI), no
