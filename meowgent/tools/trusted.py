@@ -15,7 +15,7 @@ import os
 import site
 import stat
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from meowgent.mcp.config import ServerConfig
@@ -31,13 +31,16 @@ SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", 
 
 @functools.cache
 def host_code() -> tuple[Path, ...]:
-    """Where Meowgent's Python runs and imports from (resolved, existing, none inside another): its prefixes,
-    every folder on sys.path (site-packages, where a `.pth` file runs at start) and its own code."""
+    """Where Meowgent's Python runs and imports from (resolved, existing): its prefixes, every folder on sys.path
+    (site-packages, where a `.pth` file runs at start) and its own code. Nested ones are all kept: with
+    `sys.base_prefix` /usr and a virtualenv in a workspace under /usr/local, only the inner one is below the
+    workspace's bind."""
     places = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()]
     if site.ENABLE_USER_SITE:
         places.append(site.getusersitepackages())
     places += [entry for entry in sys.path if entry]  # "" is the folder a `python -c` ran in, not ours to pin
-    return outermost(Path(os.path.realpath(place)) for place in [*places, MEOWGENT_CODE] if os.path.exists(place))
+    found = {Path(os.path.realpath(place)) for place in [*places, MEOWGENT_CODE] if os.path.exists(place)}
+    return tuple(sorted(found))
 
 
 def inside(path: Path, folder: Path) -> bool:
@@ -45,15 +48,6 @@ def inside(path: Path, folder: Path) -> bool:
     for every pair of mounts, at every command."""
     text, base = str(path), str(folder)
     return text == base or text.startswith(base if base.endswith("/") else base + "/")
-
-
-def outermost(paths: Iterable[Path]) -> tuple[Path, ...]:
-    """The paths that are not inside another one of them, sorted."""
-    kept: list[Path] = []
-    for path in sorted(set(paths), key=lambda path: len(path.parts)):
-        if not any(inside(path, other) for other in kept):
-            kept.append(path)
-    return tuple(sorted(kept))
 
 
 def kept_read_only(path: Path, workspace: Path) -> bool:

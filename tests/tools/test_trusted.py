@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -17,12 +19,25 @@ from meowgent.config import Settings
 from meowgent.files import download
 from meowgent.mcp.config import ServerConfig
 from meowgent.tools.registry import run_tool
-from meowgent.tools.trusted import host_program, server_programs, trustworthy, writable_by_others
+from meowgent.tools.trusted import (
+    MEOWGENT_CODE,
+    host_code,
+    host_program,
+    server_programs,
+    trustworthy,
+    writable_by_others,
+)
 from meowgent.tools.workspace import Workspace
 from tests.sandboxing import ROOT, USERS, give_to_nobody, needs_sandbox, run_commands
 
 READ_ONLY = "Read-only file system"
 BUSY = "Device or resource busy"
+
+
+def test_host_code_keeps_every_place_even_inside_another():
+    """Each is bound on its own: the outer one may be above the workspace's bind, and only the inner below it."""
+    places = [sys.prefix, sys.base_prefix, *site.getsitepackages(), MEOWGENT_CODE]
+    assert {Path(os.path.realpath(place)) for place in places} <= set(host_code())
 
 
 def planted_git(folder: Path, marker: Path) -> Path:
