@@ -74,8 +74,8 @@ class SandboxPolicy:
     trusted: tuple[Path, ...] = ()
     """What the host runs or trusts (resolved): readable, and never writable, whatever covers the folders above
     them, the workspace's writable bind included. Meowgent's Python environment and code, the programs it runs
-    (bwrap, ripgrep, git, MCP servers), git's settings; for an MCP server, its own folder (which may live under the
-    host's /tmp)."""
+    (bwrap, ripgrep, git, MCP servers), git's settings; for an MCP server outside the workspace, its own folder
+    (which may live under the host's /tmp)."""
 
 
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
@@ -84,7 +84,8 @@ def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = 
     hidden = hidden_for(settings)
     cwd = cwd.resolve() if cwd is not None else None
     trusted = [*host_code(), *_host_programs(settings), *(Path.home() / name for name in GIT_SETTINGS)]
-    trusted += [cwd] if cwd is not None and cwd != settings.workspace else []  # an MCP server's own folder
+    # An MCP server's own folder, readable where it is under /tmp; inside the workspace it is the workspace's.
+    trusted += [cwd] if cwd is not None and not inside(cwd, settings.workspace) else []
     host_tmp = host_temporary_folder()
     secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_tmp and os.path.lexists(path)]
     # Something trusted inside a secret folder stays hidden: the secret decides.
