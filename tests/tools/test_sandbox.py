@@ -97,6 +97,26 @@ def test_the_most_specific_path_decides_whatever_the_nesting(workspace: Path, hi
     assert cover(options, probe) == (rules[deepest] if deepest else "read-only")
 
 
+@given(
+    workspace=PATHS,
+    hidden=st.lists(PATHS, max_size=3),
+    trusted=st.lists(PATHS, max_size=3),
+    pinned=st.lists(PATHS, max_size=3),
+    probe=PATHS,
+)
+def test_trusted_and_pinned_paths_never_open_what_the_rules_close(
+    workspace: Path, hidden: list[Path], trusted: list[Path], pinned: list[Path], probe: Path
+):
+    """The most specific rule decides; on the same path hiding beats keeping read-only, which beats the workspace's
+    bind; pinning a folder changes what nothing shows."""
+    policy = SandboxPolicy(workspace=workspace, trusted=tuple(trusted))
+    view = HostView(hidden_folders=tuple(hidden), pinned=tuple(pinned))
+    options = bwrap_options(policy, view, disable_userns=True)
+    rules = {workspace: "writable"} | {path: "read-only" for path in trusted} | {path: "empty" for path in hidden}
+    deepest = max((path for path in rules if probe.is_relative_to(path)), key=lambda p: len(p.parts), default=None)
+    assert cover(options, probe) == (rules[deepest] if deepest else "read-only")
+
+
 def test_tmp_and_run_are_empty_and_what_is_under_them_needs_no_mount_of_its_own():
     policy = SandboxPolicy(workspace=Path("/tmp/x/workspace"))
     view = HostView(hidden_folders=(Path("/tmp/x/data"), Path("/run/user/1000")), hidden_files=(Path("/tmp/x/l"),))
