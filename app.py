@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 # Read by gradio at import time, so set before anything imports it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from meowgent.config import TOKEN_VARIABLE, Settings, is_loopback, parse_settings
+from meowgent.config import TOKEN_VARIABLE, Settings, default_workspace, is_loopback, parse_settings
 
 GENERATED_USER_PREFIX = "meow-"
 """A made-up login name is this and random letters: a stranger who does not know it cannot pause it."""
@@ -34,6 +34,8 @@ def login_for(settings: Settings) -> tuple[tuple[str, str] | None, bool]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     settings = parse_settings(argv)
+    if settings.workspace == default_workspace():  # named on the first line printed below
+        settings.workspace.mkdir(mode=0o700, exist_ok=True)
     if not settings.workspace.is_dir():
         sys.exit(
             f"The workspace folder {settings.workspace} does not exist. Create it or pick another with --workspace."

@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from meowgent.config import default_workspace
 from meowgent.tools.grep import ripgrep_executable
 from meowgent.tools.search import _search
 
@@ -74,7 +75,7 @@ def match_count(output: str) -> str:
 
 
 def run() -> str:
-    if ripgrep_executable() is None:
+    if ripgrep_executable(default_workspace()) is None:
         return "ripgrep (rg) is not installed, so there is nothing to compare the Python fallback with."
     rows = [
         "| pattern | matches | rg ms | python ms | python / rg | same output |",

@@ -14,6 +14,13 @@ from pathlib import Path
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 TOKEN_VARIABLE = "MEOWGENT_TOKEN"
 """The owner's start token (as Jupyter's `JUPYTER_TOKEN`): set to choose it, empty to turn the check off."""
+WORKSPACE_FOLDER = "meowgent-workspace"
+"""The default workspace, in the home folder: a folder of its own, never Meowgent's checkout (whose code and
+virtualenv the sandbox keeps read-only, so a workspace there could change nothing)."""
+
+
+def default_workspace() -> Path:
+    return Path.home() / WORKSPACE_FOLDER
 
 
 class Secret:
@@ -52,7 +59,7 @@ def new_token() -> Secret:
 class Settings:
     """How one Meowgent server behaves. Frozen: pass a new one (`dataclasses.replace`) to change it."""
 
-    workspace: Path = field(default_factory=Path.cwd)
+    workspace: Path = field(default_factory=default_workspace)
     """The only folder the file tools and the shell see."""
     ollama_host: str = DEFAULT_OLLAMA_HOST
     """Base URL of the Ollama server (the first of `ollama_hosts` when there are several)."""
@@ -62,6 +69,8 @@ class Settings:
     """OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, a LiteLLM proxy), each its API's base URL."""
     openai_key: Secret | None = None
     """The API key for `openai_urls`, never shown."""
+    openai_key_file: Path | None = None
+    """The file the API key was read from, if any: commands in the sandbox cannot read it."""
     model: str = "qwen3"
     """The model a new chat starts with."""
     host: str = "127.0.0.1"
@@ -128,6 +137,11 @@ class Settings:
     checkpoint_max_bytes: int = 200_000_000
     """Bytes of files kept in the data folder to undo the agent's writes; past it the oldest are pruned."""
 
+    @property
+    def secret_files(self) -> tuple[Path, ...]:
+        """The files named in flags that Meowgent reads a secret from (the data folder and MCP file aside)."""
+        return tuple(path for path in (self.auth_file, self.openai_key_file) if path is not None)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())
         object.__setattr__(self, "data_dir", Path(self.data_dir).expanduser())
@@ -189,7 +203,7 @@ def _listed(value: str) -> list[str]:
 def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Build Settings from command-line flags; each flag falls back to its MEOWGENT_* variable."""
     env = os.environ if environ is None else environ
-    defaults = Settings(workspace=Path(env.get("MEOWGENT_WORKSPACE", ".")))
+    defaults = Settings(workspace=Path(env.get("MEOWGENT_WORKSPACE", default_workspace())))
 
     def env_or(name: str, default: object) -> object:
         return env.get(f"MEOWGENT_{name}", default)
@@ -214,7 +228,8 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     parser.add_argument(
         "--workspace",
         default=str(defaults.workspace),
-        help="the only folder the agent's file tools and shell see (MEOWGENT_WORKSPACE; default: current folder)",
+        help="the only folder the agent's file tools and shell see "
+        f"(MEOWGENT_WORKSPACE; default: ~/{WORKSPACE_FOLDER}, made if missing)",
     )
     parser.add_argument(
         "--model",
@@ -358,6 +373,7 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         ollama_hosts=tuple(ollama_hosts),
         openai_urls=tuple(args.openai_url or _listed(env.get("MEOWGENT_OPENAI_URLS", ""))),
         openai_key=Secret(key.strip()) if key and key.strip() else None,
+        openai_key_file=Path(args.openai_key_file).expanduser().resolve() if args.openai_key_file else None,
         model=args.model,
         host=args.host,
         port=args.port,

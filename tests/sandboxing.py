@@ -3,8 +3,13 @@ and a server on the host's 127.0.0.1 that a command with network reaches and one
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -70,3 +75,65 @@ def host_http_server() -> Iterator[int]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+NOBODY = 65534
+can_become_nobody = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv to become another user"
+)
+USERS = [pytest.param("root", id="as-root"), pytest.param("nobody", id="as-nobody", marks=can_become_nobody)]
+"""Who runs Meowgent in a test: this process (root in CI), or an unprivileged user, as a person does."""
+_RUN_SHELL = """
+import json, sys
+from pathlib import Path
+from meowgent.config import Settings
+from meowgent.tools.registry import run_tool
+from meowgent.tools.sandbox import sandbox_for
+from meowgent.tools.trusted import host_program
+given = json.loads(sys.argv[1])
+settings = Settings(shell_timeout=30, **{name: Path(path) for name, path in given["paths"].items()})
+found = {name: str(host_program(name, settings.workspace)) for name in ("rg", "git")}
+sandbox = sandbox_for(settings)
+print(json.dumps({**found, "sandbox": str(getattr(sandbox, "bwrap", sandbox))}), end="\\n\\0")
+for command in given["commands"]:
+    print(run_tool("run_shell", {"command": command}, settings=settings), end="\\n\\0")
+"""
+
+
+def give_to_nobody(folder: Path) -> None:
+    """Make a test's folder (and everything in it) the unprivileged user's, and the folders above it passable."""
+    for place in [folder, *folder.parents]:
+        if place.stat().st_mode & 0o011 != 0o011:
+            place.chmod(place.stat().st_mode | 0o011)
+    for parent, folders, files in os.walk(folder):
+        for name in [*folders, *files]:
+            os.lchown(os.path.join(parent, name), NOBODY, NOBODY)
+    os.chown(folder, NOBODY, NOBODY)
+
+
+def run_commands(
+    user: str,
+    commands: Sequence[str],
+    *,
+    python: str = sys.executable,
+    pythonpath: Path = ROOT,
+    env: Mapping[str, str] | None = None,
+    **paths: Path,
+) -> list[str]:
+    """What a fresh Meowgent process of `user` found (its rg and git, its sandbox's bwrap: a JSON line), then each
+    command's run_shell result. Its Settings get `paths` (workspace, data_dir, auth_file…); `python` runs it, with
+    Meowgent's code from `pythonpath`."""
+    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if user == "nobody" else []
+    given = json.dumps({"paths": {name: str(path) for name, path in paths.items()}, "commands": list(commands)})
+    done = subprocess.run(
+        [*prefix, python, "-c", _RUN_SHELL, given],
+        cwd=paths.get("workspace", ROOT),
+        env={"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], **(env or {}), "PYTHONPATH": str(pythonpath)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.split("\n\0")[:-1]

@@ -240,3 +240,13 @@ def test_the_token_is_random_unless_set_and_off_when_empty():
     assert "••••" in repr(first)
     assert parse_settings([], {"MEOWGENT_TOKEN": "mine"}).token.reveal() == "mine"
     assert parse_settings([], {"MEOWGENT_TOKEN": ""}).token is None
+
+
+def test_the_default_workspace_is_made_when_missing(tmp_path):
+    with socket.socket() as taken:  # a busy port: the app stops right after preparing its folders
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        app = run_app("--port", str(taken.getsockname()[1]), "--data-dir", str(tmp_path / "d"), HOME=str(tmp_path))
+        out, _ = app.communicate(timeout=60)
+    assert "already in use" in out
+    assert (tmp_path / "meowgent-workspace").is_dir()

@@ -111,3 +111,18 @@ def test_ollama_host_alone_still_chooses_the_one_server():
     assert settings.ollama_hosts == ()
     assert settings.openai_key is not None
     assert settings.openai_key.reveal() == "sk-env"
+
+
+def test_the_default_workspace_is_a_folder_of_its_own_not_the_folder_meowgent_runs_in(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(Path(__file__).parent)
+    assert parse_settings([], {}).workspace == tmp_path / "meowgent-workspace"
+    assert Settings().workspace == tmp_path / "meowgent-workspace"
+    assert parse_settings([], {"MEOWGENT_WORKSPACE": str(tmp_path)}).workspace == tmp_path
+
+
+def test_the_key_file_is_remembered_so_the_sandbox_can_hide_it(tmp_path):
+    (tmp_path / "key").write_text("sk-secret\n")
+    settings = parse_settings(["--openai-key-file", str(tmp_path / "key")], {})
+    assert settings.openai_key_file == (tmp_path / "key").resolve()
+    assert settings.secret_files == (settings.openai_key_file,)

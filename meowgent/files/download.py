@@ -14,7 +14,6 @@ glob matched as search_files' globs are (no '/': the name at any depth; with '/'
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 import zipfile
@@ -27,6 +26,7 @@ from meowgent.files.errors import FileRefused
 from meowgent.files.sizes import human_size
 from meowgent.tools.grep import glob_matcher, walk
 from meowgent.tools.spec import ToolError
+from meowgent.tools.trusted import host_program
 from meowgent.tools.workspace import Workspace
 
 LEFT_OUT = "MEOWGENT-LEFT-OUT.txt"
@@ -136,10 +136,10 @@ class _Sink:
 def _ignored(root: Path, paths: list[tuple[str, bool]]) -> set[str]:
     """The paths (folders with a trailing '/') that .gitignore hides."""
     asked = [path + "/" if folder else path for path, folder in paths]
-    git = shutil.which("git")
+    git = host_program("git", root)  # never a git a command put on PATH inside the workspace
     if git and (root / ".git").exists():
         try:
-            return _git_ignored(git, root, asked)
+            return _git_ignored(str(git), root, asked)
         except (OSError, subprocess.SubprocessError):
             pass  # a broken repository: the root .gitignore's patterns still apply
     return _pattern_ignored(root, asked)

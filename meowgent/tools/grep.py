@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from meowgent.tools.globs import Glob
 from meowgent.tools.spec import ToolError
+from meowgent.tools.trusted import host_program
 from meowgent.tools.workspace import Workspace
 
 MAX_MATCHES = 200
@@ -217,9 +217,11 @@ def _joined(thread: threading.Thread) -> bool:
     return not thread.is_alive()
 
 
-def ripgrep_executable() -> str | None:
-    """The rg executable: the `ripgrep` wheel installs it next to Python, which need not be on PATH."""
-    return shutil.which("rg", path=str(Path(sys.executable).parent)) or shutil.which("rg")
+def ripgrep_executable(workspace: Path) -> str | None:
+    """The rg the host runs (meowgent.tools.trusted): the `ripgrep` wheel's, beside Python, or one on PATH; never
+    one a sandboxed command could have put in the workspace."""
+    found = host_program("rg", workspace)
+    return str(found) if found is not None else None
 
 
 def walk(folder: Path, *, skipped: list[str] | None = None) -> Iterator[tuple[str, os.DirEntry[str]]]:

