@@ -19,7 +19,7 @@ from pathlib import Path
 from bench.report import machine, table
 from meowgent.events import ToolCall
 from meowgent.policy.rules import Policy, Rule
-from meowgent.shellsplit.parser import forget_readings
+from meowgent.shellsplit.reader import forget_readings
 
 # Each shape is a line built from n repeats of a piece that some reader once handled badly.
 SHAPES: dict[str, Callable[[int], str]] = {
