@@ -212,6 +212,9 @@ HIDING = [
     "git status ${y:=a[\\$(rm x)]} $((y))",
     "git status ${a[x]}",
     "git status ${!x}",
+    # issue 27: arithmetic evaluates the array subscript in a string, which runs the substitution in it
+    "git status $((git status 'a[$(rm -rf docs)]'))",
+    "git status $(( 'a[$(rm x)]' ))",
 ]
 DENIED_EDITS = ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "X=rm; $X x", "git status; sh -c 'rm x'"]
 ATTACK_RULES = [Rule("run_shell", "allow", command="git status*"), Rule("run_shell", "deny", command="rm *")]
