@@ -162,7 +162,7 @@ _UNREAD = {
 # Command names that bash reads as reserved words and tree-sitter, where they stand alone, as words.
 _KEYWORD_COMMANDS = {
     **{"coproc": "block", "function": "defines", "case": "block", "select": "block"},
-    **dict.fromkeys(("{", "}", "[[", "]]", "then", "fi", "do", "done", "esac", "else", "elif", "in"), "syntax"),
+    **dict.fromkeys(("!", "{", "}", "[[", "]]", "then", "fi", "do", "done", "esac", "else", "elif", "in"), "syntax"),
 }
 
 # The parts of a word the reader knows; `expansion`, the substitutions and arithmetic are read on their own.
@@ -184,6 +184,7 @@ _NAME = r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[-@*#?$!])"
 _PLAIN_EXPANSION = re.compile(
     rf"\$\{{(?:#?{_NAME}(?:\[[@*]\])?|{_NAME}(?:\[[@*]\])?(?::?[-+?]|##?|%%?|/[/#%]?|\^\^?|,,?)[^\0]*)\}}", re.DOTALL
 )
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _NUMBERS_ONLY = re.compile(r"\$\(\([\s0-9+\-*/%()<>=!&|^~?:,]*\)\)")
 
 
@@ -203,11 +204,10 @@ class _Reader:
 
     def simple(self, node: Node) -> bool:
         """Read `node` if it is one simple command (a prefix, a segment); False if it is anything else."""
-        redirects = self._redirects(node, 0) if node.type == "redirected_statement" else ()
         body = node.child_by_field_name("body") if node.type == "redirected_statement" else node
         if body is None or body.type not in _SIMPLE:
             return False
-        self._statement(body, redirects, 0)
+        self._statement(node, (), 0)
         return True
 
     # ---- statements ----
@@ -223,12 +223,7 @@ class _Reader:
             for child in node.children:
                 self._statement(child, redirects, level + 1)
         elif kind == "redirected_statement":
-            outer = redirects + self._redirects(node, level)
-            body = node.child_by_field_name("body")
-            if body is None:  # `> out` alone still truncates the file
-                self._add(SimpleCommand((), (), tuple(r for r, _ in outer), _join([], outer)))
-            else:
-                self._statement(body, outer, level + 1)
+            self._redirected(node, redirects, level)
         elif kind == "command":
             self._command(node, redirects, level)
         elif kind in ("variable_assignment", "variable_assignments"):
@@ -240,7 +235,23 @@ class _Reader:
         else:
             self.findings.note(_UNREAD.get(kind, "grammar"), node_text(node) or kind)
 
-    def _command(self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int) -> None:
+    def _redirected(self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int) -> None:
+        found, arguments = self._redirects(node, level)
+        outer = redirects + found
+        body = node.child_by_field_name("body")
+        if arguments and (body is None or body.type != "command"):
+            self.findings.note("grammar", node_text(node))  # words after a redirection that no command takes
+        if body is None:  # `> out` alone still truncates the file
+            self._add(SimpleCommand((), (), tuple(r for r, _ in outer), _join([], outer)))
+        elif body.type == "command":
+            self._command(body, outer, level + 1, arguments)
+        else:
+            self._statement(body, outer, level + 1)
+
+    def _command(
+        self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int, more: Sequence[Word] = ()
+    ) -> None:
+        """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
         assignments: list[Word] = []
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
@@ -248,9 +259,11 @@ class _Reader:
         for index, child in enumerate(node.children):
             field = node.field_name_for_child(index)
             if child.type in _REDIRECTS:
-                found = self._redirect(child, level)
+                found, spilled = self._redirect(child, level)
                 own += found
                 parts += [text for _, text in found]
+                words += spilled
+                parts += spilled
             elif field == "name" and child.named_child_count == 1:
                 words.append(self._word(child.named_children[0], level))
                 parts.append(words[-1])
@@ -260,9 +273,13 @@ class _Reader:
                 parts.append(word)
             elif child.type != "comment":
                 self.findings.note(_UNREAD.get(child.type, "grammar"), node_text(child))
+        words += more
+        parts += more
         dropped = _keyword_words(words) if not assignments else 0
-        if words and words[0].text in _KEYWORD_COMMANDS:
-            self.findings.note(_KEYWORD_COMMANDS[words[0].text], node_text(node))
+        while not assignments and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
+            assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
+        if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
+            self.findings.note(_KEYWORD_COMMANDS[words[dropped].text], node_text(node))
         parts = [part for part in parts if not any(part is word for word in words[:dropped])]
         text = " ".join([part if isinstance(part, str) else part.text for part in parts] + [t for _, t in redirects])
         every = tuple(r for r, _ in (*own, *redirects))
@@ -335,15 +352,22 @@ class _Reader:
         for child in node.children:
             self._scan(child, level + 1)
 
-    def _redirects(self, node: Node, level: int) -> tuple[tuple[Redirect, str], ...]:
+    def _redirects(self, node: Node, level: int) -> tuple[tuple[tuple[Redirect, str], ...], list[Word]]:
         found: list[tuple[Redirect, str]] = []
+        arguments: list[Word] = []
         for child in node.children_by_field_name("redirect"):
-            found += self._redirect(child, level)
-        return tuple(found)
+            redirects, spilled = self._redirect(child, level)
+            found += redirects
+            arguments += spilled
+        return tuple(found), arguments
 
-    def _redirect(self, node: Node, level: int) -> list[tuple[Redirect, str]]:
-        """A redirection, and its text as shown (`2>&1`, `> out`); a here-document may hold more of them."""
-        operator, target, more = "", Word("", ""), []
+    def _redirect(self, node: Node, level: int) -> tuple[list[tuple[Redirect, str]], list[Word]]:
+        """A redirection and its text as shown (`2>&1`, `> out`), and the words after its target.
+
+        A here-document may hold more redirections. tree-sitter reads `> out c` as one redirection to two
+        targets; bash gives `c` to the command as an argument.
+        """
+        operator, target, more, spilled = "", None, [], []
         for child in node.children:
             if not child.is_named or child.type == "file_descriptor":
                 operator += node_text(child)
@@ -354,14 +378,19 @@ class _Reader:
                     self.findings.note("heredoc", f"{operator} {target.text}")
                 self._scan(child, level + 1)
             elif child.type in _REDIRECTS:
-                more += self._redirect(child, level)
+                redirects, words = self._redirect(child, level)
+                more += redirects
+                spilled += words
             elif child.type != "heredoc_end" and node.type == "heredoc_redirect":
                 # tree-sitter puts the rest of the line (`| wc`, `&& ls`) inside the here-document
                 self.findings.note("heredoc", node_text(node).partition("\n")[0])
-            elif child.type != "heredoc_end":
+            elif child.type != "heredoc_end" and target is None:
                 target = self._word(child, level)
+            elif child.type != "heredoc_end":
+                spilled.append(self._word(child, level))
+        target = target or Word("", "")
         joiner = "" if operator.endswith("&") else " "
-        return [(Redirect(operator, target), f"{operator}{joiner}{target.text}".rstrip()), *more]
+        return [(Redirect(operator, target), f"{operator}{joiner}{target.text}".rstrip()), *more], spilled
 
     # ---- what a command hands on ----
 
