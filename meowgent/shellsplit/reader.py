@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -256,8 +256,7 @@ class _Reader:
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
         own: list[tuple[Redirect, str]] = []
-        for index, child in enumerate(node.children):
-            field = node.field_name_for_child(index)
+        for field, child in _fields(node):
             if child.type in _REDIRECTS:
                 found, spilled = self._redirect(child, level)
                 own += found
@@ -439,6 +438,15 @@ class _Reader:
             self.line(text)
         finally:
             self.depth -= 1
+
+
+def _fields(node: Node) -> Iterator[tuple[str | None, Node]]:
+    """The node's children with their field names, in one pass (asking per index walks the children each time)."""
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        yield cursor.field_name, cursor.node
+        while cursor.goto_next_sibling():
+            yield cursor.field_name, cursor.node
 
 
 def _keyword_words(words: Sequence[Word]) -> int:

@@ -235,33 +235,38 @@ SEPARATORS = [" && ", " || ", "; ", " | ", " & ", "\n"]
 
 
 def _nest(text: str) -> st.SearchStrategy[str]:
-    """Ways bash lets one command line hold another."""
+    """Ways bash lets one command line hold another (ended by new lines: a here-document ends its line)."""
     forms = [
-        f"( {text} )",
-        f"{{ {text}; }}",
-        f"echo $( {text} )",
-        f'echo "$( {text} )"',
-        f"v=$( {text} ) ls",
-        f"if {text}; then {text}; fi",
-        f"while {text}; do break; done",
-        f"for x in 1; do {text}; done",
+        f"( {text}\n)",
+        f"{{ {text}\n}}",
+        f"echo $( {text}\n)",
+        f'echo "$( {text}\n)"',
+        f"v=$( {text}\n) ls",
+        f"if {text}\nthen {text}\nfi",
+        f"while {text}\ndo break\ndone",
+        f"for x in 1\ndo {text}\ndone",
         f"! {text}",
         f"{text} > out",
         f"{text} 2>/dev/null",
         f"eval {shlex.quote(text)}",
         f"bash -c {shlex.quote(text)}",
-        f"h() {{ {text}; }}; h",
-        f"cat <<E\n$( {text} )\nE\n",
-        f"echo $(( $( {text} ) ))",
+        f"h() {{ {text}\n}}\nh",
+        f"echo $(( $( {text}\n) ))",
     ]
     if "`" not in text:
         forms.append(f"echo `{text}`")
     return st.sampled_from(forms)
 
 
+def _join(parts: tuple[str, str, str]) -> str:
+    """Two lines joined by a separator; after a here-document, whose body ends the line, by that new line."""
+    left, separator, right = parts
+    return left + right if left.endswith("\n") else left + separator + right
+
+
 def _lines() -> st.SearchStrategy[str]:
     def extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        joined = st.tuples(children, st.sampled_from(SEPARATORS), children).map("".join)
+        joined = st.tuples(children, st.sampled_from(SEPARATORS), children).map(_join)
         return joined | children.flatmap(_nest)
 
     return st.recursive(st.sampled_from(ATOMS), extend, max_leaves=5)
