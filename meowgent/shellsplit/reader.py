@@ -32,6 +32,7 @@ import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from tree_sitter import Node
 
@@ -139,6 +140,9 @@ def forget_readings() -> None:
 
 _NESTED_BUDGET = 4096
 """Characters that texts and commands handed on may add to the line's length in reading (see `Findings.spend`)."""
+_MAX_OPEN = 500
+"""Brackets open at once before a line counts as too deep to read, unparsed: tree-sitter's time on nesting grows
+faster than the line (a 20,000-brace group took 60 times a 2,000-brace one), and no real command nests so deep."""
 _MAX_LEVEL = 120
 """Nodes nested in nodes before a line counts as too deep to read (each level is a few Python frames)."""
 
@@ -197,6 +201,9 @@ class _Reader:
         self.depth = 0  # texts run inside texts, and commands handed on inside commands, around this one
 
     def line(self, text: str) -> None:
+        if _deepest(text) > _MAX_OPEN:
+            self.findings.note("too_deep", text)
+            return
         root = parse(text).root_node
         if root.has_error:
             self.findings.note("syntax", _first_error(root))
@@ -438,6 +445,18 @@ class _Reader:
             self.line(text)
         finally:
             self.depth -= 1
+
+
+def _deepest(text: str) -> int:
+    """About how many `(` and `{` are open at most, quotes ignored; one pass. It guards time, not meaning."""
+    if text.count("(") + text.count("{") <= _MAX_OPEN:
+        return 0  # the count is bound to be small: no need to walk the text
+    brackets = _NOT_BRACKETS.sub("", text)
+    return max(accumulate(map(_STEPS.__getitem__, brackets)), default=0)
+
+
+_NOT_BRACKETS = re.compile(r"[^(){}]+")
+_STEPS = {"(": 1, "{": 1, ")": -1, "}": -1}
 
 
 def _fields(node: Node) -> Iterator[tuple[str | None, Node]]:
