@@ -62,7 +62,7 @@ RULES = [
 
 
 def verdict_seconds(policy: Policy, line: str) -> float:
-    """Best of 3 verdicts on `line`, each from a fresh reading (the splitter remembers recent lines)."""
+    """Best of 3 verdicts on `line`, each from a fresh reading (the reader remembers recent lines)."""
     best = float("inf")
     for _ in range(3):
         forget_readings()

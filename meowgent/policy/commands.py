@@ -10,7 +10,7 @@ needs a `>` in the pattern, a write option (`sort -o`, `git log --output`, `tee`
 A hidden line (see `shellsplit.reader`) is denied while any deny rule exists and otherwise asks; no
 allow rule covers it.
 
-Linear in the line's length: the splitter is, and each command is read once per reading.
+Linear in the line's length: the reader is, and each command is read once per reading.
 """
 
 from __future__ import annotations

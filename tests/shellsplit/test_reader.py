@@ -620,7 +620,7 @@ needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="compares w
 @settings(max_examples=60, deadline=None)
 @given(compositions(SIMPLE, lambda atom: (atom,)))
 def test_generated_lines_are_valid_bash(line: tuple[str, tuple[str, ...]]) -> None:
-    """Keeps the generator honest: a line bash would refuse proves nothing about the splitter."""
+    """Keeps the generator honest: a line bash would refuse proves nothing about the reader."""
     checked = subprocess.run(["bash", "-n", "-c", line[0]], capture_output=True, text=True, check=False)
     assert checked.returncode == 0, (line[0], checked.stderr)
 
@@ -711,7 +711,7 @@ def logging_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_complete_split_names_every_command_bash_runs(
     tmp_path_factory: pytest.TempPathFactory, logging_path: Path, line
 ) -> None:
-    """Whatever a real bash runs is among the segments, or the splitter says the line is not pinned down."""
+    """Whatever a real bash runs is among the segments, or the reader says the line is not pinned down."""
     text = line[0]
     log = tmp_path_factory.mktemp("run") / "log"
     env = {"PATH": f"{logging_path}:{os.environ['PATH']}", "LOG": str(log)}
