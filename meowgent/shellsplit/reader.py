@@ -325,7 +325,8 @@ class _Reader:
         self._scan(node, level)
         return word_value(node)
 
-    def _scan(self, node: Node, level: int) -> None:
+    def _scan(self, node: Node, level: int, *, quoted: bool = False) -> None:
+        """Note what in a word is not read, and read its substitutions; `quoted`: inside double quotes."""
         if level > _MAX_LEVEL:
             self.findings.note("too_deep", node_text(node))
             return
@@ -350,13 +351,17 @@ class _Reader:
             self.findings.note("expansion", node_text(node))
         elif kind == "ansi_c_string":
             self.findings.note("escapes", node_text(node))
+        elif kind == "raw_string" and quoted:
+            # In `"${x:-'$(rm x)'}"` bash reads the quotes as characters and runs the substitution;
+            # tree-sitter reads a single-quoted string.
+            self.findings.note("quoting", node_text(node))
         elif kind == "array":
             self.findings.note("defines", node_text(node))
         elif node.is_named and kind not in _WORD_PARTS and kind != "expansion":
             self.findings.note(_UNREAD.get(kind, "grammar"), node_text(node) or kind)
             return
         for child in node.children:
-            self._scan(child, level + 1)
+            self._scan(child, level + 1, quoted=quoted or kind == "string")
 
     def _redirects(self, node: Node, level: int) -> tuple[tuple[tuple[Redirect, str], ...], list[Word]]:
         found: list[tuple[Redirect, str]] = []

@@ -198,6 +198,7 @@ ATOMS = [
     "sh -c 'touch r'",
     "echo ${v:-$(touch s)}",
     "echo ${v:=x} ${#v} ${v%x}",
+    "echo \"${v:-'$(touch ba)'}\" ${v:-'$(touch bb)'}",
     "echo $(( 1 + 2 ))",
     "echo $(( a[$(touch u)] ))",
     "y='a[$(touch w)]'; echo $((y))",
