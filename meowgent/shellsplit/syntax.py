@@ -58,6 +58,10 @@ def shown(node: Node) -> str:
 
 def word_value(node: Node) -> Word:
     """The node as a word: what `shown` gives, and its literal value where its text alone tells it."""
+    if node.child_count == 0 and node.type in _BARE:
+        text = node_text(node)
+        if _SPECIAL.search(text) is None:  # most words: their text is their value
+            return Word(text, text)
     pieces: list[tuple[str, bool]] = []
     known = _pieces(node, pieces)
     unquoted = "".join("\0" * len(text) if quoted else text for text, quoted in pieces)
@@ -110,6 +114,8 @@ def _pieces(node: Node, pieces: list[tuple[str, bool]]) -> bool:
     return False
 
 
+# Characters that quote, expand or glob; a word without them is its own value.
+_SPECIAL = re.compile(r"[\\'\"$`*?\[\]{}]")
 _BARE_ESCAPE = re.compile(r"\\(\n|.)?", re.DOTALL)
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([$`\"\\\n])")
 
