@@ -46,12 +46,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "git log --o --o …": lambda n: "git log " + "--o " * (n // 4),
     "nested groups `{ { …; }; }`": lambda n: "{ " * (n // 5) + "ls" + "; }" * (n // 5),
 }
-# The sizes issue 27 names: a 1 MB line (against 100 KB) and a line of 20,000 braces (against 2,000).
+# The sizes issue 27 names: a 1 MB line (against 100 KB), and a line of 20,000 braces (against 200,000).
 NAMED: dict[str, tuple[int, Callable[[int], str]]] = {
     "1 MB line of words `git status a a …`": (100_000, lambda n: "git status " + "a " * (n // 2)),
     "1 MB line of commands `ls && ls …`": (100_000, lambda n: "ls && " * (n // 6)),
-    "20,000 braces `echo {{{…`": (2_000, lambda n: "echo " + "{" * n),
-    "20,000 braces in groups `{ { …`": (2_000, lambda n: "{ " * (n // 2) + "ls" + "; }" * (n // 2)),
+    "20,000 braces `echo {{{…`": (20_000, lambda n: "echo " + "{" * n),
+    "20,000 braces in groups `{ { …`": (20_000, lambda n: "{ " * (n // 2) + "ls" + "; }" * (n // 2)),
 }
 RULES = [
     Rule("run_shell", "allow", command="git status*"),
