@@ -204,6 +204,9 @@ class _Reader:
         if _deepest(text) > _MAX_OPEN:
             self.findings.note("too_deep", text)
             return
+        joined = _JOINED_WORD.search(text)
+        if joined:  # bash joins `r\<new line>m` into `rm`; tree-sitter reads two words
+            self.findings.note("quoting", joined.group())
         root = parse(text).root_node
         if root.has_error:
             self.findings.note("syntax", _first_error(root))
@@ -460,6 +463,7 @@ def _deepest(text: str) -> int:
     return max(accumulate(map(_STEPS.__getitem__, brackets)), default=0)
 
 
+_JOINED_WORD = re.compile(r"\S\\\n\S")
 _NOT_BRACKETS = re.compile(r"[^(){}]+")
 _STEPS = {"(": 1, "{": 1, ")": -1, "}": -1}
 

@@ -185,6 +185,7 @@ ATOMS = [
     "find . -maxdepth 0 -exec touch z \\;",
     "echo y | xargs touch",
     "\\touch b",
+    "tou\\\nch bc",
     "'touch' c",
     '"to"uch g',
     "$'\\x74ouch' h",

@@ -95,6 +95,7 @@ UNREAD = [
     ('echo "`echo \\"a;b\\"`"', "quoting"),
     ("echo `echo \\`rm x\\``", "quoting"),  # bash takes the escapes out, then runs `rm x`
     ("echo \"${x:-'$(rm x)'}\"", "quoting"),  # inside double quotes the single quotes are characters
+    ("r\\\nm x", "quoting"),  # a line continuation inside a word joins it: bash runs `rm x`
     ("cat <<EOF >out\n$(rm x) `ls`\nEOF\nwc", "heredoc"),
     ("cat <<EOF\n$HOME\nEOF", "heredoc"),
     ("cat <<E $(ls\n)\nbody\nE", "heredoc"),
