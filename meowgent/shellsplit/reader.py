@@ -30,75 +30,17 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from itertools import accumulate
+from collections.abc import Sequence
 
 from tree_sitter import Node
 
 from meowgent.shellsplit.inspect import RunsText, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
-from meowgent.shellsplit.syntax import node_text, parse, word_value
-from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, Word, short
+from meowgent.shellsplit.result import Findings, SplitResult
+from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
+from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, Word
 
 __all__ = ["Findings", "SplitResult", "command_word", "forget_readings", "parse_segment", "split_command"]
-
-
-@dataclass(frozen=True, slots=True)
-class SplitResult:
-    """The simple commands of a command line, and why its meaning is not pinned down (none: it is)."""
-
-    commands: tuple[SimpleCommand, ...]
-    problems: tuple[Problem, ...] = ()
-
-    @property
-    def segments(self) -> tuple[str, ...]:
-        """Each command as shown and matched by rules (`SimpleCommand.text`)."""
-        return tuple(command.text for command in self.commands)
-
-    @property
-    def hidden(self) -> bool:
-        """Whether the line may run code that its commands do not show; see the module docstring."""
-        return bool(self.problems)
-
-    @property
-    def problem(self) -> str:
-        """The first few problems as an English sentence fragment, for the verdict's reason; empty if none."""
-        shown_problems = "; ".join(map(str, self.problems[:_SHOWN_PROBLEMS]))
-        more = len(self.problems) - _SHOWN_PROBLEMS
-        return f"{shown_problems}; and {more} more" if more > 0 else shown_problems
-
-
-_SHOWN_PROBLEMS = 3
-
-
-class Findings:
-    """What makes a line's meaning not pinned down by its text, gathered while it is read (each once)."""
-
-    def __init__(self, *, budget: int = 0) -> None:
-        self._problems: dict[Problem, None] = {}
-        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
-
-    @property
-    def problems(self) -> list[Problem]:
-        return list(self._problems)
-
-    def note(self, kind: str, snippet: str) -> None:
-        self.add(Problem(kind, short(snippet)))
-
-    def add(self, problem: Problem) -> None:
-        self._problems[problem] = None
-
-    def spend(self, text: str) -> bool:
-        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
-
-        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
-        (the line's length and a little more) keeps the whole reading linear in the line's length.
-        """
-        self.budget -= len(text)
-        if self.budget < 0:
-            self.note("too_many", text)
-        return self.budget >= 0
 
 
 @functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all
@@ -138,6 +80,7 @@ def forget_readings() -> None:
     split_command.cache_clear()
 
 
+_JOINED_WORD = re.compile(r"\S\\\n\S")
 _NESTED_BUDGET = 4096
 """Characters that texts and commands handed on may add to the line's length in reading (see `Findings.spend`)."""
 _MAX_OPEN = 500
@@ -201,7 +144,7 @@ class _Reader:
         self.depth = 0  # texts run inside texts, and commands handed on inside commands, around this one
 
     def line(self, text: str) -> None:
-        if _deepest(text) > _MAX_OPEN:
+        if deepest(text, _MAX_OPEN) > _MAX_OPEN:
             self.findings.note("too_deep", text)
             return
         joined = _JOINED_WORD.search(text)
@@ -209,7 +152,7 @@ class _Reader:
             self.findings.note("quoting", joined.group())
         root = parse(text).root_node
         if root.has_error:
-            self.findings.note("syntax", _first_error(root))
+            self.findings.note("syntax", first_error(root))
         self._statement(root, (), 0)
 
     def simple(self, node: Node) -> bool:
@@ -266,7 +209,7 @@ class _Reader:
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
         own: list[tuple[Redirect, str]] = []
-        for field, child in _fields(node):
+        for field, child in fields(node):
             if child.type in _REDIRECTS:
                 found, spilled = self._redirect(child, level)
                 own += found
@@ -284,7 +227,7 @@ class _Reader:
                 self.findings.note(_UNREAD.get(child.type, "grammar"), node_text(child))
         words += more
         parts += more
-        dropped = _keyword_words(words) if not assignments else 0
+        dropped = _keyword_words(words) if not assignments and _starts_pipeline(node) else 0
         while not assignments and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
@@ -455,26 +398,14 @@ class _Reader:
             self.depth -= 1
 
 
-def _deepest(text: str) -> int:
-    """About how many `(` and `{` are open at most, quotes ignored; one pass. It guards time, not meaning."""
-    if text.count("(") + text.count("{") <= _MAX_OPEN:
-        return 0  # the count is bound to be small: no need to walk the text
-    brackets = _NOT_BRACKETS.sub("", text)
-    return max(accumulate(map(_STEPS.__getitem__, brackets)), default=0)
-
-
-_JOINED_WORD = re.compile(r"\S\\\n\S")
-_NOT_BRACKETS = re.compile(r"[^(){}]+")
-_STEPS = {"(": 1, "{": 1, ")": -1, "}": -1}
-
-
-def _fields(node: Node) -> Iterator[tuple[str | None, Node]]:
-    """The node's children with their field names, in one pass (asking per index walks the children each time)."""
-    cursor = node.walk()
-    if cursor.goto_first_child():
-        yield cursor.field_name, cursor.node
-        while cursor.goto_next_sibling():
-            yield cursor.field_name, cursor.node
+def _starts_pipeline(node: Node) -> bool:
+    """Whether bash would read a `time` at the start of this command as its keyword: only where a pipeline starts."""
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        node, parent = parent, parent.parent
+    if parent is None or parent.type == "negated_command":
+        return parent is None
+    return parent.type != "pipeline" or parent.named_children[0] == node
 
 
 def _keyword_words(words: Sequence[Word]) -> int:
@@ -490,13 +421,3 @@ def _keyword_words(words: Sequence[Word]) -> int:
 
 def _join(words: Sequence[Word], redirects: Sequence[tuple[Redirect, str]]) -> str:
     return " ".join([word.text for word in words] + [text for _, text in redirects])
-
-
-def _first_error(root: Node) -> str:
-    """The text of the first ERROR node, or the token found MISSING, for the problem's snippet."""
-    parent, node = root, root
-    while node is not None and node.type != "ERROR" and not node.is_missing:
-        parent, node = node, next((child for child in node.children if child.has_error or child.is_missing), None)
-    if node is None:
-        return node_text(parent)
-    return node.type if node.is_missing else node_text(node) or node.type

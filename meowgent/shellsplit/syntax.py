@@ -3,20 +3,23 @@
 tree-sitter-bash parses; this module only says what a node is as a word: its text as shown (a command
 substitution as the placeholder `$(...)`, since its commands are read as commands of their own) and
 its literal value after quote removal, or None when only running the line would tell (an expansion, a
-substitution, an unquoted glob or brace pattern). Nothing here decides what a line runs; `reader` does.
+substitution, an unquoted glob or brace pattern). And the few ways the reader walks a tree: a node's
+children with their fields, the first error. Nothing here decides what a line runs; `reader` does.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
+from itertools import accumulate
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
 
 from meowgent.shellsplit.words import Word
 
-__all__ = ["has_glob", "node_text", "parse", "shown", "word_of", "word_value"]
+__all__ = ["deepest", "fields", "first_error", "has_glob", "node_text", "parse", "shown", "word_of", "word_value"]
 
 _LANGUAGE = Language(tree_sitter_bash.language())
 
@@ -33,6 +36,37 @@ def parse(text: str) -> Tree:
 
 def node_text(node: Node) -> str:
     return (node.text or b"").decode(errors="replace")
+
+
+def deepest(text: str, limit: int) -> int:
+    """About how many `(` and `{` are open at most, quotes ignored; one pass. It guards time, not meaning."""
+    if text.count("(") + text.count("{") <= limit:
+        return 0  # the count is bound to be small: no need to walk the text
+    brackets = _NOT_BRACKETS.sub("", text)
+    return max(accumulate(map(_STEPS.__getitem__, brackets)), default=0)
+
+
+_NOT_BRACKETS = re.compile(r"[^(){}]+")
+_STEPS = {"(": 1, "{": 1, ")": -1, "}": -1}
+
+
+def fields(node: Node) -> Iterator[tuple[str | None, Node]]:
+    """The node's children with their field names, in one pass (asking per index walks the children each time)."""
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        yield cursor.field_name, cursor.node
+        while cursor.goto_next_sibling():
+            yield cursor.field_name, cursor.node
+
+
+def first_error(root: Node) -> str:
+    """The text of the first ERROR node, or the token found MISSING, for the problem's snippet."""
+    parent, node = root, root
+    while node is not None and node.type != "ERROR" and not node.is_missing:
+        parent, node = node, next((child for child in node.children if child.has_error or child.is_missing), None)
+    if node is None:
+        return node_text(parent)
+    return node.type if node.is_missing else node_text(node) or node.type
 
 
 # Nodes shown as a placeholder in a command's text: their commands are segments of their own.
