@@ -51,6 +51,9 @@ SPLITS = [
     ("time; -p x", ["-p x"]),
     ("echo \\\n  rm x", ["echo rm x"]),  # a line continuation, not a newline
     ("ls 2>&1 >out", ["ls 2>&1 > out"]),
+    # tree-sitter attaches the redirection to the whole list; bash only to `echo`: both count as writing
+    ("a && echo x > out.txt", ["a > out.txt", "echo x > out.txt"]),
+    ("touch >out c", ["touch c > out"]),  # tree-sitter reads `c` as a second target; bash gives it to touch
     ("ls &>/dev/null", ["ls &> /dev/null"]),
     ("cat <<EOF\nrm x\nEOF", ["cat << EOF"]),  # the body is cat's input
     ("cat <<'E' >out\n$(rm x)\nE\nwc", ["cat << 'E' > out", "wc"]),  # quoted: the body stays literal
