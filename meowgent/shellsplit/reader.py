@@ -228,7 +228,7 @@ class _Reader:
         words += more
         parts += more
         dropped = _keyword_words(words) if not assignments and _starts_pipeline(node) else 0
-        while not assignments and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
+        while dropped and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
             self.findings.note(_KEYWORD_COMMANDS[words[dropped].text], node_text(node))

@@ -47,6 +47,7 @@ SPLITS = [
     ("while ! ls; do sleep 1; done", ["ls", "sleep 1"]),
     ("time rm x", ["rm x"]),
     ("time -p rm x", ["rm x"]),  # bash's `time` keyword takes -p
+    ("time A=1 B=2 rm x", ["A=1 B=2 rm x"]),  # assignments after the keyword are assignments
     ("ls | time rm x", ["ls", "time rm x"]),  # only where a pipeline starts: here it is /usr/bin/time
     ("time; -p x", ["-p x"]),
     ("echo \\\n  rm x", ["echo rm x"]),  # a line continuation, not a newline
