@@ -636,10 +636,12 @@ TRACED = [f"t a{n}" for n in range(1, 6)]
 
 
 def traced(text: str) -> set[str]:
-    """The arguments of the `t` commands among the segments of `text`."""
-    return {
-        parse_segment(segment).words[1].text for segment in split_command(text).segments if command_word(segment) == "t"
-    }
+    """The arguments of the `t` commands among the commands of `text`."""
+    return {command.words[1].text for command in split_command(text).commands if _runs_t(command)}
+
+
+def _runs_t(command: SimpleCommand) -> bool:
+    return len(command.words) > 1 and command.words[0].literal == "t"
 
 
 @needs_bash
@@ -741,4 +743,4 @@ UNSEEN |= {"variable", "rebinds", "defines"}
 
 def _in_texts(result: SplitResult) -> set[str]:
     """The arguments of `t` in segments whose command word is `t` once its escapes are decoded."""
-    return {parse_segment(s).words[1].literal or "" for s in result.segments if command_word(s) == "t"}
+    return {command.words[1].literal or "" for command in result.commands if _runs_t(command)}
