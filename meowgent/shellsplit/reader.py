@@ -165,7 +165,10 @@ class _Reader:
 
     # ---- statements ----
 
-    def _statement(self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int) -> None:
+    def _statement(
+        self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int, *, piped: bool = False
+    ) -> None:
+        """Read a statement; `piped`: it does not start a pipeline, so a `time` there is a program, not a keyword."""
         if level > _MAX_LEVEL:
             self.findings.note("too_deep", node_text(node))
             return
@@ -173,12 +176,15 @@ class _Reader:
         if kind in _STRUCTURE or kind == "comment" or node.type == "ERROR":
             return  # an ERROR node made the line hidden already; what it holds is not read as commands
         if kind in _GROUPS:
+            first = True
             for child in node.children:
-                self._statement(child, redirects, level + 1)
+                inner = kind == "negated_command" or (kind == "pipeline" and not first)
+                self._statement(child, redirects, level + 1, piped=inner)
+                first = first and not child.is_named
         elif kind == "redirected_statement":
-            self._redirected(node, redirects, level)
+            self._redirected(node, redirects, level, piped=piped)
         elif kind == "command":
-            self._command(node, redirects, level)
+            self._command(node, redirects, level, piped=piped)
         elif kind in ("variable_assignment", "variable_assignments"):
             assignments = [node] if kind == "variable_assignment" else node.named_children
             words = tuple(self._word(child, level) for child in assignments)
@@ -188,7 +194,9 @@ class _Reader:
         else:
             self.findings.note(_UNREAD.get(kind, "grammar"), node_text(node) or kind)
 
-    def _redirected(self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int) -> None:
+    def _redirected(
+        self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int, *, piped: bool = False
+    ) -> None:
         found, arguments = self._redirects(node, level)
         outer = redirects + found
         body = node.child_by_field_name("body")
@@ -197,12 +205,18 @@ class _Reader:
         if body is None:  # `> out` alone still truncates the file
             self._add(SimpleCommand((), (), tuple(r for r, _ in outer), _join([], outer)))
         elif body.type == "command":
-            self._command(body, outer, level + 1, arguments)
+            self._command(body, outer, level + 1, arguments, piped=piped)
         else:
             self._statement(body, outer, level + 1)
 
     def _command(
-        self, node: Node, redirects: tuple[tuple[Redirect, str], ...], level: int, more: Sequence[Word] = ()
+        self,
+        node: Node,
+        redirects: tuple[tuple[Redirect, str], ...],
+        level: int,
+        more: Sequence[Word] = (),
+        *,
+        piped: bool = False,
     ) -> None:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
         assignments: list[Word] = []
@@ -227,7 +241,7 @@ class _Reader:
                 self.findings.note(_UNREAD.get(child.type, "grammar"), node_text(child))
         words += more
         parts += more
-        dropped = _keyword_words(words) if not assignments and _starts_pipeline(node) else 0
+        dropped = _keyword_words(words) if not assignments and not piped else 0
         while dropped and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
@@ -396,16 +410,6 @@ class _Reader:
             self.line(text)
         finally:
             self.depth -= 1
-
-
-def _starts_pipeline(node: Node) -> bool:
-    """Whether bash would read a `time` at the start of this command as its keyword: only where a pipeline starts."""
-    parent = node.parent
-    if parent is not None and parent.type == "redirected_statement":
-        node, parent = parent, parent.parent
-    if parent is None or parent.type == "negated_command":
-        return parent is None
-    return parent.type != "pipeline" or parent.named_children[0] == node
 
 
 def _keyword_words(words: Sequence[Word]) -> int:
