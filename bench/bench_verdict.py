@@ -19,7 +19,7 @@ from pathlib import Path
 from bench.report import machine, table
 from meowgent.events import ToolCall
 from meowgent.policy.rules import Policy, Rule
-from meowgent.shellsplit.parser import forget_readings
+from meowgent.shellsplit.reader import forget_readings
 
 # Each shape is a line built from n repeats of a piece that some reader once handled badly.
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -44,6 +44,14 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "commands handed on `xargs xargs …`": lambda n: "xargs " * (n // 6) + "ls",
     "find -exec -exec …": lambda n: "find " + "-exec " * (n // 6),
     "git log --o --o …": lambda n: "git log " + "--o " * (n // 4),
+    "nested groups `{ { …; }; }`": lambda n: "{ " * (n // 5) + "ls" + "; }" * (n // 5),
+}
+# The sizes issue 27 names: a 1 MB line (against 100 KB), and a line of 20,000 braces (against 200,000).
+NAMED: dict[str, tuple[int, Callable[[int], str]]] = {
+    "1 MB line of words `git status a a …`": (100_000, lambda n: "git status " + "a " * (n // 2)),
+    "1 MB line of commands `ls && ls …`": (100_000, lambda n: "ls && " * (n // 6)),
+    "20,000 braces `echo {{{…`": (20_000, lambda n: "echo " + "{" * n),
+    "20,000 braces in groups `{ { …`": (20_000, lambda n: "{ " * (n // 2) + "ls" + "; }" * (n // 2)),
 }
 RULES = [
     Rule("run_shell", "allow", command="git status*"),
@@ -54,7 +62,7 @@ RULES = [
 
 
 def verdict_seconds(policy: Policy, line: str) -> float:
-    """Best of 3 verdicts on `line`, each from a fresh reading (the splitter remembers recent lines)."""
+    """Best of 3 verdicts on `line`, each from a fresh reading (the reader remembers recent lines)."""
     best = float("inf")
     for _ in range(3):
         forget_readings()
@@ -71,10 +79,22 @@ def run(*, quick: bool = False) -> str:
         policy = Policy(RULES, Path(folder))
         policy.decide(ToolCall("warm", "run_shell", {"command": "ls"}))  # imports and compiled patterns
         for name, shape in SHAPES.items():
-            small, large = verdict_seconds(policy, shape(size)), verdict_seconds(policy, shape(size * 10))
-            rows.append([name, f"{small * 1000:.1f}", f"{large * 1000:.1f}", f"{large / small:.1f}"])
+            rows.append([name, *_timed(policy, shape, size)])
+        named = [[name, f"{small:,}", *_timed(policy, shape, small)] for name, (small, shape) in NAMED.items()]
     headers = ["line", f"{size:,} chars (ms)", f"{size * 10:,} chars (ms)", "ratio (10 is linear)"]
-    return f"### Shell verdict on hostile lines ({machine()})\n\n" + table(headers, rows)
+    sized = ["line", "n", "n (ms)", "10 × n (ms)", "ratio (10 is linear)"]
+    return (
+        f"### Shell verdict on hostile lines ({machine()})\n\n"
+        + table(headers, rows)
+        + "\n\n### The sizes issue 27 names\n\n"
+        + table(sized, named)
+    )
+
+
+def _timed(policy: Policy, shape: Callable[[int], str], size: int) -> list[str]:
+    """The verdict's time at `size` and at 10 × `size`, in ms, and their ratio."""
+    small, large = verdict_seconds(policy, shape(size)), verdict_seconds(policy, shape(size * 10))
+    return [f"{small * 1000:.1f}", f"{large * 1000:.1f}", f"{large / small:.1f}"]
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
 """Judging a shell line by the rules' `command` patterns: every command it runs, each read several ways.
 
-The line is split into its simple commands (`shellsplit`), substitutions and the commands that `eval`,
-`sh -c`, `xargs` or `find -exec` run included. Deny and ask patterns are tried against every reading of
-each command, so they cannot be dodged: as written, and in plain form (quotes removed, `FOO=1` and
-redirections dropped, `/bin/rm` as `rm`, and again after each wrapper such as `sudo` or `env`, read by
-its own option table), and against the whole line. Allow patterns see only the command as written, and
-their `*` never stands for writing a file: a redirection that writes needs a `>` in the pattern, a write
-option (`sort -o`, `git log --output`, `tee`) the option spelled. A hidden line (see `shellsplit`) is
-denied while any deny rule exists and otherwise asks; no allow rule covers it.
+The line is read into its simple commands (`shellsplit.reader`, over bash's grammar), substitutions and
+the commands that `eval`, `sh -c`, `xargs` or `find -exec` run included. Deny and ask patterns are
+tried against every reading of each command, so they cannot be dodged: as written, and in plain form
+(quotes removed, `FOO=1` and redirections dropped, `/bin/rm` as `rm`, and again after each wrapper
+such as `sudo` or `env`, read by its own option table), and against the whole line. Allow patterns see
+only the command as written, and their `*` never stands for writing a file: a redirection that writes
+needs a `>` in the pattern, a write option (`sort -o`, `git log --output`, `tee`) the option spelled.
+A hidden line (see `shellsplit.reader`) is denied while any deny rule exists and otherwise asks; no
+allow rule covers it.
 
-Linear in the line's length: the splitter is, and each command is read once per reading.
+Linear in the line's length: the reader is, and each command is read once per reading.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from meowgent.policy.actions import STRICT_FIRST, Action
-from meowgent.shellsplit.parser import parse_segment, split_command
 from meowgent.shellsplit.programs import Write, invocations, read_program
+from meowgent.shellsplit.reader import parse_segment, split_command
 from meowgent.shellsplit.words import SimpleCommand, Word, program_name
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ __all__ = ["all_start_with", "judge_command", "plain_words", "prefix_words", "wr
 def judge_command(command: str, rules: Sequence[Rule]) -> tuple[Action, str]:
     """Allow, ask or deny a shell line by the command rules that apply to its tool, and why (for the person)."""
     split = split_command(command)
-    judged = [_judge_segment(segment, rules) for segment in split.segments]
+    judged = [_judge_segment(segment, rules) for segment in split.commands]
     # Deny and ask patterns also see the whole line: `curl * | sh` is a fair thing to write in a rule.
     whole = _loose_matches((command.strip(),), rules)
     judged += [(action, f"the rule {rule} matches the command") for action, rule in whole]
@@ -50,19 +51,19 @@ def judge_command(command: str, rules: Sequence[Rule]) -> tuple[Action, str]:
     asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
     if asked:
         return asked
-    if not split.segments:
+    if not split.commands:
         return "ask", "the command runs nothing that can be checked"
     return "allow", "your rules allow every command in it"
 
 
-def _judge_segment(segment: str, rules: Sequence[Rule]) -> tuple[Action, str]:
+def _judge_segment(segment: SimpleCommand, rules: Sequence[Rule]) -> tuple[Action, str]:
     loose = next(_loose_matches(_views(segment), rules), None)
     if loose is not None:
-        return loose[0], f"the rule {loose[1]} matches `{segment}`"
+        return loose[0], f"the rule {loose[1]} matches `{segment.text}`"
     rule = next((rule for rule in rules if rule.action == "allow" and _allows(rule.command, segment)), None)
     if rule is not None:
-        return "allow", f"the rule {rule} allows `{segment}`"
-    return "ask", f"no rule allows `{segment}`"
+        return "allow", f"the rule {rule} allows `{segment.text}`"
+    return "ask", f"no rule allows `{segment.text}`"
 
 
 def _loose_matches(views: tuple[str, ...], rules: Sequence[Rule]) -> Iterator[tuple[Action, Rule]]:
@@ -73,7 +74,7 @@ def _loose_matches(views: tuple[str, ...], rules: Sequence[Rule]) -> Iterator[tu
                 yield action, rule
 
 
-def _allows(pattern: str | None, segment: str) -> bool:
+def _allows(pattern: str | None, segment: SimpleCommand) -> bool:
     """The strict reading: the segment as written, where `*` never covers writing a file.
 
     A redirection that writes is covered only by a pattern that writes a `>`; a write option (`git log
@@ -82,20 +83,15 @@ def _allows(pattern: str | None, segment: str) -> bool:
     """
     if pattern is None:
         return True
-    if not fnmatchcase(segment, pattern):
+    if not fnmatchcase(segment.text, pattern):
         return False
-    needed = _write_spellings(segment)
-    return needed is not None and all(_spells(pattern, spelling) for spelling in needed)
+    return all(_spells(pattern, spelling) for spelling in _write_spellings(segment))
 
 
-def _write_spellings(segment: str) -> list[str] | None:
-    """What a pattern must spell to cover the files `segment` writes; None if it cannot be read."""
-    try:
-        parsed = parse_segment(segment)
-    except ValueError:
-        return None
-    spellings = [">" for redirect in parsed.redirects if redirect.writes]
-    return spellings + [write.spelling for write in writes_of(parsed)]
+def _write_spellings(segment: SimpleCommand) -> list[str]:
+    """What a pattern must spell to cover the files `segment` writes."""
+    spellings = [">" for redirect in segment.redirects if redirect.writes]
+    return spellings + [write.spelling for write in writes_of(segment)]
 
 
 def writes_of(parsed: SimpleCommand) -> Iterator[Write]:
@@ -114,13 +110,9 @@ def _spells(pattern: str, spelling: str) -> bool:
     return any(pattern.startswith(spelling, start) for start in starts)
 
 
-def _views(segment: str) -> tuple[str, ...]:
+def _views(segment: SimpleCommand) -> tuple[str, ...]:
     """The segment as written, then each command it runs in plain form."""
-    try:
-        words = parse_segment(segment).words
-    except ValueError:
-        return (segment,)
-    return (segment, *(" ".join(plain_words(invocation)) for invocation in invocations(words)))
+    return (segment.text, *(" ".join(plain_words(invocation)) for invocation in invocations(segment.words)))
 
 
 def plain_words(words: Sequence[Word]) -> list[str]:
@@ -140,16 +132,12 @@ def prefix_words(prefix: str) -> list[str]:
 def all_start_with(command: str, wanted: list[str]) -> bool:
     """Whether every command of a line that is not hidden starts with the words `wanted`."""
     split = split_command(command)
-    return not split.hidden and bool(split.segments) and all(_starts_with(s, wanted) for s in split.segments)
+    return not split.hidden and bool(split.commands) and all(_starts_with(s, wanted) for s in split.commands)
 
 
-def _starts_with(segment: str, wanted: list[str]) -> bool:
-    try:
-        parsed = parse_segment(segment)
-    except ValueError:
-        return False
-    writes = any(redirect.writes for redirect in parsed.redirects) or any(writes_of(parsed))
-    return not writes and _texts(parsed)[: len(wanted)] == wanted
+def _starts_with(segment: SimpleCommand, wanted: list[str]) -> bool:
+    writes = any(redirect.writes for redirect in segment.redirects) or any(writes_of(segment))
+    return not writes and _texts(segment)[: len(wanted)] == wanted
 
 
 def _texts(parsed: SimpleCommand) -> list[str]:

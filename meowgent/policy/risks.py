@@ -15,8 +15,8 @@ from pathlib import Path
 
 from meowgent.events import ToolCall
 from meowgent.policy.commands import plain_words, writes_of
-from meowgent.shellsplit.parser import parse_segment, split_command
 from meowgent.shellsplit.programs import Write, invocations
+from meowgent.shellsplit.reader import split_command
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import Writes
 
@@ -74,11 +74,7 @@ _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 
 def _shell_risks(command: str, workspace: Path) -> Iterator[Risk]:
     split = split_command(command)
-    for segment in split.segments:
-        try:
-            parsed = parse_segment(segment)
-        except ValueError:
-            continue
+    for parsed in split.commands:
         for invocation in invocations(parsed.words):
             program, *arguments = plain_words(invocation)
             yield from _program_risks(program, arguments)

@@ -20,7 +20,7 @@ from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
 from meowgent.policy.commands import all_start_with, prefix_words
 from meowgent.policy.patterns import glob_escape, has_wildcard, host_of, resolved_path_matches
-from meowgent.shellsplit.parser import split_command
+from meowgent.shellsplit.reader import split_command
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ScopedBy, ToolError, ToolTraits
 from meowgent.tools.workspace import Workspace

@@ -5,7 +5,7 @@ builtins that evaluate values or bind code to names (`let`, `declare -i`, `hash 
 the texts it runs as command lines (`eval`, `bash -c`), the files or input it runs (`source f`, `sh`),
 and, through each program's table (`programs`), the wrappers and the commands they run in turn. It
 yields `Problem`s and, in the order bash would meet them, the texts (`RunsText`) and commands (`Starts`)
-it hands on, which the parser splits as segments of their own.
+it hands on, which the reader reads as commands of their own.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
     """The command with its arguments, then again the command each wrapper runs (`sudo env rm x`: three).
 
     The wrappers' own option tables (below) say where their command starts: `env -iu HOME rm x`
-    runs `rm x`. Past `MAX_NESTED` wrappers it stops; the splitter marks such a line hidden.
+    runs `rm x`. Past `MAX_NESTED` wrappers it stops; the reader marks such a line hidden.
     """
     for _ in range(MAX_NESTED):
         if not words:

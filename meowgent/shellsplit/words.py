@@ -12,10 +12,9 @@ Everything here is linear in the length of its input.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Problem", "Redirect", "SimpleCommand", "Word", "has_glob", "literal", "program_name", "short"]
+__all__ = ["KINDS", "Problem", "Redirect", "SimpleCommand", "Word", "program_name", "short"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +30,10 @@ class Word:
 
     @classmethod
     def of(cls, text: str) -> Word:
-        """The word written as `text`, with its literal value."""
-        return cls(text, literal(text))
+        """The word written as `text`, with its literal value, read by bash's grammar (see `syntax.word_of`)."""
+        from meowgent.shellsplit.syntax import word_of  # the grammar reads words into this class
+
+        return word_of(text)
 
     @property
     def value(self) -> str:
@@ -70,24 +71,29 @@ class Redirect:
 
 @dataclass(frozen=True, slots=True)
 class SimpleCommand:
-    """A segment taken apart: leading `NAME=value` assignments, the command and its arguments, redirections."""
+    """A segment taken apart: leading `NAME=value` assignments, the command and its arguments, redirections.
+
+    `text` is the segment as shown and matched by rules: its parts as written, in order, with each
+    substitution as a placeholder (`echo $(...)`).
+    """
 
     assignments: tuple[Word, ...]
     words: tuple[Word, ...]
     redirects: tuple[Redirect, ...]
+    text: str
 
 
 # ---- what leaves a line's meaning open ----
 
 KINDS: dict[str, str] = {
     # The text cannot be read with confidence.
-    "unclosed": "{} is never closed",
-    "stray": "{} closes nothing that was opened",
-    "no_target": "the redirection {} has no target",
+    "syntax": "{} is not bash that Meowgent can read",
+    "grammar": "{} is a part of bash that Meowgent does not read",
     "block": "{} blocks are not split into commands",
     "too_deep": "{} is nested too deeply to read",
-    "heredoc": "the here-document {} cannot be read with confidence",
+    "heredoc": "the here-document {} expands its text, which can run commands",
     "quoting": "{} is read differently by each shell",
+    "process": "the process substitution {} hands a command's output to a program as a file, which may run it",
     # Values that bash evaluates as code.
     "expansion": "the expansion {} can run code hidden in a variable's value",
     "arithmetic": "the arithmetic {} can run code hidden in a variable's value",
@@ -131,114 +137,3 @@ class Problem:
 def short(text: str, limit: int = 40) -> str:
     """`text` cut to `limit` characters for a sentence, with `...` where it was cut."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-# ---- literal values ----
-
-
-def literal(text: str) -> str | None:
-    """The value of a word after quote removal, or None when it depends on an expansion or a glob."""
-    if _SPECIAL.search(text) is None:
-        return text
-    value: list[str] = []
-    unquoted: list[str] = []  # the unquoted characters, with quoted ones as NUL, to spot globs
-    pos = 0
-    while pos < len(text):
-        char = text[pos]
-        if char == "\\":
-            piece, pos = text[pos + 1 : pos + 2], pos + 2
-            quoted = True
-        elif char == "'":
-            end = text.index("'", pos + 1)
-            piece, pos, quoted = text[pos + 1 : end], end + 1, True
-        elif char == '"':
-            inner, pos = _double_quoted_literal(text, pos)
-            if inner is None:
-                return None
-            piece, quoted = inner, True
-        elif text.startswith("$'", pos):
-            end = _ansi_c_end(text, pos)
-            piece, pos, quoted = _ansi_c_value(text[pos + 2 : end - 1]), end, True
-        elif char in "$`":
-            return None
-        else:
-            piece, pos, quoted = char, pos + 1, False
-        value.append(piece)
-        unquoted.append("\0" * len(piece) if quoted else piece)
-    return None if has_glob("".join(unquoted)) else "".join(value)
-
-
-# Characters that quote, expand or glob; a word without them is its own value.
-_SPECIAL = re.compile(r"[\\'\"$`*?\[\]{}]")
-
-
-def has_glob(unquoted: str) -> bool:
-    """Whether bash would expand the word: `*`, `?`, `[...]` or a brace list `{a,b}` / range `{1..3}`.
-
-    `unquoted` has its quoted characters replaced by NUL, which no pattern may span. One pass, no
-    backtracking: a regex such as `\\{[^\\0]*(,|\\.\\.)[^\\0]*\\}` takes quadratic time on `{{{{...`.
-    It over-approximates (`}{,` counts as a brace list), which only makes a word's value unknown.
-    """
-    bracket = brace = listed = False  # seen, since the last NUL: `[`; `{`; `{` then `,` or `..`
-    previous = ""
-    for char in unquoted:
-        if char in "*?" or (char == "]" and bracket) or (char == "}" and listed):
-            return True
-        if char == "\0":
-            bracket = brace = listed = False
-        elif char == "[":
-            bracket = True
-        elif char == "{":
-            brace = True
-        elif brace and (char == "," or (char == "." and previous == ".")):
-            listed = True
-        previous = char
-    return False
-
-
-def _ansi_c_end(text: str, pos: int) -> int:
-    """Where the `$'...'` word starting at `pos` ends (just past its closing quote)."""
-    pos += 2
-    while text[pos] != "'":
-        pos += 2 if text[pos] == "\\" else 1
-    return pos + 1
-
-
-_ANSI_C_ESCAPE = re.compile(
-    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))", re.DOTALL
-)
-_ANSI_C_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-
-
-def _ansi_c_value(body: str) -> str:
-    """The value of a `$'...'` body, as bash decodes it (`\\x72m` is `rm`)."""
-
-    def decode(match: re.Match[str]) -> str:
-        hexa, short_unicode, long_unicode, octal, control, other = match.groups()
-        number = hexa or short_unicode or long_unicode
-        if number:
-            return chr(min(int(number, 16), 0x10FFFF))
-        if octal:
-            return chr(int(octal, 8) & 0xFF)
-        if control:
-            return chr(ord(control.upper()) & 0x1F)
-        return _ANSI_C_SIMPLE.get(other, other)  # \\ \' \" \? stand for themselves
-
-    return _ANSI_C_ESCAPE.sub(decode, body)
-
-
-def _double_quoted_literal(text: str, pos: int) -> tuple[str | None, int]:
-    """The value of the double-quoted part starting at `pos`, None if it expands anything, and where it ends."""
-    value: list[str] = []
-    pos += 1
-    while text[pos] != '"':
-        char = text[pos]
-        if char in "$`":
-            return None, pos
-        if char == "\\" and text[pos + 1] in '$`"\\':
-            value.append(text[pos + 1])
-            pos += 2
-        else:
-            value.append(char)
-            pos += 1
-    return "".join(value), pos + 1

@@ -84,7 +84,7 @@ WRAPPERS: dict[str, Program] = {
     "command": Program(_o("pvV"), _effects(stops="-v -V"), wraps=True),  # -v and -V only say what runs
     "builtin": Program(_o(), wraps=True),
     "exec": Program(_o("cl", "a"), wraps=True),
-    "time": Program(  # /usr/bin/time; bash's own `time` is a keyword the splitter drops
+    "time": Program(  # /usr/bin/time; bash's own `time` is a keyword the reader drops
         _o(
             "pvqaV",
             "fo",

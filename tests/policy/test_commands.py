@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from meowgent.policy.risks import Risk, risk_notes
 from meowgent.policy.rules import Policy, Rule
 from meowgent.policy.scopes import Scope, scope_offer
-from meowgent.shellsplit.parser import forget_readings, split_command
+from meowgent.shellsplit.reader import forget_readings, split_command
 from tests.policy.calls import SHELL_RULES, shell
-from tests.shellsplit.test_parser import EVERYDAY, HIDDEN_LINES, compositions
+from tests.shellsplit.test_reader import EVERYDAY, HIDDEN_LINES, compositions
 
 # ---- shell commands ----
 
@@ -70,7 +70,7 @@ def test_shell_decisions(policy: Policy, command: str, decision: str) -> None:
 def test_the_reason_names_the_command_and_the_rule(policy: Policy) -> None:
     assert policy.decide(shell("ls && rm -rf x")).reason == 'the rule deny run_shell command "rm *" matches `rm -rf x`'
     assert policy.decide(shell("ls; make")).reason == "no rule allows `make`"
-    assert '`"` is never closed' in policy.decide(shell('echo "oops')).reason
+    assert '`"oops` is not bash that Meowgent can read' in policy.decide(shell('echo "oops')).reason
 
 
 @pytest.mark.parametrize(
@@ -212,6 +212,9 @@ HIDING = [
     "git status ${y:=a[\\$(rm x)]} $((y))",
     "git status ${a[x]}",
     "git status ${!x}",
+    # issue 27: arithmetic evaluates the array subscript in a string, which runs the substitution in it
+    "git status $((git status 'a[$(rm -rf docs)]'))",
+    "git status $(( 'a[$(rm x)]' ))",
 ]
 DENIED_EDITS = ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "X=rm; $X x", "git status; sh -c 'rm x'"]
 ATTACK_RULES = [Rule("run_shell", "allow", command="git status*"), Rule("run_shell", "deny", command="rm *")]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from meowgent.shellsplit.inspect import RunsText, Starts, inspect_segment
-from meowgent.shellsplit.parser import parse_segment
 from meowgent.shellsplit.programs import MAX_NESTED
+from meowgent.shellsplit.reader import parse_segment
 from meowgent.shellsplit.words import Problem, Word, short
 
 

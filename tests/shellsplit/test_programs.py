@@ -8,14 +8,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from meowgent.shellsplit.parser import parse_segment
 from meowgent.shellsplit.programs import PROGRAMS, Program, Write, read_program, runs_value
-from meowgent.shellsplit.words import Word
+from meowgent.shellsplit.reader import parse_segment
+from meowgent.shellsplit.words import Word, program_name
 
 
 def read(line: str):
     program, *arguments = parse_segment(line).words
-    return read_program(program.value, arguments)
+    return read_program(program_name(program) or "", arguments)
 
 
 def command_of(line: str) -> str:
@@ -46,7 +46,7 @@ def command_of(line: str) -> str:
         ("command rm x", "rm x"),
         ("builtin cd x", "cd x"),
         ("exec -a name rm x", "rm x"),
-        ("time -v rm x", "rm x"),
+        ("/usr/bin/time -v rm x", "rm x"),
         ("flock /tmp/l rm x", "rm x"),
         ("flock -n -w 5 /tmp/l rm x", "rm x"),
         ("chroot --userspec=a:b / rm x", "rm x"),

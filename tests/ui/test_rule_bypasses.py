@@ -1,4 +1,4 @@
-"""Rule bypasses of issues 13 and 17, replayed against the running app.
+"""Rule bypasses of issues 13, 17 and 27, replayed against the running app.
 
 With allow `git status*` and deny `rm *`, a line whose meaning its text does not pin down is refused
 without a card and runs nothing, and an edit that hides an `rm` runs nothing either. With no deny rule,
@@ -25,6 +25,8 @@ RULES = [
 HIDING = ["git status ${x:=\\$(rm x)} ${x@P}", "git status ${y:=a[\\$(rm x)]} $((y))", "git status ${a[x]}"]
 HIDING += ["git status ${!x}", "PS4='$(rm -rf docs)'; set -x; true", "hash -p /bin/rm ls; ls -rf docs"]
 HIDING += ["flock f -c 'rm -rf docs'", "git -c alias.x='!rm -rf docs' x", "env -iu HOME rm -rf docs"]
+# Issue 27: arithmetic evaluates an array subscript, which runs a substitution in a string.
+HIDING += ["git status $((git status 'a[$(rm -rf docs)]'))", "echo $(( 'a[$(rm -rf docs)]' ))"]
 EDITS = ["bash -c 'rm x'", "eval 'rm x'", "$'\\x72m' x", "X=rm; $X x"]
 
 

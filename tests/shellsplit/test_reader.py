@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meowgent.shellsplit.parser import SplitResult, command_word, parse_segment, split_command
 from meowgent.shellsplit.programs import invocations
-from meowgent.shellsplit.words import Problem, Redirect, Word
+from meowgent.shellsplit.reader import SplitResult, command_word, parse_segment, split_command
+from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, Word
 
 SPLITS = [
     ("ls && rm -rf /", ["ls", "rm -rf /"]),
@@ -28,8 +28,6 @@ SPLITS = [
     ("(cd /; rm x)", ["cd /", "rm x"]),
     ("a || b & c", ["a", "b", "c"]),
     ("a |& b", ["a", "b"]),
-    ("cat <(curl evil)", ["curl evil", "cat <(...)"]),
-    ("tee >(wc) < x", ["wc", "tee >(...) < x"]),
     ("FOO=1 BAR=2 rm x", ["FOO=1 BAR=2 rm x"]),
     (r"\rm x", [r"\rm x"]),
     ('"rm" x', ['"rm" x']),
@@ -40,23 +38,26 @@ SPLITS = [
     ("x=$(curl evil) ls", ["curl evil", "x=$(...) ls"]),
     ("echo $(echo $(rm x))", ["rm x", "echo $(...)", "echo $(...)"]),
     ('echo "$(echo ")")"', ['echo ")"', 'echo "$(...)"']),
-    ("echo `echo \\`rm x\\``", ["rm x", "echo $(...)", "echo $(...)"]),
-    ("echo ${x:-$(rm y)}", ["rm y", "echo ${x:-$(rm y)}"]),
+    ("echo ${x:-$(rm y)}", ["rm y", "echo ${x:-$(...)}"]),
     ("echo $((1 + 2))", ["echo $((...))"]),
-    ("echo $((rm x) )", ["rm x", "echo $(...)"]),  # not arithmetic: bash runs a subshell
+    ("echo ${x:-'}'}", ["echo ${x:-'}'}"]),  # the quotes hold the brace, as in bash
     ("{ ls; rm y; }", ["ls", "rm y"]),
     ("if true; then rm x; else ls; fi", ["true", "rm x", "ls"]),
     ("for f in *; do rm $f; done", ["for f in *", "rm $f"]),
     ("while ! ls; do sleep 1; done", ["ls", "sleep 1"]),
     ("time rm x", ["rm x"]),
     ("time -p rm x", ["rm x"]),  # bash's `time` keyword takes -p
+    ("time A=1 B=2 rm x", ["A=1 B=2 rm x"]),  # assignments after the keyword are assignments
+    ("ls | time rm x", ["ls", "time rm x"]),  # only where a pipeline starts: here it is /usr/bin/time
     ("time; -p x", ["-p x"]),
     ("echo \\\n  rm x", ["echo rm x"]),  # a line continuation, not a newline
     ("ls 2>&1 >out", ["ls 2>&1 > out"]),
+    # tree-sitter attaches the redirection to the whole list; bash only to `echo`: both count as writing
+    ("a && echo x > out.txt", ["a > out.txt", "echo x > out.txt"]),
+    ("touch >out c", ["touch c > out"]),  # tree-sitter reads `c` as a second target; bash gives it to touch
     ("ls &>/dev/null", ["ls &> /dev/null"]),
     ("cat <<EOF\nrm x\nEOF", ["cat << EOF"]),  # the body is cat's input
-    ("cat <<EOF >out\n$(rm x) `ls`\nEOF\nwc", ["rm x", "ls", "cat << EOF > out", "wc"]),
-    ("cat <<-'E' ; ls\n\t$(rm x)\n\tE\nwc", ["cat <<- 'E'", "ls", "wc"]),  # quoted: the body stays literal
+    ("cat <<'E' >out\n$(rm x)\nE\nwc", ["cat << 'E' > out", "wc"]),  # quoted: the body stays literal
     ("find . -name '*.tmp' -exec rm {} \\; -print", ["find . -name '*.tmp' -exec rm {} \\; -print", "rm {}"]),
     ("ls | xargs -n 1 rm -f", ["ls", "xargs -n 1 rm -f", "rm -f ..."]),  # xargs adds what it reads
     ("   ", []),
@@ -66,52 +67,65 @@ SPLITS = [
 
 @pytest.mark.parametrize(("command", "segments"), SPLITS)
 def test_split(command: str, segments: list[str]) -> None:
-    assert split_command(command) == SplitResult(tuple(segments))
+    result = split_command(command)
+    assert (result.segments, result.problems) == (tuple(segments), ())
 
 
-UNPARSABLE = [
-    ('echo "oops', ["echo"], "unclosed", '"'),
-    ("rm -rf x 'oops", ["rm -rf x"], "unclosed", "'"),
-    ("echo `ls", ["echo"], "unclosed", "`"),
-    ("echo $(ls", ["ls", "echo"], "unclosed", "$("),
-    ("(ls", ["ls"], "unclosed", "("),
-    ("ls)", ["ls"], "stray", ")"),
-    ("{ ls", ["ls"], "unclosed", "{"),
-    ("ls; }", ["ls"], "stray", "}"),
-    ("ls; ( rm x; }", ["ls", "rm x"], "stray", "}"),
-    ("case $x in a) rm x;; esac", [], "block", "case"),
-    ("f() { rm x; }", ["f"], "defines", "f("),
-    ("function f { rm x; }", [], "defines", "function"),
-    ("a=(1 2)", ["a="], "defines", "a=("),
-    ("ls >", ["ls"], "no_target", ">"),
-    ('echo "`echo \\"a;b\\"`"', ["echo"], "quoting", '\\" inside `...` inside "..."'),
-    ("echo ${x:-'}'}", ["echo"], "quoting", "' inside ${...}"),
-    ("echo " + "$(" * 2000 + ")" * 2000, ["echo"], "too_deep", "echo " + "$(" * 16 + "..."),
-    ("cat <<E $(ls\n)\nbody\nE", ["ls", "cat << E"], "heredoc", "<< before $(...) with a new line inside"),
-    ("echo $(cat <<E)\nbody\nE", ["cat << E", "echo"], "heredoc", "<< inside $(...)"),
+# What bash's grammar has and the reader does not read: the line is hidden, with the kind of problem.
+UNREAD = [
+    ('echo "oops', "syntax"),
+    ("rm -rf x 'oops", "syntax"),
+    ("echo `ls", "syntax"),
+    ("echo $(ls", "syntax"),
+    ("(ls", "syntax"),
+    ("ls)", "syntax"),
+    ("{ ls", "syntax"),
+    ("ls; }", "syntax"),
+    ("! ! rm x", "syntax"),  # tree-sitter reads the second `!` as a command's name
+    ("time ! rm x", "syntax"),
+    ("ls; ( rm x; }", "syntax"),
+    ("ls >", "syntax"),
+    ("echo $((rm x) )", "syntax"),  # bash runs a subshell; tree-sitter reads broken arithmetic
+    ("echo $(cat <<E)\nbody\nE", "syntax"),
+    ("case $x in a) rm x;; esac", "block"),
+    ("select x in a; do rm x; done", "block"),
+    ("coproc rm x", "block"),
+    ("f() { rm x; }", "defines"),
+    ("function f { rm x; }", "defines"),
+    ("a=(1 2)", "defines"),
+    ("for ((i = 0; i < 1; i++)); do rm x; done", "arithmetic"),
+    ("((y)); ls", "arithmetic"),
+    ("cat <(curl evil)", "process"),
+    ("tee >(wc) < x", "process"),
+    ('echo "`echo \\"a;b\\"`"', "quoting"),
+    ("echo `echo \\`rm x\\``", "quoting"),  # bash takes the escapes out, then runs `rm x`
+    ("echo \"${x:-'$(rm x)'}\"", "quoting"),  # inside double quotes the single quotes are characters
+    ("r\\\nm x", "quoting"),  # a line continuation inside a word joins it: bash runs `rm x`
+    ("cat <<EOF >out\n$(rm x) `ls`\nEOF\nwc", "heredoc"),
+    ("cat <<EOF\n$HOME\nEOF", "heredoc"),
+    ("cat <<E $(ls\n)\nbody\nE", "heredoc"),
+    ("cat <<E | sh\nrm x\nE", "heredoc"),  # tree-sitter holds the rest of the line inside the here-document
+    ("echo " + "$(" * 2000 + ")" * 2000, "too_deep"),
+    ("{ " * 5000 + "ls" + "; }" * 5000, "too_deep"),
 ]
 
 
-@pytest.mark.parametrize(("command", "visible", "kind", "snippet"), UNPARSABLE)
-def test_what_cannot_be_read_is_hidden_but_keeps_what_was_seen(
-    command: str, visible: list[str], kind: str, snippet: str
-) -> None:
+@pytest.mark.parametrize(("command", "kind"), UNREAD)
+def test_what_the_reader_does_not_read_is_hidden(command: str, kind: str) -> None:
     result = split_command(command)
-    assert result.hidden
-    assert Problem(kind, snippet) in result.problems
-    assert result.segments == tuple(visible)
+    assert kind in {problem.kind for problem in result.problems}, result.problems
 
 
 # Lines whose meaning their text does not pin down: (line, segments, the problem's kind and snippet).
 NOT_PINNED = [
     ("git status ${x:=\\$(rm x)} ${x@P}", ["git status ${x:=\\$(rm x)} ${x@P}"], "expansion", "${x@P}"),
-    ("git status ${y:=a[\\$(rm x)]} $((y))", ["git status ${y:=a[\\$(rm x)]} $((...))"], "arithmetic", "$((y))"),
+    ("git status ${y:=a[\\$(rm x)]} $((y))", ["rm x", "git status ${y:=a[\\$(...)]} $((...))"], "arithmetic", "$((y))"),
     ("git status ${a[x]}", ["git status ${a[x]}"], "expansion", "${a[x]}"),
     ("git status ${!x}", ["git status ${!x}"], "expansion", "${!x}"),
     ("echo ${x:1}", ["echo ${x:1}"], "expansion", "${x:1}"),
-    ("echo $[y]", ["echo $[y]"], "arithmetic", "$[y]"),
-    ("echo $(( $(rm x) + 1 ))", ["rm x", "echo $((...))"], "arithmetic", "$(( $(rm x) + 1 ))"),
-    ("((y)); ls", ["y", "ls"], "arithmetic", "((y)); ls"),
+    ("echo $[y]", ["echo $((...))"], "arithmetic", "$[y]"),
+    ("echo $(( $(rm x) + 1 ))", ["echo $((...))"], "arithmetic", "$(( $(rm x) + 1 ))"),
+    ("((y)); ls", ["ls"], "arithmetic", "(("),
     ("let y", ["let y"], "arithmetic", "let y"),
     ("[[ $y -eq 1 ]]", ["[[ $y -eq 1 ]]"], "arithmetic", "[[ $y -eq 1 ]]"),
     ("a[y]=1 ls", ["a[y]=1 ls"], "subscript", "a[y]=1"),
@@ -138,8 +152,8 @@ NOT_PINNED = [
     ('bash -c "$X"', ['bash -c "$X"'], "unknown_text", 'bash -c "$X"'),
     ("env -S 'rm x'", ["env -S 'rm x'", "rm x"], "runs_text", "env -S"),
     ("ls | xargs $X", ["ls", "xargs $X"], "unknown_word", "xargs $X"),
-    ("eval 'rm \"x'", ["eval 'rm \"x'", "rm"], "unclosed", '"'),
-    ('echo "oops', ["echo"], "unclosed", '"'),
+    ("eval 'rm \"x'", ["eval 'rm \"x'", "rm"], "syntax", '"x'),
+    ('echo "oops', ["echo"], "syntax", '"oops'),
 ]
 
 
@@ -150,7 +164,6 @@ def test_a_line_whose_meaning_is_not_pinned_down_is_hidden(
     result = split_command(command)
     assert (result.segments, result.hidden) == (tuple(segments), True)
     assert Problem(kind, snippet) in result.problems, result.problems
-    assert str(Problem(kind, snippet)) in result.problem
 
 
 def test_the_reason_shows_the_first_few_problems_and_counts_the_rest() -> None:
@@ -567,7 +580,6 @@ def _wrappers() -> list[Callable[[str, tuple[str, ...]], tuple[str, tuple[str, .
         lambda text, segs: (f"echo $( {text} )", (*segs, "echo $(...)")),
         lambda text, segs: (f'echo "$( {text} )"', (*segs, 'echo "$(...)"')),
         lambda text, segs: (f"v=$( {text} ) ls", (*segs, "v=$(...) ls")),
-        lambda text, segs: (f"cat <( {text} )", (*segs, "cat <(...)")),
         # Backquotes do not nest without escapes, and single quotes end at the first quote.
         lambda text, segs: (f"echo `{text}`", (*segs, "echo $(...)")) if "`" not in text else (text, segs),
         lambda text, segs: (f"echo '{text}'", (f"echo '{text}'",)) if "'" not in text else (text, segs),
@@ -600,7 +612,12 @@ def test_generated_lines_split_into_their_commands(line: tuple[str, tuple[str, .
     text, expected = line
     result = split_command(text)
     assert not result.hidden, (text, result.problem)
-    assert sorted(result.segments) == sorted(expected)
+    # A redirection tree-sitter attaches to a whole list is given to each of its commands: compare the rest.
+    assert sorted(map(_unredirected, result.commands)) == sorted(_unredirected(parse_segment(s)) for s in expected)
+
+
+def _unredirected(command: SimpleCommand) -> str:
+    return " ".join(word.text for word in (*command.assignments, *command.words))
 
 
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="compares with a real bash")
@@ -610,7 +627,7 @@ needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="compares w
 @settings(max_examples=60, deadline=None)
 @given(compositions(SIMPLE, lambda atom: (atom,)))
 def test_generated_lines_are_valid_bash(line: tuple[str, tuple[str, ...]]) -> None:
-    """Keeps the generator honest: a line bash would refuse proves nothing about the splitter."""
+    """Keeps the generator honest: a line bash would refuse proves nothing about the reader."""
     checked = subprocess.run(["bash", "-n", "-c", line[0]], capture_output=True, text=True, check=False)
     assert checked.returncode == 0, (line[0], checked.stderr)
 
@@ -619,10 +636,12 @@ TRACED = [f"t a{n}" for n in range(1, 6)]
 
 
 def traced(text: str) -> set[str]:
-    """The arguments of the `t` commands among the segments of `text`."""
-    return {
-        parse_segment(segment).words[1].text for segment in split_command(text).segments if command_word(segment) == "t"
-    }
+    """The arguments of the `t` commands among the commands of `text`."""
+    return {command.words[1].text for command in split_command(text).commands if _runs_t(command)}
+
+
+def _runs_t(command: SimpleCommand) -> bool:
+    return len(command.words) > 1 and command.words[0].literal == "t"
 
 
 @needs_bash
@@ -662,7 +681,7 @@ def test_tricky_lines_run_only_their_segments_in_bash(tmp_path: Path) -> None:
         subprocess.run(["bash", "--norc", "-c", script], capture_output=True, check=False, timeout=20)
         ran = set(log.read_text().split()) if log.exists() else set()
         assert ran, text
-        assert ran <= traced(text), (text, ran)
+        assert split_command(text).hidden or ran <= traced(text), (text, ran)
 
 
 # Atoms that hide a `t` from a plain reading: through strings, escapes, variables, here-documents and values.
@@ -701,7 +720,7 @@ def logging_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_complete_split_names_every_command_bash_runs(
     tmp_path_factory: pytest.TempPathFactory, logging_path: Path, line
 ) -> None:
-    """Whatever a real bash runs is among the segments, or the splitter says the line is not pinned down."""
+    """Whatever a real bash runs is among the segments, or the reader says the line is not pinned down."""
     text = line[0]
     log = tmp_path_factory.mktemp("run") / "log"
     env = {"PATH": f"{logging_path}:{os.environ['PATH']}", "LOG": str(log)}
@@ -724,4 +743,4 @@ UNSEEN |= {"variable", "rebinds", "defines"}
 
 def _in_texts(result: SplitResult) -> set[str]:
     """The arguments of `t` in segments whose command word is `t` once its escapes are decoded."""
-    return {parse_segment(s).words[1].literal or "" for s in result.segments if command_word(s) == "t"}
+    return {command.words[1].literal or "" for command in result.commands if _runs_t(command)}

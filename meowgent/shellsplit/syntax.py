@@ -1,0 +1,218 @@
+"""Bash's grammar, from tree-sitter-bash: a line's syntax tree, and the words of it as `Word`s.
+
+tree-sitter-bash parses; this module only says what a node is as a word: its text as shown (a command
+substitution as the placeholder `$(...)`, since its commands are read as commands of their own) and
+its literal value after quote removal, or None when only running the line would tell (an expansion, a
+substitution, an unquoted glob or brace pattern). And the few ways the reader walks a tree: a node's
+children with their fields, the first error. Nothing here decides what a line runs; `reader` does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from itertools import accumulate
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser, Tree
+
+from meowgent.shellsplit.words import Word
+
+__all__ = ["deepest", "fields", "first_error", "has_glob", "node_text", "parse", "shown", "word_of", "word_value"]
+
+_LANGUAGE = Language(tree_sitter_bash.language())
+
+
+@functools.cache
+def _parser() -> Parser:
+    return Parser(_LANGUAGE)
+
+
+def parse(text: str) -> Tree:
+    """The syntax tree of a command line (tree-sitter never fails: what it cannot read is an ERROR node)."""
+    return _parser().parse(text.encode())
+
+
+def node_text(node: Node) -> str:
+    return (node.text or b"").decode(errors="replace")
+
+
+def deepest(text: str, limit: int) -> int:
+    """About how many `(` and `{` are open at most, quotes ignored; one pass. It guards time, not meaning."""
+    if text.count("(") + text.count("{") <= limit:
+        return 0  # the count is bound to be small: no need to walk the text
+    brackets = _NOT_BRACKETS.sub("", text)
+    return max(accumulate(map(_STEPS.__getitem__, brackets)), default=0)
+
+
+_NOT_BRACKETS = re.compile(r"[^(){}]+")
+_STEPS = {"(": 1, "{": 1, ")": -1, "}": -1}
+
+
+def fields(node: Node) -> Iterator[tuple[str | None, Node]]:
+    """The node's children with their field names, in one pass (asking per index walks the children each time)."""
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        yield cursor.field_name, cursor.node
+        while cursor.goto_next_sibling():
+            yield cursor.field_name, cursor.node
+
+
+def first_error(root: Node) -> str:
+    """The text of the first ERROR node, or the token found MISSING, for the problem's snippet."""
+    parent, node = root, root
+    while node is not None and node.type != "ERROR" and not node.is_missing:
+        parent, node = node, next((child for child in node.children if child.has_error or child.is_missing), None)
+    if node is None:
+        return node_text(parent)
+    return node.type if node.is_missing else node_text(node) or node.type
+
+
+# Nodes shown as a placeholder in a command's text: their commands are segments of their own.
+_PLACEHOLDERS = {"command_substitution": "$(...)", "arithmetic_expansion": "$((...))"}
+
+
+def shown(node: Node) -> str:
+    """The node's text as written, with each substitution in it as a placeholder (`echo $(...)`)."""
+    if node.type in _PLACEHOLDERS:
+        return _PLACEHOLDERS[node.type]
+    if node.type == "process_substitution":
+        return node_text(node)[:1] + "(...)"
+    if node.child_count == 0:
+        return node_text(node)
+    pieces, at, source = [], node.start_byte, node.text or b""
+    for child in node.children:
+        pieces.append(source[at - node.start_byte : child.start_byte - node.start_byte].decode(errors="replace"))
+        pieces.append(shown(child))
+        at = child.end_byte
+    pieces.append(source[at - node.start_byte :].decode(errors="replace"))
+    return "".join(pieces)
+
+
+def word_value(node: Node) -> Word:
+    """The node as a word: what `shown` gives, and its literal value where its text alone tells it."""
+    if node.child_count == 0 and node.type in _BARE:
+        text = node_text(node)
+        if _SPECIAL.search(text) is None:  # most words: their text is their value
+            return Word(text, text)
+    pieces: list[tuple[str, bool]] = []
+    known = _pieces(node, pieces)
+    unquoted = "".join("\0" * len(text) if quoted else text for text, quoted in pieces)
+    literal = "".join(text for text, _ in pieces) if known and not has_glob(unquoted) else None
+    return Word(shown(node), literal)
+
+
+def word_of(text: str) -> Word:
+    """The word written as `text`, read as bash reads one argument; its value is None unless it is one plain word."""
+    tree = parse(": " + text)  # an argument of `:`, so `x=1` or `-x` is read as a word, not as syntax
+    command = tree.root_node.children[0] if tree.root_node.child_count == 1 else None
+    arguments = command.children_by_field_name("argument") if command is not None else []
+    if tree.root_node.has_error or command is None or command.type != "command" or len(arguments) != 1:
+        return Word(text, None)
+    value = word_value(arguments[0])
+    return Word(text, value.literal if node_text(arguments[0]) == text else None)
+
+
+# Nodes whose text is its value after the unquoted backslashes are taken out.
+_BARE = frozenset({"word", "number", "variable_name"})
+# Nodes whose value is the values of their children, and of the text between them, in order.
+_JOINED = frozenset({"concatenation", "variable_assignment"})
+
+
+def _pieces(node: Node, pieces: list[tuple[str, bool]]) -> bool:
+    """Add the node's value to `pieces` as (text, quoted) runs; False if only running the line would tell it."""
+    text = node_text(node)
+    if not node.is_named:
+        return _bare(text, pieces)
+    if node.type in _BARE:
+        return _bare(text, pieces)
+    if node.type == "raw_string":
+        pieces.append((text[1:-1], True))
+        return True
+    if node.type == "ansi_c_string":
+        pieces.append((ansi_c_value(text[2:-1]), True))
+        return True
+    if node.type == "string":
+        if any(child.is_named and child.type != "string_content" for child in node.children):
+            return False
+        pieces.append((_DOUBLE_QUOTED_ESCAPE.sub(_unescape, text[text.index('"') + 1 : -1]), True))
+        return True
+    if node.type in _JOINED:
+        at = node.start_byte
+        for child in node.children:
+            if child.start_byte > at or not _pieces(child, pieces):
+                return False  # text between children is never expected; not reading it is the safe side
+            at = child.end_byte
+        return at == node.end_byte
+    return False
+
+
+# Characters that quote, expand or glob; a word without them is its own value.
+_SPECIAL = re.compile(r"[\\'\"$`*?\[\]{}]")
+_BARE_ESCAPE = re.compile(r"\\(\n|.)?", re.DOTALL)
+_DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([$`\"\\\n])")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return "" if match.group(1) == "\n" else match.group(1)
+
+
+def _bare(text: str, pieces: list[tuple[str, bool]]) -> bool:
+    """Unquoted text: a backslash quotes the next character, and a line continuation disappears."""
+    if "$" in text or "`" in text:
+        return False
+    at = 0
+    for escape in _BARE_ESCAPE.finditer(text):
+        pieces.append((text[at : escape.start()], False))
+        pieces.append(("" if escape.group(1) in ("\n", None) else escape.group(1), True))
+        at = escape.end()
+    pieces.append((text[at:], False))
+    return True
+
+
+def has_glob(unquoted: str) -> bool:
+    """Whether bash would expand the word: `*`, `?`, `[...]` or a brace list `{a,b}` / range `{1..3}`.
+
+    `unquoted` has its quoted characters replaced by NUL, which no pattern may span. One pass, no
+    backtracking: a regex such as `\\{[^\\0]*(,|\\.\\.)[^\\0]*\\}` takes quadratic time on `{{{{...`.
+    It over-approximates (`}{,` counts as a brace list), which only makes a word's value unknown.
+    """
+    bracket = brace = listed = False  # seen, since the last NUL: `[`; `{`; `{` then `,` or `..`
+    previous = ""
+    for char in unquoted:
+        if char in "*?" or (char == "]" and bracket) or (char == "}" and listed):
+            return True
+        if char == "\0":
+            bracket = brace = listed = False
+        elif char == "[":
+            bracket = True
+        elif char == "{":
+            brace = True
+        elif brace and (char == "," or (char == "." and previous == ".")):
+            listed = True
+        previous = char
+    return False
+
+
+_ANSI_C_ESCAPE = re.compile(
+    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))", re.DOTALL
+)
+_ANSI_C_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def ansi_c_value(body: str) -> str:
+    """The value of a `$'...'` body, as bash decodes it (`\\x72m` is `rm`)."""
+
+    def decode(match: re.Match[str]) -> str:
+        hexa, short_unicode, long_unicode, octal, control, other = match.groups()
+        number = hexa or short_unicode or long_unicode
+        if number:
+            return chr(min(int(number, 16), 0x10FFFF))
+        if octal:
+            return chr(int(octal, 8) & 0xFF)
+        if control:
+            return chr(ord(control.upper()) & 0x1F)
+        return _ANSI_C_SIMPLE.get(other, other)  # \\ \' \" \? stand for themselves
+
+    return _ANSI_C_ESCAPE.sub(decode, body)
