@@ -33,6 +33,7 @@ from pathlib import Path
 from meowgent.config import Settings
 from meowgent.mcp.config import config_path
 from meowgent.persist.private import private_temp_folder
+from meowgent.tools import netbridge, netproxy
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
@@ -90,6 +91,9 @@ class SandboxPolicy:
     visible: tuple[Path, ...] = ()
     """Folders it may read even where something above them is hidden: the Python environment Meowgent runs in and
     an MCP server's own folder, which may live under the host's /tmp (a checkout there, its virtualenv)."""
+    proxy: Path | None = None
+    """The Unix socket of the host's proxy (meowgent.tools.netproxy): with it, the network namespace is its own
+    whatever `network` says, and this proxy, bridged to its 127.0.0.1, is its one way out."""
 
 
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
@@ -180,7 +184,7 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
         options.append("--disable-userns")
     if as_pid_1:
         options.append("--as-pid-1")
-    if not policy.network:
+    if not policy.network or policy.proxy is not None:
         options.append("--unshare-net")
     options += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     layers = [(Path(PRIVATE_TMP), _Cover.EMPTY), (Path("/run"), _Cover.EMPTY), (policy.workspace, _Cover.WRITABLE)]
@@ -194,6 +198,8 @@ def bwrap_options(policy: SandboxPolicy, view: HostView, *, disable_userns: bool
         if kind in (_Cover.HIDDEN_FOLDER, _Cover.HIDDEN_FILE) and _under_empty(path, layers[:index]):
             continue
         options += _cover(path, kind, view.empty_file)
+    if policy.proxy is not None:  # after the layers: /run is an empty tmpfs by then
+        options += ["--ro-bind", str(policy.proxy), netbridge.SOCKET]
     options += ["--chdir", str(policy.cwd or policy.workspace)]
     return options
 
@@ -270,6 +276,8 @@ class Sandbox:
         view = HostView.read(policy)
         options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1)
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
+        if policy.proxy is not None:
+            command, env = netproxy.bridged(command), env | netproxy.proxy_environment()
         return Launch((self.bwrap, *options, "--", *command), env)
 
 

@@ -19,7 +19,7 @@ import enum
 import inspect
 import threading
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Annotated, Any, ClassVar
 
@@ -155,6 +155,9 @@ class ToolContext:
     so by default it follows none; the agent judges each as a new web_fetch of that URL would be."""
     network: bool = False
     """Whether the person let this call reach the network (for this command or this chat): the sandbox's rule."""
+    resolve: Callable[[str, int], Sequence[str]] | None = None
+    """How a command's proxy finds a host's addresses (netguard's `Resolver`); None: the system's resolver. Tests
+    name a local server `example.test` with it."""
 
 
 def cap_text(text: str, limit: int) -> str:
