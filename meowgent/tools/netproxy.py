@@ -101,8 +101,16 @@ def proxy_environment() -> dict[str, str]:
 class HostProxy:
     """One call's proxy: `with HostProxy(hosts, ...) as proxy:` listens on `proxy.socket_path` until the end."""
 
-    def __init__(self, hosts: tuple[str, ...], *, allow_private: bool, resolve: Resolver = resolve_host) -> None:
+    def __init__(
+        self,
+        hosts: tuple[str, ...],
+        *,
+        allow_private: bool,
+        resolve: Resolver = resolve_host,
+        head_seconds: float = HEAD_SECONDS,
+    ) -> None:
         self.hosts = hosts
+        self.head_seconds = head_seconds
         self.allow_private = allow_private
         self.resolve = resolve
         self.visits = Visits()
@@ -150,7 +158,7 @@ class HostProxy:
         upstream = None
         self._track(client)
         try:
-            request, rest = _read_request(client)
+            request, rest = _read_request(client, self.head_seconds)
             try:
                 addresses = self._addresses(request)
             except _Refused as refused:
@@ -190,7 +198,7 @@ class HostProxy:
                 "The person can allow it on the approval card."
             )
         try:
-            addresses = tuple(self.resolve(host, request.port))
+            addresses = _literal(host) or tuple(self.resolve(host, request.port))
         except (OSError, UnicodeError):
             return ()  # not a refusal: the host is unknown, which the 502 says
         for address in () if self.allow_private else addresses:
@@ -215,9 +223,17 @@ class _Refused(Exception):
     """The request names a host the command may not reach; the message says why, naming it."""
 
 
-def _read_request(client: socket.socket) -> tuple[ProxyRequest, bytes]:
-    """The request's head, parsed, and what came after it; within HEAD_SECONDS, or socket.timeout."""
-    deadline = time.monotonic() + HEAD_SECONDS
+def _literal(host: str) -> tuple[str, ...]:
+    """The address itself, for a host written as one (no resolver needed); () for a name."""
+    try:
+        return (str(ipaddress.ip_address(host)),)
+    except ValueError:
+        return ()
+
+
+def _read_request(client: socket.socket, seconds: float) -> tuple[ProxyRequest, bytes]:
+    """The request's head, parsed, and what came after it; within `seconds`, or socket.timeout."""
+    deadline = time.monotonic() + seconds
     buffer = bytearray()
     end = None
     while end is None:

@@ -36,8 +36,8 @@ def refused_with(kind):
     return pytest.raises(ChatError, check=lambda error: error.kind == kind)
 
 
-def make_service(server, workspace, *, rules=()):
-    settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10)
+def make_service(server, workspace, *, rules=(), **options):
+    settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10, **options)
     agent = Agent(OllamaClient(server.url, read_timeout=10), settings, policy=Policy(list(rules), workspace))
     store = Store(Path(tempfile.mkdtemp(prefix="meowgent-store-")) / "meowgent.db")
     return ChatService(agent, store, default_model="qwen3", workspace=workspace)
@@ -474,7 +474,8 @@ def decide_and_result(service, server, chat, decision, **options):
 
 
 @needs_sandbox
-def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(service, ollama_server, host_server):
+def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(ollama_server, host_server, tmp_path):
+    service = make_service(ollama_server, tmp_path, allow_private_fetch=True)  # the server is on 127.0.0.1
     chat = fetching_chat(service, ollama_server, host_server)
     assert GREETING in decide_and_result(service, ollama_server, chat, Decision(True, network=True))
     assert service.network(ALICE, chat.id) is False  # that command only
