@@ -27,6 +27,7 @@ from meowgent.persist.private import private_temp_folder
 from meowgent.tools import netbridge
 from meowgent.tools.netguard import Resolver, non_public_reason, resolve_host
 from meowgent.tools.proxyrequest import BadRequest, ProxyRequest, check_size, head_length, host_allowed, parse_head
+from meowgent.tools.spec import Visited
 
 ANY_HOST = "*"
 """The pattern that allows every host: the person's deliberate choice."""
@@ -53,14 +54,6 @@ class Visits:
     def summary(self) -> Visited:
         with self.lock:
             return Visited(tuple(self.reached), tuple(self.refused))
-
-
-@dataclass(frozen=True)
-class Visited:
-    """Where a command went through its proxy: the hosts reached and the ones refused to it."""
-
-    reached: tuple[str, ...] = ()
-    refused: tuple[str, ...] = ()
 
 
 VISITED_PREFIX = "network: "

@@ -16,9 +16,9 @@ from typing import Annotated
 
 from meowgent.tools.jobs import Finished, run_plain, run_sandboxed
 from meowgent.tools.netguard import resolve_host
-from meowgent.tools.netproxy import ANY_HOST, HostProxy, Visited, visited_line
+from meowgent.tools.netproxy import HostProxy, visited_line
 from meowgent.tools.sandbox import Sandbox, policy_for, sandbox_for, shell_environment
-from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, cap_text, tool
+from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, Visited, cap_text, tool
 
 MAX_TIMEOUT = 600.0
 """Seconds; a longer `timeout` from the model is lowered to this."""
@@ -38,7 +38,9 @@ def run_shell(
     the time limit runs out or the person presses Stop; processes left in the background are stopped when it
     ends. Long output is cut in the middle, keeping its head and tail. Where the computer allows it, commands run
     in a sandbox: only the workspace and /tmp (empty each time) can be changed, and there is no network unless
-    the person turns it on, so a download or install that fails for want of network should be said, not retried.
+    the person turns it on, for the hosts they name, through a proxy (HTTP_PROXY is set; pip, npm, git and curl
+    use it). The result says which hosts were reached and refused; a download or install that fails for want of
+    network or a host should be said, not retried.
     """
     if not command.strip():
         raise ToolError("command is empty; give the shell command to run.")
@@ -73,10 +75,12 @@ def _run(command: str, ctx: ToolContext, *, timeout: float, keep: int) -> tuple[
         if not ctx.network:
             return run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep), None
         resolve = ctx.resolve or resolve_host
-        with HostProxy((ANY_HOST,), allow_private=settings.allow_private_fetch, resolve=resolve) as proxy:
+        with HostProxy(ctx.network, allow_private=settings.allow_private_fetch, resolve=resolve) as proxy:
             policy = replace(policy, network=True, proxy=proxy.socket_path)
             finished = run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep)
-        return finished, proxy.visits.summary()
+        visited = proxy.visits.summary()
+        ctx.on_visited(visited)
+        return finished, visited
     env = shell_environment(os.environ, settings.shell_env, sandboxed=False)
     return run_plain(command, cwd=cwd, env=env, timeout=timeout, cancel=ctx.cancel, keep=keep), None
 
