@@ -31,6 +31,7 @@ BENCHES = (
     "tokens",
     "mcp",
     "sandbox",
+    "proxy",
     "verdict",
     "openai",
     "files",
