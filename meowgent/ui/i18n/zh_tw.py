@@ -212,8 +212,8 @@ TEXT: dict[str, str] = {
     "network_needed": "🌐 這個指令會連上網路，沒有網路就會失敗：請在下方為這個指令或此對話開啟網路，"
     "並寫出它可以連的主機。",
     "network_hosts_label": "可以連的主機",
-    "network_hosts_info": "主機名稱或樣式，以逗號分隔，例如 pypi.org, *.pythonhosted.org：* 表示任何主機。除非 Meowgent "
-    "以 `--allow-private-fetch` 啟動，否則你自己網路上的位址仍然連不到。",
+    "network_hosts_info": "主機名稱或樣式，以逗號分隔，例如 pypi.org, *.pythonhosted.org：* 表示任何主機。"
+    "除非 Meowgent 以 `--allow-private-fetch` 啟動，否則你自己網路上的位址仍然連不到。",
     "network_hosts_missing": "請寫出這個指令可以連的主機（* 表示任何主機），或選擇不連網路。",
     "network_hosts_invalid": "{word} 不是主機：請寫主機名稱（例如 pypi.org）或樣式（例如 *.python.org）。",
     "network_any_host": "任何主機",
