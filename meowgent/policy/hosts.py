@@ -9,8 +9,8 @@ from collections.abc import Iterable
 
 from meowgent.policy.rules import Rule
 from meowgent.policy.scopes import Scope
+from meowgent.tools.proxyrequest import ANY_HOST
 
-ANY_HOST = "*"
 _HOST_PATTERN = re.compile(r"[a-z0-9*?\[\]_.:-]+")
 """What a host pattern may hold: a name or an address, with the rules' wildcards (no scheme, path or space)."""
 

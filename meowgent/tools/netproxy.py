@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import ipaddress
+import logging
 import secrets
 import socket
 import sys
@@ -29,8 +30,8 @@ from meowgent.tools.netguard import Resolver, non_public_reason, resolve_host
 from meowgent.tools.proxyrequest import BadRequest, ProxyRequest, check_size, head_length, host_allowed, parse_head
 from meowgent.tools.spec import Visited
 
-ANY_HOST = "*"
-"""The pattern that allows every host: the person's deliberate choice."""
+log = logging.getLogger(__name__)
+
 HEAD_SECONDS = 10.0
 """A client that has not sent its whole request head by then is dropped (a slow client can't hold a slot)."""
 CONNECT_SECONDS = 10.0
@@ -173,6 +174,8 @@ class HostProxy:
             _answer(client, exc.status, f"Meowgent's proxy can't read this request: {exc}")
         except OSError:
             pass  # the client or the server went away, or the proxy is closing
+        except Exception:  # a bug here must end this connection only, never the command's other ones
+            log.exception("the network proxy failed on a connection")
         finally:
             for end in (client, upstream):
                 if end is not None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
 
+ANY_HOST = "*"
+"""The pattern that allows every host: the person's deliberate choice, never a default."""
 MAX_LINE = 8192
 """Bytes of the request line (the longest URL a proxy takes; most servers stop at 8 KiB too)."""
 MAX_HEAD = 65536

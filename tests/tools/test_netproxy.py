@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from meowgent.tools.netproxy import ANY_HOST, MAX_CONNECTIONS, HostProxy, Visited, visited_line
-from meowgent.tools.proxyrequest import MAX_HEAD, MAX_LINE
+from meowgent.tools.netproxy import MAX_CONNECTIONS, HostProxy, Visited, visited_line
+from meowgent.tools.proxyrequest import ANY_HOST, MAX_HEAD, MAX_LINE
 from tests.sandboxing import GREETING, host_http_server
 
 PUBLIC = "93.184.216.34"

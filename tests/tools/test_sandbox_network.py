@@ -43,8 +43,8 @@ def example_test(host: str, port: int) -> list[str]:
     return [known[host]]
 
 
-def run(settings: Settings, command: str, *, network: bool = True) -> str:
-    context = ToolContext(settings=settings, network=network, resolve=example_test)
+def run(settings: Settings, command: str, *, hosts: tuple[str, ...] = ("example.test",)) -> str:
+    context = ToolContext(settings=settings, network=hosts, resolve=example_test)
     return ToolRegistry.builtins().execute("run_shell", {"command": command}, context).text
 
 
@@ -110,7 +110,7 @@ def abstract_probe(name: str) -> str:
 
 def test_an_abstract_socket_of_the_host_is_unreachable_with_network_on(settings, abstract_listener):
     name, connected = abstract_listener
-    result = run(settings, abstract_probe(name))
+    result = run(settings, abstract_probe(name), hosts=("*",))
     assert "CONNECTED" not in result
     assert "ConnectionRefusedError" in result
     assert not connected.is_set()

@@ -64,6 +64,7 @@ class CardPanel:
                 )
                 # The hosts that network reaches: the chat's, or those the rules and its scopes already allow.
                 self.network_hosts = gr.Textbox(
+                    "",  # a value, so an API caller may leave it out, as the network control's "off"
                     label=t(ENGLISH, "network_hosts_label"),
                     info=t(ENGLISH, "network_hosts_info"),
                     lines=1,
