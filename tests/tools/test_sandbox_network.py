@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 
 from meowgent.config import Settings
+from meowgent.tools import netbridge
 from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.sandbox import HostView, Sandbox, SandboxPolicy, bwrap_options
 from meowgent.tools.spec import ToolContext
 from tests.sandboxing import GREETING, fetch_directly, needs_sandbox
 
-pytestmark = needs_sandbox
 BACKGROUND = "it left processes running in the background"
 
 
@@ -48,6 +49,21 @@ def run(settings: Settings, command: str, *, hosts: tuple[str, ...] = ("example.
     return ToolRegistry.builtins().execute("run_shell", {"command": command}, context).text
 
 
+def test_with_a_proxy_the_namespace_is_its_own_and_the_socket_is_bound_over_the_empty_run():
+    policy = SandboxPolicy(Path("/w"), network=True, proxy=Path("/tmp/meowgent-x/proxy-1.sock"))
+    options = bwrap_options(policy, HostView(), disable_userns=True)
+    assert "--unshare-net" in options
+    bind = options.index("/tmp/meowgent-x/proxy-1.sock")
+    assert options[bind - 1 : bind + 2] == ["--ro-bind", "/tmp/meowgent-x/proxy-1.sock", netbridge.SOCKET]
+    assert options.index("/run") < bind  # /run's tmpfs first, or it would cover the socket
+    launch = Sandbox("/usr/bin/bwrap", True).launch(policy, ["bash", "-c", "true"], environ={"PATH": "/usr/bin"})
+    command = launch.argv[launch.argv.index("--") + 1 :]  # the bridge, which then becomes the command
+    assert command[1:4] == ("-I", "-S", "-c")
+    assert command[5:] == (netbridge.SOCKET, str(netbridge.PORT), "--", "bash", "-c", "true")
+    assert launch.env["HTTPS_PROXY"] == launch.env["http_proxy"] == f"http://127.0.0.1:{netbridge.PORT}"
+
+
+@needs_sandbox
 @pytest.mark.skipif(shutil.which("curl") is None, reason="no curl here")
 def test_curl_reaches_a_granted_host_through_the_proxy_and_the_result_says_so(settings, host_server):
     allowed = replace(settings, allow_private_fetch=True)
@@ -57,6 +73,7 @@ def test_curl_reaches_a_granted_host_through_the_proxy_and_the_result_says_so(se
     assert BACKGROUND not in result  # the bridge is not the command's: it is not reported as left behind
 
 
+@needs_sandbox
 def test_pythons_urllib_goes_through_the_proxy_too(settings, host_server):
     allowed = replace(settings, allow_private_fetch=True)
     script = f"import urllib.request; print(urllib.request.urlopen('http://example.test:{host_server}/').read())"
@@ -64,6 +81,7 @@ def test_pythons_urllib_goes_through_the_proxy_too(settings, host_server):
     assert GREETING in result
 
 
+@needs_sandbox
 def test_a_name_that_points_at_the_hosts_loopback_is_refused_without_allow_private_fetch(settings, host_server):
     result = run(
         settings, f"{sys.executable} -c \"import urllib.request as u; u.urlopen('http://example.test:{host_server}/')\""
@@ -73,6 +91,7 @@ def test_a_name_that_points_at_the_hosts_loopback_is_refused_without_allow_priva
     assert "network: reached no host; refused example.test" in result
 
 
+@needs_sandbox
 def test_the_hosts_own_127_0_0_1_is_out_of_reach_with_network_on(settings, host_server):
     result = run(replace(settings, allow_private_fetch=True), fetch_directly(host_server))
     assert "Connection refused" in result
@@ -108,6 +127,7 @@ def abstract_probe(name: str) -> str:
     return f'{sys.executable} -c "{code}"'
 
 
+@needs_sandbox
 def test_an_abstract_socket_of_the_host_is_unreachable_with_network_on(settings, abstract_listener):
     name, connected = abstract_listener
     result = run(settings, abstract_probe(name), hosts=("*",))
@@ -120,5 +140,6 @@ def test_an_abstract_socket_of_the_host_is_unreachable_with_network_on(settings,
     assert connected.wait(5)
 
 
+@needs_sandbox
 def test_a_command_that_leaves_a_process_behind_is_still_reported_with_network_on(settings):
     assert BACKGROUND in run(settings, "sleep 100 &")
