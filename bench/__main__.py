@@ -32,6 +32,7 @@ BENCHES = (
     "mcp",
     "sandbox",
     "seccomp",
+    "proxy",
     "verdict",
     "openai",
     "files",

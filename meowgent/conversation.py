@@ -28,8 +28,9 @@ class Decision:
     """The arguments the person edited the call to, if they changed it before approving."""
     scope: Scope | None = None
     """Also allow calls like this one for the rest of the chat."""
-    network: bool = False
-    """Let this command reach the network (the sandbox's rule; the chat's own setting is `Conversation.network`)."""
+    network: tuple[str, ...] = ()
+    """The hosts this command may reach, names or patterns (`*`: any); the sandbox's rule, besides the chat's own
+    `Conversation.network`."""
 
 
 @dataclass
@@ -49,8 +50,8 @@ class Conversation:
     """What the person allowed for the rest of this chat."""
     servers_off: list[str] = field(default_factory=list)
     """MCP servers whose tools this chat does not offer the model."""
-    network: bool = False
-    """Every command of this chat may reach the network: the person turned it on (never the model)."""
+    network: tuple[str, ...] = ()
+    """The hosts every command of this chat may reach (`*`: any; (): none): the person's choice, never the model's."""
     notes: list[str] = field(default_factory=list)
     """What the person did since the model's last reply that it should know (`files.told.uploaded`, `undone`):
     the next message carries them. Kept in memory only: a restart loses notes not yet sent."""

@@ -149,6 +149,10 @@ class ToolResult:
     duration: float = 0.0
     edited_arguments: dict[str, Any] | None = None
     """What actually ran, when the person changed the call before approving it."""
+    reached: tuple[str, ...] | None = None
+    """For a command that had network: the hosts it reached through its proxy (None: it had no network)."""
+    refused: tuple[str, ...] = ()
+    """For a command that had network: the hosts its proxy refused to it."""
 
 
 @dataclass(frozen=True, slots=True)

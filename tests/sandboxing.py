@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from meowgent.config import Settings
+from meowgent.tools.netbridge import PORT as PROXY_PORT
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
 
 FOUND = sandbox_for(Settings())
@@ -49,8 +50,16 @@ def bwrap_without_disable_userns(folder: Path) -> Path:
     return script
 
 
-def fetch(port: int) -> str:
-    """A shell line that fetches / from the host's 127.0.0.1:port with bash alone (no curl needed)."""
+def fetch(port: int, host: str = "127.0.0.1") -> str:
+    """A shell line that fetches / from `host`:port through the command's proxy, with bash alone (no curl needed).
+
+    The host's 127.0.0.1 is a private address: the proxy takes it only with --allow-private-fetch."""
+    request = f"GET http://{host}:{port}/ HTTP/1.0\\r\\n\\r\\n"
+    return f"exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT} && printf '{request}' >&3 && cat <&3"
+
+
+def fetch_directly(port: int) -> str:
+    """A shell line that fetches / from 127.0.0.1:port without the proxy: the host's, or the sandbox's own."""
     return f"exec 3<>/dev/tcp/127.0.0.1/{port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from meowgent.agent import notes
@@ -16,10 +17,11 @@ from meowgent.context import APP_NOTE
 from meowgent.conversation import Conversation, Decision, InvalidCall
 from meowgent.events import AgentEvent, ApprovalNeeded, ToolCall, ToolResult
 from meowgent.files.checkpoints import Before, Checkpoints, written_path
+from meowgent.policy.hosts import known_hosts, network_hosts
 from meowgent.policy.rules import Policy, Verdict
 from meowgent.reply.parse import new_call_id
 from meowgent.tools.registry import ToolRegistry
-from meowgent.tools.spec import FollowCheck, ToolContext, redirect_needs_approval, redirect_not_allowed
+from meowgent.tools.spec import FollowCheck, ToolContext, Visited, redirect_needs_approval, redirect_not_allowed
 
 Outcome = Literal["complete", "paused", "stopped", "error"]
 
@@ -44,6 +46,10 @@ class ApprovalGate:
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:
         """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
         return self._policies(conversation.owner).decide(call, scopes=conversation.scopes)
+
+    def known_hosts(self, conversation: Conversation) -> tuple[str, ...]:
+        """The hosts the rules and this chat's scopes already allow: what the card offers a command's network."""
+        return known_hosts(self._policies(conversation.owner).rules, conversation.scopes)
 
     def waiting(self, conversation: Conversation) -> tuple[ToolCall, ...]:
         """The queued calls that need the person's decision, in order."""
@@ -96,8 +102,8 @@ class ApprovalGate:
     ) -> ToolResult:
         """Run the call, or the person's edit of it, which must pass the rules again.
 
-        It reaches the network when the person turned it on for it or for the chat; a call that runs by a rule
-        or a scope, without a card, gets the chat's setting.
+        It reaches the hosts the person gave it and the chat's; a call that runs by a rule or a scope, without a
+        card, gets the chat's. Where a command went through its proxy goes into its result.
         """
         edited = decision.arguments if decision and decision.arguments not in (None, call.arguments) else None
         if edited is not None:
@@ -105,11 +111,15 @@ class ApprovalGate:
             if verdict.action == "deny":
                 reason = f"the changed call is not allowed: {verdict.reason}"
                 return ToolResult(call.id, call.name, notes.refused(call, reason), "rejected")
-        network = conversation.network or (decision is not None and decision.network)
-        context = ToolContext(self._settings, cancel, network=network, may_follow=self._follow_check(conversation))
+        hosts = network_hosts(conversation.network, decision.network if decision is not None else ())
+        went: list[Visited] = []
+        context = ToolContext(
+            self._settings, cancel, network=hosts, may_follow=self._follow_check(conversation), on_visited=went.append
+        )
         before = self._checkpoint(conversation, call, edited)
         try:
-            return _execute(self._registry, call, edited, context)
+            result = _execute(self._registry, call, edited, context)
+            return replace(result, reached=went[0].reached, refused=went[0].refused) if went else result
         finally:
             if before is not None and self._checkpoints is not None:
                 self._checkpoints.finish(before)

@@ -93,6 +93,10 @@ class Agent:
         """Whether the call runs, asks or is refused: from the rules and this chat's scopes, never the model."""
         return self._gate.verdict(conversation, call)
 
+    def known_hosts(self, conversation: Conversation) -> tuple[str, ...]:
+        """The hosts the rules and this chat's scopes already allow (what the card offers a command's network)."""
+        return self._gate.known_hosts(conversation)
+
     def tools(self, conversation: Conversation) -> dict[str, AnyTool]:
         """The tools this chat offers the model now: ours, and MCP tools of running servers not turned off here."""
         return self.registry.offered(off=conversation.servers_off)

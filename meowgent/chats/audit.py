@@ -15,6 +15,7 @@ from typing import Literal
 from meowgent.conversation import Decision
 from meowgent.events import AgentEvent, ToolCall, ToolCallReady, ToolResult
 from meowgent.persist.calls import AuditRow, CallRow
+from meowgent.policy.hosts import network_hosts
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,7 @@ class CallLedger:
         return rows
 
     def rows(
-        self, event: AgentEvent, *, risky: Callable[[str], bool], chat_network: bool, now: float
+        self, event: AgentEvent, *, risky: Callable[[str], bool], chat_network: tuple[str, ...], now: float
     ) -> tuple[list[CallRow], list[AuditRow]]:
         """The call and audit rows an event makes: a ready call is queued, a result ends its call."""
         if isinstance(event, ToolCallReady):
@@ -71,16 +72,16 @@ class CallLedger:
 
 
 def _audit_row(
-    call: ToolCall, result: ToolResult, decided: _Decided | None, *, chat_network: bool, now: float
+    call: ToolCall, result: ToolResult, decided: _Decided | None, *, chat_network: tuple[str, ...], now: float
 ) -> AuditRow:
     """What was proposed, what ran, who decided what and how it ended, for one risky call."""
     ran = None if result.status == "rejected" else (result.edited_arguments or call.arguments)
-    network = None
-    if call.name == "run_shell" and ran is not None:  # as the agent chose it for the command
-        network = chat_network or (decided is not None and decided.decision.network)
-    row = AuditRow(
-        now, call.name, call.arguments, ran, "allowed", "rules_or_chat", "owner", result.status, network=network
-    )
+    row = AuditRow(now, call.name, call.arguments, ran, "allowed", "rules_or_chat", "owner", result.status)
+    if call.name == "run_shell" and ran is not None:  # the hosts as the agent gave them to the command
+        hosts = network_hosts(chat_network, decided.decision.network if decided is not None else ())
+        row = replace(row, network=bool(hosts), hosts=list(hosts) if hosts else None)
+    if result.reached is not None:  # where it went through its proxy
+        row = replace(row, reached=list(result.reached), refused=list(result.refused))
     if decided is None:  # the rules or a chat scope let it run, or it ended without anyone approving it
         return row if result.status != "rejected" else replace(row, decision="not_approved")
     choice = decided.decision

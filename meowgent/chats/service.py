@@ -54,6 +54,8 @@ class Answerer(Protocol):
 
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict: ...
 
+    def known_hosts(self, conversation: Conversation) -> tuple[str, ...]: ...
+
 
 @dataclass
 class Chat:
@@ -169,12 +171,12 @@ class ChatService:
         decisions: Mapping[str, Decision],
         *,
         account: str = "",
-        chat_network: bool | None = None,
+        chat_network: tuple[str, ...] | None = None,
     ) -> None:
         """Apply decisions to waiting calls. They must name the call at the head of the queue.
 
         `account` is the login name of the person deciding ("" for the browser that owns the chat), for the audit
-        trail. `chat_network` is the chat's network setting as the card left it; it applies when the head is approved.
+        trail. `chat_network` is the chat's hosts as the card left them; they apply when the head is approved.
         """
         waiting = self.waiting(owner, chat_id)
         waiting_ids = {call.id for call in waiting}
@@ -223,13 +225,17 @@ class ChatService:
         chat.conversation.servers_off = sorted(set(servers))
         self._store.set_servers_off(chat_id, chat.conversation.servers_off)
 
-    def network(self, owner: str, chat_id: str) -> bool:
-        """Whether every command of this chat may reach the network."""
+    def network(self, owner: str, chat_id: str) -> tuple[str, ...]:
+        """The hosts every command of this chat may reach (`*`: any; (): none)."""
         return self.get(owner, chat_id).conversation.network
 
-    def set_network(self, owner: str, chat_id: str, on: bool) -> None:
-        """Let every command of this chat reach the network, or stop letting them (from the next command)."""
-        self._set_network(self.get(owner, chat_id), on)
+    def set_network(self, owner: str, chat_id: str, hosts: tuple[str, ...]) -> None:
+        """Let every command of this chat reach these hosts, or (with none) no network (from the next command)."""
+        self._set_network(self.get(owner, chat_id), hosts)
+
+    def known_hosts(self, owner: str, chat_id: str) -> tuple[str, ...]:
+        """The hosts the rules and this chat's scopes already allow: what the card offers a command's network."""
+        return self._agent.known_hosts(self.get(owner, chat_id).conversation)
 
     def retry(self, owner: str, chat_id: str) -> None:
         chat = self.get(owner, chat_id)
@@ -294,9 +300,9 @@ class ChatService:
         if verdict.action == "deny":
             raise ChatError(ChatErrorKind.EDIT_DENIED, detail=verdict.reason)
 
-    def _set_network(self, chat: Chat, on: bool) -> None:
-        chat.conversation.network = on
-        self._store.set_network(chat.id, on)
+    def _set_network(self, chat: Chat, hosts: tuple[str, ...]) -> None:
+        chat.conversation.network = hosts
+        self._store.set_network(chat.id, hosts)
 
     def _start(self, chat: Chat, job) -> None:
         try:

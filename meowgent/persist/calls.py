@@ -62,13 +62,19 @@ class AuditRow:
     """With decided_by `account`: the login name."""
     network: bool | None = None
     """For a command that ran: whether it could reach the network."""
+    hosts: list[str] | None = None
+    """For a command that ran with network: the hosts it was given (names or patterns; `*` any)."""
+    reached: list[str] | None = None
+    """For a command that ran with network: the hosts it reached through its proxy."""
+    refused: list[str] | None = None
+    """For a command that ran with network: the hosts its proxy refused to it."""
     legacy: dict[str, Any] | None = None
     """Phrases an older Meowgent stored that no code stands for, by field, kept as they were."""
 
 
 _CALL_COLUMNS = ", ".join(f.name for f in fields(CallRow))
 _AUDIT_FIELDS = tuple(f.name for f in fields(AuditRow))
-_AUDIT_JSON = ("proposed", "run", "chat_scope", "legacy")
+_AUDIT_JSON = ("proposed", "run", "chat_scope", "legacy", "hosts", "reached", "refused")
 """AuditRow fields stored as JSON text (NULL for None)."""
 
 

@@ -284,6 +284,15 @@ def _v9_checkpoints(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE audit_v9 RENAME TO audit")
 
 
+def _v10_network_hosts(conn: sqlite3.Connection) -> None:
+    """Network by host: the hosts a chat's commands may reach (JSON; NULL for a chat stored before, whose
+    `network` 1 reads as any host), and for each audited command the hosts it was given, the ones it reached and
+    the ones refused to it (JSON; NULL: it had no network)."""
+    conn.execute("ALTER TABLE conversations ADD COLUMN network_hosts TEXT")
+    for column in ("hosts", "reached", "refused"):
+        conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1_core,
     _v2_audit,
@@ -294,6 +303,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v7_network,
     _v8_audit_codes,
     _v9_checkpoints,
+    _v10_network_hosts,
 ]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 

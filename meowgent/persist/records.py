@@ -73,8 +73,8 @@ def event_to_record(event: AgentEvent | ToolCallDelta | ToolCallDone) -> dict[st
         value = getattr(event, f.name)
         if isinstance(value, ToolCall):
             value = call_to_record(value)
-        elif isinstance(value, tuple):  # only ApprovalNeeded.calls
-            value = [call_to_record(call) for call in value]
+        elif isinstance(value, tuple):  # ApprovalNeeded.calls, or the hosts of a command's result
+            value = [call_to_record(item) if isinstance(item, ToolCall) else item for item in value]
         record[f.name] = value
     return record
 
@@ -89,6 +89,8 @@ def event_from_record(record: dict[str, Any]) -> AgentEvent | ToolCallDelta | To
         values["call"] = _tool_call(values.get("call"))
     elif cls is ApprovalNeeded:
         values["calls"] = tuple(_tool_call(call) for call in values.get("calls", ()))
+    elif cls is ToolResult:
+        values |= {key: tuple(values[key]) for key in ("reached", "refused") if values.get(key) is not None}
     elif cls in (Notice, ErrorEvent) and "message" in values:
         # Written before notes carried values: the English sentence it stored is all there is to show.
         values = {"kind": LEGACY, "values": {"text": values["message"]}}

@@ -204,14 +204,21 @@ class Store:
     def set_servers_off(self, conversation_id: str, servers: list[str]) -> None:
         self._update(conversation_id, "servers_off", dump(servers))
 
-    def network(self, conversation_id: str) -> bool:
-        """Whether the person let every command of a conversation reach the network (False for a missing one)."""
+    def network(self, conversation_id: str) -> tuple[str, ...]:
+        """The hosts the person let every command of a conversation reach (none for a missing one); a chat that
+        had the network on before hosts were named has any host, as it had then."""
         with self._read() as conn:
-            row = conn.execute("SELECT network FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
-        return bool(row and row[0])
+            row = conn.execute(
+                "SELECT network, network_hosts FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        if not row:
+            return ()
+        on, hosts = row
+        return tuple(json.loads(hosts)) if hosts is not None else (("*",) if on else ())
 
-    def set_network(self, conversation_id: str, on: bool) -> None:
-        self._update(conversation_id, "network", on)
+    def set_network(self, conversation_id: str, hosts: tuple[str, ...]) -> None:
+        self._update(conversation_id, "network", bool(hosts))
+        self._update(conversation_id, "network_hosts", dump(list(hosts)))
 
     def mark_interrupted(self, conversation_id: str, interrupted: bool) -> None:
         """Flag a conversation whose answer was cut short by a restart (or clear the flag)."""

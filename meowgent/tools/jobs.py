@@ -35,10 +35,12 @@ _MARK = "MEOWGENT_RUN"
 (setsid, a double fork) still inherit it, so they can be found in /proc and ended. `env -i` escapes this."""
 _LEFTOVERS = r"""report=$2
 exec 3>&"$report" 4>&2 2>/dev/null {report}>&-
+bridge=${MEOWGENT_PROXY_BRIDGE:-$$}
+unset MEOWGENT_PROXY_BRIDGE
 "$0" -c "$1" 2>&4 3>&- 4>&-
 status=$?
 for entry in /proc/[1-9]*; do
-  case ${entry#/proc/} in "$$") continue ;; esac
+  case ${entry#/proc/} in "$$" | "$bridge") continue ;; esac
   read -r stat < "$entry/stat" || continue
   case ${stat##*) } in Z*) ;; *) printf x >&3; break ;; esac
 done
@@ -46,7 +48,8 @@ exit "$status"
 """
 """The bash that runs the command in the sandbox (`$1`, with its own stderr and nothing else of ours), then says
 on the report pipe (`$2`, moved to fd 3) whether anything else still runs in the PID namespace. It is the
-namespace's init (pid 1, which reaps orphans): the kernel ends everything else when it exits. Its own stderr is
+namespace's init (pid 1, which reaps orphans): the kernel ends everything else when it exits. The network
+proxy's bridge (meowgent.tools.netbridge) is not the command's, so it is not counted. Its own stderr is
 /dev/null, so bash's "Segmentation fault" line about the command stays out of the output. Builtins only: the check
 starts no process."""
 _REPORT_FD = 10

@@ -159,7 +159,7 @@ def run_tool(
     *,
     settings: Settings,
     cancel: threading.Event | None = None,
-    network: bool = False,
+    network: tuple[str, ...] = (),
 ) -> str:
     """Validate and run one of Meowgent's own tools; returns the text the model sees, errors included."""
     context = ToolContext(settings=settings, cancel=cancel or threading.Event(), network=network)

@@ -40,6 +40,7 @@ from pathlib import Path
 from meowgent.config import Settings
 from meowgent.mcp.config import McpConfigError, config_path, load_config
 from meowgent.persist.private import private_temp_folder
+from meowgent.tools import netbridge, netproxy
 from meowgent.tools.gitguard import git_guard
 from meowgent.tools.hidden import hidden_for, host_temporary_folder, remembered
 from meowgent.tools.launch import Launch
@@ -82,6 +83,9 @@ class SandboxPolicy:
     them, the workspace's writable bind included. Meowgent's Python environment and code, the programs it runs
     (bwrap, ripgrep, git, MCP servers), git's settings; for an MCP server outside the workspace, its own folder
     (which may live under the host's /tmp)."""
+    proxy: Path | None = None
+    """The Unix socket of the host's proxy (meowgent.tools.netproxy): with it, the network namespace is its own
+    whatever `network` says, and this proxy, bridged to its 127.0.0.1, is its one way out."""
 
 
 def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = None) -> SandboxPolicy:
@@ -216,7 +220,7 @@ def bwrap_options(
         options.append("--disable-userns")
     if as_pid_1:
         options.append("--as-pid-1")
-    if not policy.network:
+    if not policy.network or policy.proxy is not None:
         options.append("--unshare-net")
     options += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     layers = [(Path(PRIVATE_TMP), _Cover.EMPTY), (Path("/run"), _Cover.EMPTY), (policy.workspace, _Cover.WRITABLE)]
@@ -235,6 +239,8 @@ def bwrap_options(
         if _changes(kind, above[-1] if above else None):
             shown.append((path, kind))
             options += _cover(path, kind, view.empty_file)
+    if policy.proxy is not None:  # after the layers: /run is an empty tmpfs by then
+        options += ["--ro-bind", str(policy.proxy), netbridge.SOCKET]
     options += ["--chdir", str(policy.cwd or policy.workspace)]
     return options
 
@@ -306,6 +312,8 @@ class Sandbox:
         as_root = os.geteuid() == 0
         options = bwrap_options(policy, view, disable_userns=self.disable_userns, as_pid_1=as_pid_1, as_root=as_root)
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
+        if policy.proxy is not None:
+            command, env = netproxy.bridged(command), env | netproxy.proxy_environment()
         return Launch((self.bwrap, *options, "--", *command), env, _filter())
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import os
 import signal
+from dataclasses import replace
 from typing import Annotated
 
 from meowgent.tools.jobs import Finished, run_plain, run_sandboxed
+from meowgent.tools.netguard import resolve_host
+from meowgent.tools.netproxy import HostProxy, visited_line
 from meowgent.tools.sandbox import NoSandbox, Sandbox, policy_for, sandbox_for, shell_environment
-from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, cap_text, tool
+from meowgent.tools.spec import ScopedBy, ToolContext, ToolError, Visited, cap_text, tool
 
 MAX_TIMEOUT = 600.0
 """Seconds; a longer `timeout` from the model is lowered to this."""
@@ -35,14 +38,16 @@ def run_shell(
     the time limit runs out or the person presses Stop; processes left in the background are stopped when it
     ends. Long output is cut in the middle, keeping its head and tail. Where the computer allows it, commands run
     in a sandbox: only the workspace and /tmp (empty each time) can be changed, and there is no network unless
-    the person turns it on, so a download or install that fails for want of network should be said, not retried.
+    the person turns it on, for the hosts they name, through a proxy (HTTP_PROXY is set; pip, npm, git and curl
+    use it). The result says which hosts were reached and refused; a download or install that fails for want of
+    network or a host should be said, not retried.
     """
     if not command.strip():
         raise ToolError("command is empty; give the shell command to run.")
     limit = _time_limit(timeout, ctx.settings.shell_timeout)
     size = ctx.settings.max_tool_output
-    finished = _run(command, ctx, timeout=limit, keep=size)
-    return _report(command, finished, timeout=limit, size=size)
+    finished, visited = _run(command, ctx, timeout=limit, keep=size)
+    return _report(command, finished, visited, timeout=limit, size=size)
 
 
 def _time_limit(requested: float | None, default: float) -> float:
@@ -53,7 +58,12 @@ def _time_limit(requested: float | None, default: float) -> float:
     return min(requested, MAX_TIMEOUT)
 
 
-def _run(command: str, ctx: ToolContext, *, timeout: float, keep: int) -> Finished:
+def _run(command: str, ctx: ToolContext, *, timeout: float, keep: int) -> tuple[Finished, Visited | None]:
+    """The finished command, and where it went through its proxy (None: it had none).
+
+    With network, the command's only way out is a proxy of its own (meowgent.tools.netproxy) that lets it reach
+    the hosts it was given; without a sandbox there is no proxy, and no way to hold a command to it.
+    """
     settings = ctx.settings
     cwd = settings.workspace
     if not cwd.is_dir():
@@ -63,13 +73,21 @@ def _run(command: str, ctx: ToolContext, *, timeout: float, keep: int) -> Finish
     if isinstance(sandbox, NoSandbox) and sandbox.refused:
         raise ToolError(f"not run: commands are refused on this computer, as {sandbox.reason}.")
     if isinstance(sandbox, Sandbox):
-        policy = policy_for(settings, network=ctx.network)
-        return run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep)
+        policy = policy_for(settings)
+        if not ctx.network:
+            return run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep), None
+        resolve = ctx.resolve or resolve_host
+        with HostProxy(ctx.network, allow_private=settings.allow_private_fetch, resolve=resolve) as proxy:
+            policy = replace(policy, network=True, proxy=proxy.socket_path)
+            finished = run_sandboxed(command, sandbox, policy, timeout=timeout, cancel=ctx.cancel, keep=keep)
+        visited = proxy.visits.summary()
+        ctx.on_visited(visited)
+        return finished, visited
     env = shell_environment(os.environ, settings.shell_env, sandboxed=False)
-    return run_plain(command, cwd=cwd, env=env, timeout=timeout, cancel=ctx.cancel, keep=keep)
+    return run_plain(command, cwd=cwd, env=env, timeout=timeout, cancel=ctx.cancel, keep=keep), None
 
 
-def _report(command: str, finished: Finished, *, timeout: float, size: int) -> str:
+def _report(command: str, finished: Finished, visited: Visited | None, *, timeout: float, size: int) -> str:
     """The result for the model, at most about `size` characters."""
     lines = [
         f"$ {cap_text(command, _COMMAND_ECHO)}",
@@ -80,6 +98,8 @@ def _report(command: str, finished: Finished, *, timeout: float, size: int) -> s
     if finished.escaped:
         names = ", ".join(finished.escaped)
         lines.append(f"Processes that had left its process group (setsid, nohup or a double fork) were ended: {names}.")
+    if visited is not None:
+        lines.append(visited_line(visited))
     budget = max(size - len("\n".join(lines)) - _SECTION_FRAMING, 100)
     stdout_room, stderr_room = _share(finished.stdout.total, finished.stderr.total, budget)
     for name, capture, room in (("stdout", finished.stdout, stdout_room), ("stderr", finished.stderr, stderr_room)):

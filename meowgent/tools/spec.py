@@ -19,7 +19,7 @@ import enum
 import inspect
 import threading
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Annotated, Any, ClassVar
 
@@ -143,6 +143,14 @@ def redirect_not_allowed(url: str, reason: str) -> str:
     return f"the page redirected to {url}, which the person's rules do not allow ({reason}); do not fetch it."
 
 
+@dataclass(frozen=True, slots=True)
+class Visited:
+    """Where a command went through its network proxy: the hosts reached and the ones refused to it."""
+
+    reached: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What a running tool may use besides its arguments."""
@@ -153,8 +161,14 @@ class ToolContext:
     may_follow: FollowCheck = redirect_needs_approval
     """Whether web_fetch follows a redirect to another host. The call was judged for its own host only,
     so by default it follows none; the agent judges each as a new web_fetch of that URL would be."""
-    network: bool = False
-    """Whether the person let this call reach the network (for this command or this chat): the sandbox's rule."""
+    network: tuple[str, ...] = ()
+    """The hosts the person let this call reach, for this command or this chat: names or patterns as the rules'
+    `host` (`*.python.org`; `*` is any host, a deliberate choice); () is no network. The sandbox's rule."""
+    on_visited: Callable[[Visited], None] = lambda visited: None
+    """Told where a command went through its proxy, once it is over (the call's record keeps it)."""
+    resolve: Callable[[str, int], Sequence[str]] | None = None
+    """How a command's proxy finds a host's addresses (netguard's `Resolver`); None: the system's resolver. Tests
+    name a local server `example.test` with it."""
 
 
 def cap_text(text: str, limit: int) -> str:

@@ -131,7 +131,7 @@ def describe_queue(
     workspace: Path,
     language: str = ENGLISH,
     *,
-    network: bool = False,
+    network: tuple[str, ...] = (),
     sandboxed: bool = True,
     tools: ToolRegistry | None = None,
 ) -> Card:
@@ -139,7 +139,7 @@ def describe_queue(
 
     `details` is the text of the first call, which "Approve" decides. A later call's text longer than
     CARD_BOX_CHARS shows in part, so the card then asks for each call on its own (`cut_short`). `network` is the
-    chat's setting for its commands, `sandboxed` whether commands run in the sandbox on this computer.
+    chat's hosts for its commands, `sandboxed` whether commands run in the sandbox on this computer.
     """
     if not calls:
         return Card(Html(""), "")
@@ -165,7 +165,7 @@ def describe_queue(
 class _Sandbox:
     """What the card says about where a command runs: the chat's network setting, and whether there is a sandbox."""
 
-    network: bool
+    network: tuple[str, ...]
     sandboxed: bool
     tools: ToolRegistry
 

@@ -18,7 +18,7 @@ from meowgent.ui.actions import action, lookup
 from meowgent.ui.callhtml import arguments_html
 from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.safehtml import Html, block, escape, join, tag
-from meowgent.ui.scopes import scope_label
+from meowgent.ui.scopes import hosts_text, scope_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +75,31 @@ def _entry(entry: AuditRow, language: str) -> Html:
     else:
         lines.append(_line(language, "audit_ran", action(tool, lookup(ran), language)))
     lines.append(_line(language, "audit_outcome", words.outcome))
-    if entry.network is not None:  # a command that ran: could it reach the network
-        lines.append(_line(language, "audit_network", t(language, f"audit_network_{'on' if entry.network else 'off'}")))
+    if entry.network is not None:  # a command that ran: could it reach the network, and where
+        lines.append(_line(language, "audit_network", _network_words(entry, language)))
+    if entry.reached is not None:
+        lines.append(_line(language, "audit_went", _went_words(entry.reached, entry.refused or [], language)))
     lines.append(_unfolding(t(language, "audit_proposed"), arguments_html(tool, proposed, language)))
     if ran is not None and ran != proposed:
         lines.append(_unfolding(t(language, "audit_ran"), arguments_html(tool, ran, language)))
     return join(lines)
+
+
+def _network_words(entry: AuditRow, language: str) -> str:
+    """ "off", "on, to pypi.org, *.python.org", or "on" for a command recorded before hosts were named."""
+    if not entry.network:
+        return t(language, "audit_network_off")
+    if not entry.hosts:
+        return t(language, "audit_network_on")
+    return t(language, "audit_network_hosts", hosts=hosts_text(entry.hosts, language))
+
+
+def _went_words(reached: list[str], refused: list[str], language: str) -> str:
+    """ "reached pypi.org; refused x.com": where a command went through its proxy."""
+    words = [t(language, "audit_reached", hosts=", ".join(reached)) if reached else t(language, "audit_reached_none")]
+    if refused:
+        words.append(t(language, "audit_refused", hosts=", ".join(refused)))
+    return "; ".join(words)
 
 
 def _own_act(entry: AuditRow, language: str) -> Html:

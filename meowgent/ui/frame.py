@@ -38,7 +38,7 @@ class Snapshot:
     head_form: Form | None = None
     """The edit form of the first waiting call."""
     scopes: tuple[Scope, ...] = ()
-    network: bool = False
+    network: tuple[str, ...] = ()
     window: int = 0
     """The context window in use (read only while no answer runs: the meter shows the last answer's)."""
 

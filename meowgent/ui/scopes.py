@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from meowgent.events import ToolCall
+from meowgent.policy.hosts import ANY_HOST
 from meowgent.policy.scopes import Scope, scope_offer
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ScopedBy
@@ -55,10 +56,12 @@ NETWORK_CHOICES = ("off", "command", "chat")
 """The card's network control: none, for the command it approves, for every command of the chat."""
 
 
-def scope_choices(scopes: tuple[Scope, ...] | list[Scope], network: bool, language: str) -> list[tuple[str, str]]:
-    """The chat's list of what it allows: each scope (its value the scope as JSON), and the network if allowed."""
+def scope_choices(
+    scopes: tuple[Scope, ...] | list[Scope], network: tuple[str, ...], language: str
+) -> list[tuple[str, str]]:
+    """The chat's list of what it allows: each scope (its value the scope as JSON), and the network's hosts."""
     choices = [(scope_label(scope, language), json.dumps(asdict(scope))) for scope in scopes]
-    return choices + ([(network_label(language), NETWORK_ALLOWED)] if network else [])
+    return choices + ([(network_label(network, language), NETWORK_ALLOWED)] if network else [])
 
 
 def network_options(language: str) -> list[tuple[str, str]]:
@@ -66,9 +69,14 @@ def network_options(language: str) -> list[tuple[str, str]]:
     return [(t(language, f"network_{choice}"), choice) for choice in NETWORK_CHOICES]
 
 
-def network_label(language: str) -> str:
-    """ "Network for commands", as the chat's list of what it allows shows it."""
-    return t(language, "allows_network")
+def network_label(hosts: tuple[str, ...], language: str) -> str:
+    """ "Network for commands: pypi.org, *.python.org", as the chat's list of what it allows shows it."""
+    return t(language, "allows_network", hosts=hosts_text(hosts, language))
+
+
+def hosts_text(hosts: tuple[str, ...] | list[str], language: str) -> str:
+    """Hosts as a person reads them: "pypi.org, *.python.org", or "any host" for `*`."""
+    return t(language, "network_any_host") if list(hosts) == [ANY_HOST] else ", ".join(hosts)
 
 
 def _short(text: str | None) -> str:

@@ -16,7 +16,7 @@ READ = ToolCall("c3", "read_file", {"path": "a.md"})
 RISKY = {"run_shell", "write_file"}.__contains__
 
 
-def rows(ledger: CallLedger, event, *, chat_network: bool = False, now: float = 100.0):
+def rows(ledger: CallLedger, event, *, chat_network: tuple[str, ...] = (), now: float = 100.0):
     return ledger.rows(event, risky=RISKY, chat_network=chat_network, now=now)
 
 
@@ -57,7 +57,7 @@ def test_an_approved_call_is_marked_approved_then_done_and_audited_as_the_person
 
 def test_a_rejection_names_the_account_and_keeps_the_reason_and_nothing_ran():
     ledger = proposed(LS)
-    decided = ledger.decided([LS], {LS.id: Decision(False, "not on a Friday", network=True)}, account="bob", now=7.0)
+    decided = ledger.decided([LS], {LS.id: Decision(False, "not on a Friday", network=("*",))}, account="bob", now=7.0)
     assert decided == [CallRow("c1", "run_shell", {"command": "ls"}, "rejected")]
     _, (row,) = rows(ledger, ToolResult("c1", "run_shell", "Not run", "rejected"))
     assert (row.decision, row.decided_by, row.account, row.reason) == ("rejected", "account", "bob", "not on a Friday")
@@ -114,14 +114,28 @@ def test_an_edited_call_records_what_ran():
 
 
 @pytest.mark.parametrize(
-    ("chat", "command", "network"),
-    [(False, False, False), (False, True, True), (True, False, True), (True, True, True)],
+    ("chat", "command", "hosts"),
+    [
+        ((), (), None),
+        ((), ("pypi.org",), ["pypi.org"]),
+        (("*.python.org",), (), ["*.python.org"]),
+        (("*.python.org",), ("pypi.org",), ["*.python.org", "pypi.org"]),
+        (("pypi.org",), ("*",), ["*"]),
+    ],
 )
-def test_a_command_could_reach_the_network_by_the_chat_or_by_its_own_approval(chat, command, network):
+def test_a_command_reached_the_hosts_of_the_chat_and_of_its_own_approval(chat, command, hosts):
     ledger = proposed(LS)
     ledger.decided([LS], {LS.id: Decision(True, network=command)}, account="", now=1.0)
     _, (row,) = rows(ledger, ran(LS), chat_network=chat)
-    assert row.network is network
+    assert (row.network, row.hosts) == (hosts is not None, hosts)
+
+
+def test_where_a_command_went_through_its_proxy_is_in_its_row():
+    ledger = proposed(LS)
+    ledger.decided([LS], {LS.id: Decision(True, network=("pypi.org",))}, account="", now=1.0)
+    went = ToolResult(LS.id, LS.name, "out", "done", reached=("pypi.org",), refused=("x.com",))
+    _, (row,) = rows(ledger, went)
+    assert (row.reached, row.refused) == (["pypi.org"], ["x.com"])
 
 
 def test_only_decided_calls_get_a_row_and_a_safe_call_no_audit():

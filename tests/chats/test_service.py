@@ -36,8 +36,8 @@ def refused_with(kind):
     return pytest.raises(ChatError, check=lambda error: error.kind == kind)
 
 
-def make_service(server, workspace, *, rules=()):
-    settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10)
+def make_service(server, workspace, *, rules=(), **options):
+    settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10, **options)
     agent = Agent(OllamaClient(server.url, read_timeout=10), settings, policy=Policy(list(rules), workspace))
     store = Store(Path(tempfile.mkdtemp(prefix="meowgent-store-")) / "meowgent.db")
     return ChatService(agent, store, default_model="qwen3", workspace=workspace)
@@ -474,10 +474,11 @@ def decide_and_result(service, server, chat, decision, **options):
 
 
 @needs_sandbox
-def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(service, ollama_server, host_server):
+def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(ollama_server, host_server, tmp_path):
+    service = make_service(ollama_server, tmp_path, allow_private_fetch=True)  # the server is on 127.0.0.1
     chat = fetching_chat(service, ollama_server, host_server)
-    assert GREETING in decide_and_result(service, ollama_server, chat, Decision(True, network=True))
-    assert service.network(ALICE, chat.id) is False  # that command only
+    assert GREETING in decide_and_result(service, ollama_server, chat, Decision(True, network=("127.0.0.1",)))
+    assert service.network(ALICE, chat.id) == ()  # that command only
 
     ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": fetch(host_server)}))))
     service.send(ALICE, chat.id, "again")
@@ -487,10 +488,25 @@ def test_network_is_the_persons_choice_for_one_command_or_for_the_chat(service, 
     ollama_server.script(Turn(Text(tool_call_text("run_shell", {"command": fetch(host_server)}))))
     service.send(ALICE, chat.id, "and again")
     settle(service, ALICE, chat.id)
-    reached = decide_and_result(service, ollama_server, chat, Decision(True), chat_network=True)
+    reached = decide_and_result(service, ollama_server, chat, Decision(True), chat_network=("*",))
     assert GREETING in reached
-    assert service.network(ALICE, chat.id) is True
-    assert [row.network for row in service.audit(ALICE, chat.id)] == [True, False, True]
+    assert "network: reached 127.0.0.1" in reached
+    assert service.network(ALICE, chat.id) == ("*",)
+    audit = service.audit(ALICE, chat.id)
+    assert [(row.network, row.hosts, row.reached) for row in audit] == [
+        (True, ["127.0.0.1"], ["127.0.0.1"]),
+        (False, None, None),
+        (True, ["*"], ["127.0.0.1"]),
+    ]
+
+
+def test_the_card_offers_the_hosts_the_rules_and_the_chats_scopes_allow(ollama_server, tmp_path):
+    rules = [Rule("web_fetch", "allow", host="*.python.org"), Rule("web_fetch", "ask", host="x.com")]
+    service = make_service(ollama_server, tmp_path, rules=rules)
+    chat = service.new_chat(ALICE)
+    assert service.known_hosts(ALICE, chat.id) == ("*.python.org",)
+    service.allow(ALICE, chat.id, Scope("web_fetch", host="pypi.org"))
+    assert service.known_hosts(ALICE, chat.id) == ("*.python.org", "pypi.org")
 
 
 def test_only_the_owner_turns_a_chats_network_on_or_off_and_it_is_kept(ollama_server, tmp_path):
@@ -499,22 +515,22 @@ def test_only_the_owner_turns_a_chats_network_on_or_off_and_it_is_kept(ollama_se
     agent = Agent(OllamaClient(ollama_server.url, read_timeout=10), settings, policy=Policy([], tmp_path))
     service = ChatService(agent, store, default_model="qwen3", workspace=tmp_path)
     chat = service.new_chat(ALICE)
-    assert refusal(lambda: service.set_network(BOB, chat.id, True)) == UNAVAILABLE
+    assert refusal(lambda: service.set_network(BOB, chat.id, ("*",))) == UNAVAILABLE
     assert refusal(lambda: service.network(BOB, chat.id)) == UNAVAILABLE
-    service.set_network(ALICE, chat.id, True)
+    service.set_network(ALICE, chat.id, ("pypi.org",))
     reloaded = ChatService(agent, store, default_model="qwen3", workspace=tmp_path)
-    assert reloaded.network(ALICE, chat.id) is True
-    reloaded.set_network(ALICE, chat.id, False)
-    assert ChatService(agent, store, default_model="qwen3", workspace=tmp_path).network(ALICE, chat.id) is False
+    assert reloaded.network(ALICE, chat.id) == ("pypi.org",)
+    reloaded.set_network(ALICE, chat.id, ())
+    assert ChatService(agent, store, default_model="qwen3", workspace=tmp_path).network(ALICE, chat.id) == ()
 
 
 def test_rejecting_never_turns_the_chats_network_on(service, ollama_server, tmp_path):
     chat = waiting_chat(service, ollama_server, ALICE)
     (head,) = service.waiting(ALICE, chat.id)
     ollama_server.script(reply("All right."))
-    service.decide(ALICE, chat.id, {head.id: Decision(False)}, chat_network=True)
+    service.decide(ALICE, chat.id, {head.id: Decision(False)}, chat_network=("*",))
     settle(service, ALICE, chat.id)
-    assert service.network(ALICE, chat.id) is False
+    assert service.network(ALICE, chat.id) == ()
     assert [row.network for row in service.audit(ALICE, chat.id)] == [None]  # nothing ran
 
 

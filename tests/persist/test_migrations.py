@@ -286,3 +286,17 @@ def test_any_command_scope_and_any_phrase_survive_the_migration(tmp_path_factory
             assert row.chat_scope is not None
         else:
             assert phrase(row, field) == was, field
+
+
+def test_a_chat_that_had_the_network_on_before_hosts_were_named_keeps_any_host(path):
+    with at_version(path, 9) as conn:
+        for chat, network in (("on", 1), ("off", 0)):
+            conn.execute(
+                "INSERT INTO conversations (id, owner, created, updated, network) VALUES (?, 'alice', 1.0, 2.0, ?)",
+                (chat, network),
+            )
+        conn.execute("COMMIT")
+    with Store(path) as store:
+        assert (store.network("on"), store.network("off")) == (("*",), ())
+        store.set_network("on", ("pypi.org",))
+        assert store.network("on") == ("pypi.org",)

@@ -491,12 +491,16 @@ def test_the_data_folder_and_every_file_of_the_database_are_ours_alone(path):
 
 def test_a_chats_network_setting_and_each_commands_are_kept(store):
     new(store, "c1")
-    assert store.network("c1") is False
-    store.set_network("c1", True)
-    assert store.network("c1") is True
-    assert store.network("missing") is False
+    assert store.network("c1") == ()
+    store.set_network("c1", ("pypi.org", "*.pythonhosted.org"))
+    assert store.network("c1") == ("pypi.org", "*.pythonhosted.org")
+    store.set_network("c1", ())
+    assert store.network("c1") == ()
+    assert store.network("missing") == ()
     with pytest.raises(StoreError):
-        store.set_network("missing", True)
+        store.set_network("missing", ("*",))
+    went = {"hosts": ["*.python.org"], "reached": ["docs.python.org"], "refused": ["x.com"]}
     for network in (True, None):
-        store.add_audit("c1", replace(APPROVED_LS, proposed={"command": "curl x"}, network=network))
+        store.add_audit("c1", replace(APPROVED_LS, proposed={"command": "curl x"}, network=network, **went))
     assert [row.network for row in store.audit("c1")] == [True, None]
+    assert [row.reached for row in store.audit("c1")] == [["docs.python.org"]] * 2

@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BACKGROUND = "it left processes running in the background; they were stopped"
 
 
-def run(settings: Settings, command: str, *, network: bool = False, **arguments: object) -> str:
+def run(settings: Settings, command: str, *, network: tuple[str, ...] = (), **arguments: object) -> str:
     return run_tool("run_shell", {"command": command, **arguments}, settings=settings, network=network)
 
 
@@ -362,7 +363,7 @@ def test_without_network_a_command_cannot_reach_a_server_on_the_host(settings: S
     refused = run(settings, fetch(host_server))
     assert "Connection refused" in refused
     assert GREETING not in refused
-    assert GREETING in run(settings, fetch(host_server), network=True)
+    assert GREETING in run(replace(settings, allow_private_fetch=True), fetch(host_server), network=("*",))
 
 
 # ---- processes ----

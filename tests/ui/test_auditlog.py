@@ -32,6 +32,16 @@ def test_a_command_that_ran_says_whether_it_had_the_network():
     assert "網路：開啟" in html_text(audit_html([replace(RAN, network=True)], CHINESE))
 
 
+def test_a_command_with_network_says_its_hosts_and_where_it_went():
+    went = replace(RAN, network=True, hosts=["pypi.org", "*.pythonhosted.org"], reached=["pypi.org"], refused=["x.com"])
+    text = html_text(audit_html([went]))
+    assert "Network: on, to pypi.org, *.pythonhosted.org" in text
+    assert "Where it went: reached pypi.org; refused x.com" in text
+    anywhere = html_text(audit_html([replace(went, hosts=["*"], reached=[], refused=[])], CHINESE))
+    assert "網路：開啟，連到 任何主機" in anywhere
+    assert "沒有連上任何主機" in anywhere
+
+
 def test_rows_without_it_say_nothing_about_the_network():
     """Calls that are not commands, commands that did not run, and rows from before the sandbox."""
     assert "Network" not in html_text(audit_html([replace(RAN, network=None), RAN]))

@@ -86,9 +86,11 @@ def test_the_list_of_allowed_scopes_reads_as_plain_words(scope: Scope, english: 
 def test_the_network_control_and_its_line_in_the_list_say_what_they_allow():
     assert network_options(ENGLISH) == [
         ("No network for this command", "off"),
-        ("Network on for this command", "command"),
-        ("Network on for this chat", "chat"),
+        ("Network on for this command, to the hosts below", "command"),
+        ("Network on for this chat, to the hosts below", "chat"),
     ]
     assert [value for _, value in network_options(CHINESE)] == ["off", "command", "chat"]
-    assert network_options(CHINESE)[2][0] == "此對話中的指令都可以連網路"
-    assert (network_label(ENGLISH), network_label(CHINESE)) == ("Network for commands", "指令連網路")
+    assert network_options(CHINESE)[2][0] == "此對話中的指令都可以連網路，連到下列主機"
+    assert network_label(("pypi.org", "*.python.org"), ENGLISH) == "Network for commands: pypi.org, *.python.org"
+    assert network_label(("*",), ENGLISH) == "Network for commands: any host"
+    assert network_label(("*",), CHINESE) == "指令連網路：任何主機"

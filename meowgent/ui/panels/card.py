@@ -15,6 +15,7 @@ import gradio as gr
 from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.conversation import Decision
 from meowgent.events import ToolCall
+from meowgent.policy.hosts import parse_hosts
 from meowgent.policy.scopes import scope_offer, typed_scope
 from meowgent.ui.approval import describe_queue
 from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
@@ -61,6 +62,15 @@ class CardPanel:
                     visible=False,
                     elem_id="network",
                 )
+                # The hosts that network reaches: the chat's, or those the rules and its scopes already allow.
+                self.network_hosts = gr.Textbox(
+                    "",  # a value, so an API caller may leave it out, as the network control's "off"
+                    label=t(ENGLISH, "network_hosts_label"),
+                    info=t(ENGLISH, "network_hosts_info"),
+                    lines=1,
+                    visible=False,
+                    elem_id="network_hosts",
+                )
                 self.reason = localized(gr.Textbox, {"label": "reason"}, lines=1, elem_id="reason")
             with gr.Row(elem_id="card_actions"):
                 self.approve = localized(gr.Button, {"value": "approve"}, variant="primary", elem_id="approve")
@@ -90,12 +100,20 @@ class CardPanel:
         """A command that runs in the sandbox: the card lets the person give it the network."""
         return self.page.sandboxed and head is not None and self.page.tools.traits(head.name).command is not None
 
-    def network_of(self, owner: str, chat: str, shown_ids: list[str], choice: str) -> tuple[bool, bool | None]:
-        """(this command may reach the network, the chat's setting as the card leaves it) from the card's
-        control; nothing for a call that is not a command in the sandbox, whose card has no control."""
+    def network_of(
+        self, owner: str, chat: str, shown_ids: list[str], choice: str, typed: str
+    ) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+        """(the hosts this command may reach, the chat's hosts as the card leaves them) from the card's controls;
+        nothing for a call that is not a command in the sandbox, whose card has none. ValueError: the hosts
+        typed are not hosts (its message the word), or there are none for a network that is on ("")."""
         if not self.has_network_control(self.shown_head(owner, chat, shown_ids)) or choice not in NETWORK_CHOICES:
-            return False, None
-        return choice == "command", choice == "chat"
+            return (), None
+        if choice == "off":
+            return (), ()
+        hosts = parse_hosts(typed)
+        if not hosts:
+            raise ValueError("")
+        return (hosts, ()) if choice == "command" else ((), hosts)
 
     def wire(self, chat: ChatPanel, *, language_picker: Any) -> None:
         page, context, service, tools = self.page, self.page.context, self.page.service, self.page.tools
@@ -115,12 +133,25 @@ class CardPanel:
             filled = {field: field_update(form.slot(slot), language, value=values[slot]) for field, slot in fields}
             return filled | {self.edit_for: head.id}
 
-        def decide(key: str, chat_id: str, decisions: dict[str, Decision], request: gr.Request, *, network: str = ""):
+        def decide(
+            key: str,
+            chat_id: str,
+            decisions: dict[str, Decision],
+            request: gr.Request,
+            *,
+            network: tuple[str, str] = ("", ""),
+        ):
             owner = context.owner_of(key, request)
             try:
-                for_command, for_chat = self.network_of(owner, chat_id, list(decisions), network)
+                for_command, for_chat = self.network_of(owner, chat_id, list(decisions), *network)
                 decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
                 service.decide(owner, chat_id, decisions, account=request.username or "", chat_network=for_chat)
+            except ValueError as exc:  # the hosts typed: said on the page, and the card stays to fix them
+                language = context.language_of(request)
+                word = str(exc)
+                said = t(language, "network_hosts_invalid", word=word) if word else t(language, "network_hosts_missing")
+                gr.Warning(said)
+                return
             except ChatError as exc:
                 context.warn(exc, request)
             yield from cleared_first(chat.follow(owner, chat_id, request), box=self.reason)
@@ -135,6 +166,7 @@ class CardPanel:
             old: str,
             main: str,
             network_choice: str,
+            hosts: str,
             request: gr.Request,
         ):
             arguments = None
@@ -147,10 +179,12 @@ class CardPanel:
                     gr.Warning(t(context.language_of(request), "invalid_edit_json", detail=exc.detail))
                     return
             decision = {_head(shown_ids): Decision(True, arguments=arguments)}
-            yield from decide(key, chat_id, decision, request, network=network_choice)
+            yield from decide(key, chat_id, decision, request, network=(network_choice, hosts))
 
         @context.chat_action
-        def on_approve_all(key: str, chat_id: str, shown_ids: list[str], network_choice: str, request: gr.Request):
+        def on_approve_all(
+            key: str, chat_id: str, shown_ids: list[str], network_choice: str, hosts: str, request: gr.Request
+        ):
             waiting = service.waiting(context.owner_of(key, request), chat_id)
             # The button is hidden then, but every event is an endpoint: a call the card cut short is never
             # approved with the others.
@@ -159,7 +193,7 @@ class CardPanel:
                 gr.Warning(t(language, "approve_all_cut"))
                 return
             decisions = {call_id: Decision(True) for call_id in shown_ids}
-            yield from decide(key, chat_id, decisions, request, network=network_choice)
+            yield from decide(key, chat_id, decisions, request, network=(network_choice, hosts))
 
         def on_card_change(key: str, chat_id: str, shown_ids: list[str], language: str, request: gr.Request):
             """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
@@ -167,8 +201,9 @@ class CardPanel:
             try:
                 head = self.shown_head(owner, chat_id, shown_ids)
                 chat_network = service.network(owner, chat_id)
+                hosts = chat_network or service.known_hosts(owner, chat_id)
             except ChatError:
-                head, chat_network = None, False
+                head, chat_network, hosts = None, (), ()
             allow = scope_controls(head, page.workspace, language, tools=tools)
             return {
                 self.approve_chat: gr.update(value=allow.button or "", visible=allow.button is not None),
@@ -179,11 +214,23 @@ class CardPanel:
                     value="chat" if chat_network else "off",
                     visible=self.has_network_control(head),
                 ),
+                self.network_hosts: gr.update(
+                    label=t(language, "network_hosts_label"),
+                    info=t(language, "network_hosts_info"),
+                    value=", ".join(hosts),
+                    visible=self.has_network_control(head),
+                ),
             }
 
         @context.chat_action
         def on_approve_chat(
-            key: str, chat_id: str, shown_ids: list[str], typed: str, network_choice: str, request: gr.Request
+            key: str,
+            chat_id: str,
+            shown_ids: list[str],
+            typed: str,
+            network_choice: str,
+            hosts: str,
+            request: gr.Request,
         ):
             head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
             offer = scope_offer(head, page.workspace, tools=tools)
@@ -195,7 +242,7 @@ class CardPanel:
                 gr.Warning(str(exc))
                 return
             decision = {_head(shown_ids): Decision(True, scope=scope)}
-            yield from decide(key, chat_id, decision, request, network=network_choice)
+            yield from decide(key, chat_id, decision, request, network=(network_choice, hosts))
 
         def on_reject(key: str, chat_id: str, shown_ids: list[str], why: str, request: gr.Request):
             yield from decide(key, chat_id, {_head(shown_ids): Decision(False, why.strip())}, request)
@@ -205,12 +252,13 @@ class CardPanel:
         self.edit_section.expand(
             on_edit, [*card_inputs, self.edit_for], [*self.edit_fields, self.edit_for], concurrency_limit=None
         )
-        approve_inputs = [*card_inputs, self.edit_for, *self.edit_fields, self.network]
+        network = [self.network, self.network_hosts]
+        approve_inputs = [*card_inputs, self.edit_for, *self.edit_fields, *network]
         page.answers += [
             self.approve.click(on_approve, approve_inputs, decided, concurrency_limit=None),
-            self.approve_all.click(on_approve_all, [*card_inputs, self.network], decided, concurrency_limit=None),
+            self.approve_all.click(on_approve_all, [*card_inputs, *network], decided, concurrency_limit=None),
             self.approve_chat.click(
-                on_approve_chat, [*card_inputs, self.scope_prefix, self.network], decided, concurrency_limit=None
+                on_approve_chat, [*card_inputs, self.scope_prefix, *network], decided, concurrency_limit=None
             ),
             self.reject.click(on_reject, [*card_inputs, self.reason], decided, concurrency_limit=None),
         ]
@@ -218,7 +266,7 @@ class CardPanel:
             [self.calls.change, language_picker.input],
             on_card_change,
             [*card_inputs, language_picker],  # the picker: on a switch, the new language
-            [self.approve_chat, self.scope_prefix, self.network],
+            [self.approve_chat, self.scope_prefix, *network],
             concurrency_limit=None,
         )
 

@@ -139,7 +139,7 @@ class SidebarPanel:
             try:
                 for value in picked:
                     if value == NETWORK_ALLOWED:
-                        service.set_network(owner, chat_id, False)
+                        service.set_network(owner, chat_id, ())
                         continue
                     scope = Scope.from_stored(json.loads(value), tools=page.tools)
                     if scope is not None:
@@ -147,7 +147,7 @@ class SidebarPanel:
                 scopes, chat_network = tuple(service.scopes(owner, chat_id)), service.network(owner, chat_id)
             except ChatError as exc:
                 context.warn(exc, request)
-                scopes, chat_network = (), False
+                scopes, chat_network = (), ()
             # The card's control shows the chat's setting too: revoked here, it must not turn it back on.
             choices = scope_choices(scopes, chat_network, context.language_of(request))
             return {
