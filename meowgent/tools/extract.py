@@ -199,6 +199,8 @@ def _to_markdown(html: str) -> str:
     # URLs would be most of the text on link-heavy pages and cost the model context it needs for the words.
     converter.ignore_links = True
     converter.ignore_images = True
+    # html2text's `_` is a word character: `_The Groundhog Day_` would be searched and tokenized as `_the`.
+    converter.emphasis_mark = "*"
     return converter.handle(html)
 
 

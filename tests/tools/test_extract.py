@@ -142,3 +142,9 @@ def test_control_characters_in_a_page_do_not_break_the_reading() -> None:
         _, markdown = extract_markdown(article(f"<p>cat{control}nap</p><pre>a{control}b</pre>"), URL)
         assert "cat nap" in markdown if control == "\f" else "catnap" in markdown  # a form feed is HTML whitespace
         assert f"a{control}b" in markdown  # <pre> keeps its text as it is
+
+
+def test_emphasis_is_marked_with_stars_not_glued_to_words() -> None:
+    _, markdown = extract_markdown(article("<p>We watched <em>The Groundhog Day</em> and <i>Heat</i> twice.</p>"), URL)
+    assert "We watched *The Groundhog Day* and *Heat* twice." in markdown
+    assert "_" not in markdown
