@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 
 import html2text
 import lxml.etree
@@ -53,6 +54,17 @@ _ARTICLE_MAX_LINK_DENSITY = 0.15
 # An article under this share of the page's visible text means the page has no single article.
 _SLIVER_SHARE = 0.15
 
+# readability-lxml's last step cleans away short or link-heavy blocks; these names mark the article's own matter
+# there (who wrote it, when, the photo's caption and credit, its references), which a reader keeps.
+_ARTICLE_MATTER = re.compile(
+    r"byline|author|dateline|caption|credit|reference|reflist|footnote|citation|published|pubdate|timestamp", re.I
+)
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Mozilla's signs that a table holds data rather than lays out the page: many rows, many columns, or many cells.
+_DATA_TABLE_MIN_ROWS = 10
+_DATA_TABLE_MIN_COLUMNS = 5
+_DATA_TABLE_MIN_CELLS = 11
+
 # lxml refuses a str that declares its own encoding (XHTML pages start with one), and libxml2 takes time
 # cubic in the length of an unclosed `<?xml` at the very start. A browser shows neither, so leading
 # processing instructions go, closed or not.
@@ -87,6 +99,58 @@ class _Readability(Document):
             candidates[article] = self.score_node(article)
             return candidates[article]
         return super().get_semantic_main_candidate(candidates, best_candidate)
+
+    def get_preserved_elements(self, node: lxml.html.HtmlElement) -> dict:
+        """What the last cleaning keeps: readability-lxml's choice, and the article's own matter.
+
+        That is figures and captions, blocks named as bylines, credits or references, the blocks around
+        them, and data tables. What else those blocks hold is still judged on its own.
+        """
+        preserved = super().get_preserved_elements(node)
+        matter = [*node.iter("figure", "figcaption"), *(found for found in node.iter() if _is_named_matter(found))]
+        holds_table = _holders(node, node.iter("table"))
+        data_tables = [table for table in node.iter("table") if table not in holds_table and _is_data_table(table)]
+        for element in (*matter, *_holders(node, matter), *data_tables):
+            preserved[element] = True
+        return preserved
+
+    def get_link_density(self, elem: lxml.html.HtmlElement) -> float:
+        """As readability-lxml's, but none for a heading: a titled item's heading links to the item itself."""
+        return 0.0 if elem.tag in _HEADINGS else super().get_link_density(elem)
+
+
+def _holders(node: lxml.html.HtmlElement, found: Iterable[lxml.html.HtmlElement]) -> set[lxml.html.HtmlElement]:
+    """The elements under node around any of found, in time linear in the tree: each climb stops at a known one."""
+    holders: set[lxml.html.HtmlElement] = set()
+    for element in found:
+        for ancestor in element.iterancestors():
+            if ancestor in holders:
+                break
+            holders.add(ancestor)
+            if ancestor is node:
+                break
+    return holders
+
+
+def _is_named_matter(element: lxml.html.HtmlElement) -> bool:
+    return isinstance(element.tag, str) and bool(
+        _ARTICLE_MATTER.search(" ".join(element.get(name) or "" for name in ("class", "id", "itemprop", "rel")))
+    )
+
+
+def _is_data_table(table: lxml.html.HtmlElement) -> bool:
+    """Whether a table (holding no other table) shows data, by Mozilla's signs: headers, a caption, or its size."""
+    if table.get("role") == "presentation":
+        return False
+    if any(True for _ in table.iter("th", "thead", "caption")):
+        return True
+    rows = list(table.iter("tr"))
+    columns = max((len(row) for row in rows), default=0)
+    return (
+        len(rows) >= _DATA_TABLE_MIN_ROWS
+        or columns >= _DATA_TABLE_MIN_COLUMNS
+        or len(rows) * columns >= _DATA_TABLE_MIN_CELLS
+    )
 
 
 def extract_markdown(html: str, url: str) -> tuple[str, str]:

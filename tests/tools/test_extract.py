@@ -148,3 +148,35 @@ def test_emphasis_is_marked_with_stars_not_glued_to_words() -> None:
     _, markdown = extract_markdown(article("<p>We watched <em>The Groundhog Day</em> and <i>Heat</i> twice.</p>"), URL)
     assert "We watched *The Groundhog Day* and *Heat* twice." in markdown
     assert "_" not in markdown
+
+
+def test_a_linked_author_and_a_linked_reference_list_are_kept() -> None:
+    byline = (
+        '<div class="article-meta"><div class="author"><a href="/people/jd">Jane Doe</a></div><div>May 5</div></div>'
+    )
+    references = '<section class="references"><ol><li><a href="/cite/1">Smith 2001, Nature</a></li></ol></section>'
+    _, markdown = extract_markdown(article(byline, references), URL)
+    assert "Jane Doe" in markdown
+    assert "Smith 2001, Nature" in markdown
+
+
+def test_a_caption_and_its_linked_credit_are_kept() -> None:
+    figure = (
+        '<div class="media"><figure><img src="harbour.jpg"><figcaption>The harbour at dawn. Photo: '
+        '<a href="/people/ann">Ann Lee</a></figcaption></figure></div>'
+    )
+    _, markdown = extract_markdown(article(figure), URL)
+    assert "The harbour at dawn. Photo: Ann Lee" in markdown
+
+
+def test_headings_that_link_to_their_item_are_kept() -> None:
+    items = "".join(f'<h3><a href="/films/{n}">{n}) Film number {n}</a></h3><p>{PROSE}</p>' for n in range(3))
+    _, markdown = extract_markdown(article(items), URL)
+    assert all(f"### {n}) Film number {n}" in markdown for n in range(3))
+
+
+def test_a_small_data_table_is_kept() -> None:
+    table = "<table><tr><th>Year</th><th>Users</th></tr><tr><td>1998</td><td>12</td></tr></table>"
+    _, markdown = extract_markdown(article(table), URL)
+    assert "Year" in markdown
+    assert "1998" in markdown
