@@ -65,6 +65,13 @@ _DATA_TABLE_MIN_ROWS = 10
 _DATA_TABLE_MIN_COLUMNS = 5
 _DATA_TABLE_MIN_CELLS = 11
 
+# readability-lxml scores and keeps a block only from 25 characters, about five English words. A CJK character is
+# about a word, so on a page mostly in CJK a short titled item would go; there the bar is about as many words.
+_SHORTEST_TEXT = 25
+_SHORTEST_CJK_TEXT = 8
+_CJK_PAGE_SHARE = 0.5
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
 # lxml refuses a str that declares its own encoding (XHTML pages start with one), and libxml2 takes time
 # cubic in the length of an unclosed `<?xml` at the very start. A browser shows neither, so leading
 # processing instructions go, closed or not.
@@ -161,12 +168,14 @@ def extract_markdown(html: str, url: str) -> tuple[str, str]:
         return "", ""
     title = _title(doc) or url
     _drop_invisible(doc)
-    page_chars = _visible_chars(doc.text_content())
+    page_text = doc.text_content()
+    page_chars = _visible_chars(page_text)
+    shortest = _shortest_text(page_text)
     pruned = copy.deepcopy(doc)
     _drop_unlikely(pruned)
-    markdown = _article(pruned)
+    markdown = _article(pruned, shortest)
     if _visible_chars(markdown) < _SHORT_ARTICLE_CHARS:
-        unpruned = _article(doc)
+        unpruned = _article(doc, shortest)
         if _visible_chars(unpruned) > _visible_chars(markdown):
             markdown = unpruned
     if _visible_chars(markdown) < _SLIVER_SHARE * page_chars:
@@ -240,9 +249,17 @@ def _drop_all(elements: list[lxml.html.HtmlElement]) -> None:
             element.drop_tree()
 
 
-def _article(doc: lxml.html.HtmlElement) -> str:
+def _shortest_text(page_text: str) -> int:
+    """The fewest characters a paragraph or block needs to count: fewer on a page written mostly in CJK."""
+    characters = len("".join(page_text.split()))
+    if characters and len(_CJK.findall(page_text)) > _CJK_PAGE_SHARE * characters:
+        return _SHORTEST_CJK_TEXT
+    return _SHORTEST_TEXT
+
+
+def _article(doc: lxml.html.HtmlElement, shortest_text: int) -> str:
     try:
-        summary = _Readability(doc).summary(html_partial=True)
+        summary = _Readability(doc, min_text_length=shortest_text).summary(html_partial=True)
     except Unparseable:
         return ""
     return _to_markdown(summary)

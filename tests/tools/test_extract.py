@@ -180,3 +180,18 @@ def test_a_small_data_table_is_kept() -> None:
     _, markdown = extract_markdown(article(table), URL)
     assert "Year" in markdown
     assert "1998" in markdown
+
+
+def test_short_titled_items_on_a_cjk_page_are_kept() -> None:
+    # Nine characters are a short sentence in Japanese, and under the 25 that five English words take.
+    prose = "東京の新しい駅は来月開業する予定で、周辺の商店街も準備を進めている。多くの住民が期待を寄せている。" * 3
+    items = "".join(f'<div class="item"><h3>見出し{n}</h3><div>新駅の開業日が決定</div></div>' for n in range(3))
+    html = page(f"<article><h1>新駅</h1><p>{prose}</p><p>{prose}</p>{items}<p>{prose}</p></article>")
+    _, markdown = extract_markdown(html, URL)
+    assert markdown.count("新駅の開業日が決定") == 3
+    assert all(f"### 見出し{n}" in markdown for n in range(3))
+
+
+def test_a_short_latin_block_still_goes() -> None:
+    _, markdown = extract_markdown(article('<div class="item"><div>Opens soon</div></div>'), URL)
+    assert "Opens soon" not in markdown
