@@ -4,7 +4,9 @@ readability-lxml finds the article; html2text turns it into Markdown. Around the
 what Mozilla's Readability (Firefox Reader View) does and readability-lxml lacks: drop
 what a reader never sees, prune boilerplate by class name with Mozilla's exemptions,
 retry without that pruning when it leaves too little, and fall back to the page's main
-region when the "article" is a sliver of the page (a home page or a listing).
+region when the "article" is a sliver of the page (a home page or a listing). Its last
+cleaning keeps what Mozilla keeps and it would drop: captions, bylines, credits, reference
+lists, data tables, linked headings, and short blocks on pages in Chinese, Japanese or Korean.
 """
 
 from __future__ import annotations
