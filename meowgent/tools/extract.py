@@ -4,13 +4,16 @@ readability-lxml finds the article; html2text turns it into Markdown. Around the
 what Mozilla's Readability (Firefox Reader View) does and readability-lxml lacks: drop
 what a reader never sees, prune boilerplate by class name with Mozilla's exemptions,
 retry without that pruning when it leaves too little, and fall back to the page's main
-region when the "article" is a sliver of the page (a home page or a listing).
+region when the "article" is a sliver of the page (a home page or a listing). Its last
+cleaning keeps what Mozilla keeps and it would drop: captions, bylines, credits, reference
+lists, data tables, linked headings, and short blocks on pages in Chinese, Japanese or Korean.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 
 import html2text
 import lxml.etree
@@ -53,6 +56,24 @@ _ARTICLE_MAX_LINK_DENSITY = 0.15
 # An article under this share of the page's visible text means the page has no single article.
 _SLIVER_SHARE = 0.15
 
+# readability-lxml's last step cleans away short or link-heavy blocks; these names mark the article's own matter
+# there (who wrote it, when, the photo's caption and credit, its references), which a reader keeps.
+_ARTICLE_MATTER = re.compile(
+    r"byline|author|dateline|caption|credit|reference|reflist|footnote|citation|published|pubdate|timestamp", re.I
+)
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Mozilla's signs that a table holds data rather than lays out the page: many rows, many columns, or many cells.
+_DATA_TABLE_MIN_ROWS = 10
+_DATA_TABLE_MIN_COLUMNS = 5
+_DATA_TABLE_MIN_CELLS = 11
+
+# readability-lxml scores and keeps a block only from 25 characters, about five English words. A CJK character is
+# about a word, so on a page mostly in CJK a short titled item would go; there the bar is about as many words.
+_SHORTEST_TEXT = 25
+_SHORTEST_CJK_TEXT = 8
+_CJK_PAGE_SHARE = 0.5
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
 # lxml refuses a str that declares its own encoding (XHTML pages start with one), and libxml2 takes time
 # cubic in the length of an unclosed `<?xml` at the very start. A browser shows neither, so leading
 # processing instructions go, closed or not.
@@ -88,6 +109,58 @@ class _Readability(Document):
             return candidates[article]
         return super().get_semantic_main_candidate(candidates, best_candidate)
 
+    def get_preserved_elements(self, node: lxml.html.HtmlElement) -> dict:
+        """What the last cleaning keeps: readability-lxml's choice, and the article's own matter.
+
+        That is figures and captions, blocks named as bylines, credits or references, the blocks around
+        them, and data tables. What else those blocks hold is still judged on its own.
+        """
+        preserved = super().get_preserved_elements(node)
+        matter = [*node.iter("figure", "figcaption"), *(found for found in node.iter() if _is_named_matter(found))]
+        holds_table = _holders(node, node.iter("table"))
+        data_tables = [table for table in node.iter("table") if table not in holds_table and _is_data_table(table)]
+        for element in (*matter, *_holders(node, matter), *data_tables):
+            preserved[element] = True
+        return preserved
+
+    def get_link_density(self, elem: lxml.html.HtmlElement) -> float:
+        """As readability-lxml's, but none for a heading: a titled item's heading links to the item itself."""
+        return 0.0 if elem.tag in _HEADINGS else super().get_link_density(elem)
+
+
+def _holders(node: lxml.html.HtmlElement, found: Iterable[lxml.html.HtmlElement]) -> set[lxml.html.HtmlElement]:
+    """The elements under node around any of found, in time linear in the tree: each climb stops at a known one."""
+    holders: set[lxml.html.HtmlElement] = set()
+    for element in found:
+        for ancestor in element.iterancestors():
+            if ancestor in holders:
+                break
+            holders.add(ancestor)
+            if ancestor is node:
+                break
+    return holders
+
+
+def _is_named_matter(element: lxml.html.HtmlElement) -> bool:
+    return isinstance(element.tag, str) and bool(
+        _ARTICLE_MATTER.search(" ".join(element.get(name) or "" for name in ("class", "id", "itemprop", "rel")))
+    )
+
+
+def _is_data_table(table: lxml.html.HtmlElement) -> bool:
+    """Whether a table (holding no other table) shows data, by Mozilla's signs: headers, a caption, or its size."""
+    if table.get("role") == "presentation":
+        return False
+    if any(True for _ in table.iter("th", "thead", "caption")):
+        return True
+    rows = list(table.iter("tr"))
+    columns = max((len(row) for row in rows), default=0)
+    return (
+        len(rows) >= _DATA_TABLE_MIN_ROWS
+        or columns >= _DATA_TABLE_MIN_COLUMNS
+        or len(rows) * columns >= _DATA_TABLE_MIN_CELLS
+    )
+
 
 def extract_markdown(html: str, url: str) -> tuple[str, str]:
     """The page's title (else url) and its main text as Markdown; links become their text, images are dropped."""
@@ -97,12 +170,14 @@ def extract_markdown(html: str, url: str) -> tuple[str, str]:
         return "", ""
     title = _title(doc) or url
     _drop_invisible(doc)
-    page_chars = _visible_chars(doc.text_content())
+    page_text = doc.text_content()
+    page_chars = _visible_chars(page_text)
+    shortest = _shortest_text(page_text)
     pruned = copy.deepcopy(doc)
     _drop_unlikely(pruned)
-    markdown = _article(pruned)
+    markdown = _article(pruned, shortest)
     if _visible_chars(markdown) < _SHORT_ARTICLE_CHARS:
-        unpruned = _article(doc)
+        unpruned = _article(doc, shortest)
         if _visible_chars(unpruned) > _visible_chars(markdown):
             markdown = unpruned
     if _visible_chars(markdown) < _SLIVER_SHARE * page_chars:
@@ -176,9 +251,17 @@ def _drop_all(elements: list[lxml.html.HtmlElement]) -> None:
             element.drop_tree()
 
 
-def _article(doc: lxml.html.HtmlElement) -> str:
+def _shortest_text(page_text: str) -> int:
+    """The fewest characters a paragraph or block needs to count: fewer on a page written mostly in CJK."""
+    characters = len("".join(page_text.split()))
+    if characters and len(_CJK.findall(page_text)) > _CJK_PAGE_SHARE * characters:
+        return _SHORTEST_CJK_TEXT
+    return _SHORTEST_TEXT
+
+
+def _article(doc: lxml.html.HtmlElement, shortest_text: int) -> str:
     try:
-        summary = _Readability(doc).summary(html_partial=True)
+        summary = _Readability(doc, min_text_length=shortest_text).summary(html_partial=True)
     except Unparseable:
         return ""
     return _to_markdown(summary)
@@ -199,6 +282,8 @@ def _to_markdown(html: str) -> str:
     # URLs would be most of the text on link-heavy pages and cost the model context it needs for the words.
     converter.ignore_links = True
     converter.ignore_images = True
+    # html2text's `_` is a word character: `_The Groundhog Day_` would be searched and tokenized as `_the`.
+    converter.emphasis_mark = "*"
     return converter.handle(html)
 
 

@@ -142,3 +142,56 @@ def test_control_characters_in_a_page_do_not_break_the_reading() -> None:
         _, markdown = extract_markdown(article(f"<p>cat{control}nap</p><pre>a{control}b</pre>"), URL)
         assert "cat nap" in markdown if control == "\f" else "catnap" in markdown  # a form feed is HTML whitespace
         assert f"a{control}b" in markdown  # <pre> keeps its text as it is
+
+
+def test_emphasis_is_marked_with_stars_not_glued_to_words() -> None:
+    _, markdown = extract_markdown(article("<p>We watched <em>The Groundhog Day</em> and <i>Heat</i> twice.</p>"), URL)
+    assert "We watched *The Groundhog Day* and *Heat* twice." in markdown
+    assert "_" not in markdown
+
+
+def test_a_linked_author_and_a_linked_reference_list_are_kept() -> None:
+    byline = (
+        '<div class="article-meta"><div class="author"><a href="/people/jd">Jane Doe</a></div><div>May 5</div></div>'
+    )
+    references = '<section class="references"><ol><li><a href="/cite/1">Smith 2001, Nature</a></li></ol></section>'
+    _, markdown = extract_markdown(article(byline, references), URL)
+    assert "Jane Doe" in markdown
+    assert "Smith 2001, Nature" in markdown
+
+
+def test_a_caption_and_its_linked_credit_are_kept() -> None:
+    figure = (
+        '<div class="media"><figure><img src="harbour.jpg"><figcaption>The harbour at dawn. Photo: '
+        '<a href="/people/ann">Ann Lee</a></figcaption></figure></div>'
+    )
+    _, markdown = extract_markdown(article(figure), URL)
+    assert "The harbour at dawn. Photo: Ann Lee" in markdown
+
+
+def test_headings_that_link_to_their_item_are_kept() -> None:
+    items = "".join(f'<h3><a href="/films/{n}">{n}) Film number {n}</a></h3><p>{PROSE}</p>' for n in range(3))
+    _, markdown = extract_markdown(article(items), URL)
+    assert all(f"### {n}) Film number {n}" in markdown for n in range(3))
+
+
+def test_a_small_data_table_is_kept() -> None:
+    table = "<table><tr><th>Year</th><th>Users</th></tr><tr><td>1998</td><td>12</td></tr></table>"
+    _, markdown = extract_markdown(article(table), URL)
+    assert "Year" in markdown
+    assert "1998" in markdown
+
+
+def test_short_titled_items_on_a_cjk_page_are_kept() -> None:
+    # Nine characters are a short sentence in Japanese, and under the 25 that five English words take.
+    prose = "東京の新しい駅は来月開業する予定で、周辺の商店街も準備を進めている。多くの住民が期待を寄せている。" * 3
+    items = "".join(f'<div class="item"><h3>見出し{n}</h3><div>新駅の開業日が決定</div></div>' for n in range(3))
+    html = page(f"<article><h1>新駅</h1><p>{prose}</p><p>{prose}</p>{items}<p>{prose}</p></article>")
+    _, markdown = extract_markdown(html, URL)
+    assert markdown.count("新駅の開業日が決定") == 3
+    assert all(f"### 見出し{n}" in markdown for n in range(3))
+
+
+def test_a_short_latin_block_still_goes() -> None:
+    _, markdown = extract_markdown(article('<div class="item"><div>Opens soon</div></div>'), URL)
+    assert "Opens soon" not in markdown
