@@ -15,6 +15,7 @@ from gradio_client import Client
 from app import login_for
 from meowgent.config import Settings, is_loopback
 from tests.sandboxing import failing_bwrap
+from tests.scripted_openai import ScriptedOpenAI
 from tests.ui.conftest import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,3 +161,29 @@ def test_without_a_sandbox_the_start_says_so_once(tmp_path):
     assert "Open http" in text
     assert text.count("Commands run without a sandbox on this computer") == 1
     assert "No permissions to create new namespace" in text  # why, from the bwrap that refused
+
+
+def test_with_only_an_openai_server_the_start_names_it_alone_and_the_status_takes_its_model(tmp_path):
+    with ScriptedOpenAI(dialect="llamacpp", models={"smollm2": 4096}) as server:
+        port = free_port()
+        app = run_app("--port", str(port), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"),
+                      "--openai-url", server.url, OLLAMA_HOST="http://127.0.0.1:11434")  # fmt: skip
+        output = []
+        try:
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and not any("Open http" in line for line in output):
+                line = app.stdout.readline()
+                if not line and app.poll() is not None:
+                    break
+                output.append(line)
+            text = "".join(output)
+            assert f"model servers: {server.url}\n" in text  # not the Ollama address nobody asked for
+            client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+            key = client.predict("", "", api_name="/on_load")[0]
+            banner, model = client.predict(key, "qwen3", api_name="/on_tick")  # the default name, before the list
+        finally:
+            app.terminate()
+            app.wait(10)
+    assert model["value"] == "smollm2"
+    assert "qwen3" not in banner
+    assert "smollm2" in banner
