@@ -8,7 +8,7 @@ import threading
 from meowgent.agent.loop import Agent
 from meowgent.config import Settings
 from meowgent.conversation import Conversation, Decision
-from meowgent.events import ApprovalNeeded, Done, ToolCallProgress, ToolCallStarted
+from meowgent.events import ApprovalNeeded, Done, TextDelta, ToolCallProgress, ToolCallStarted
 from meowgent.llm.openai_client import OpenAIClient
 from tests.scripted_openai import Calls, Content, ScriptedOpenAI, Turn, count_prompt
 
@@ -63,3 +63,28 @@ def test_a_llama_cpp_chat_goes_on_after_a_call_and_so_do_the_next_chats(tmp_path
         assert len(sent) == 8  # every call was followed by the model's answer
         assert all(len(body["tools"]) == len(agent.tools(conversation)) for body in sent)
         assert max(count_prompt(body) for body in sent) < 4096
+
+
+def test_a_fenced_json_call_in_the_text_is_shown_live_gated_and_run_like_a_tagged_one(tmp_path):
+    """What Qwen2.5-Coder writes on llama-server instead of a native call."""
+    block = '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n```'
+    with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
+        server.script(
+            Turn(Content(f"I'll write it.\n{block}\n", token_size=3)),
+            Turn(Content('```json\n{"name": "rm_rf", "arguments": {"path": "/"}}\n```')),
+        )
+        agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
+        conversation = Conversation("chat-1", MODEL)
+        events = list(agent.run(conversation, "write a.txt", threading.Event()))
+        live = "".join(e.text for e in events if isinstance(e, ToolCallProgress))
+        assert json.loads(live) == {"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}
+        assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "I'll write it.\n\n"
+        (waiting,) = [e for e in events if isinstance(e, ApprovalNeeded)]
+        assert not (tmp_path / "a.txt").exists()  # asks first, as any write_file does
+        resumed = list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+        assert (tmp_path / "a.txt").read_text() == "meow"
+        result = server.chat_requests[1]["messages"][-1]
+        assert "a.txt" in result["content"]  # the model reads the result
+        shown = "".join(e.text for e in resumed if isinstance(e, TextDelta))
+        assert "rm_rf" in shown  # a block naming no offered tool is prose
+        assert resumed[-1].reason == "complete"
