@@ -1,0 +1,78 @@
+"""The real page in headless Chromium against a real llama-server (tests/real_engine.py), started as the README says
+and given to the app with `--openai-url` alone: a tool call shown live, approved and answered, over several turns of
+one chat, with the context meter showing the server's window."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.real_engine import find_engine, missing_reason, running_server
+from tests.ui.conftest import CHROMIUM
+
+if not CHROMIUM.exists():
+    pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import Page, expect
+
+from meowgent.config import Settings
+from meowgent.ui.app import serve
+from tests.ui.conftest import free_port
+from tests.ui.test_browser import browser, context, open_app, send  # noqa: F401  (fixtures too)
+
+ENGINE = find_engine()
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine, pytest.mark.skipif(ENGINE is None, reason=missing_reason())]
+ANSWER_MS = 600_000
+"""A whole reply on two busy cores: the first prompt (the tools' schemas, ~2,200 tokens) is read at ~15 tokens/s."""
+WINDOW = 4096
+
+
+@dataclass
+class EngineApp:
+    url: str
+    workspace: Path
+
+
+@pytest.fixture
+def engine_app(tmp_path: Path) -> Iterator[EngineApp]:
+    assert ENGINE is not None
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    with running_server(ENGINE, ctx=WINDOW, max_tokens=200) as url:
+        settings = Settings(
+            workspace=workspace, openai_urls=(url,), port=free_port(), data_dir=tmp_path / "data", read_timeout=600
+        )
+        demo, app_url, _ = serve(settings)
+        try:
+            yield EngineApp(app_url, workspace)
+        finally:
+            demo.close()
+
+
+@pytest.fixture
+def tab(context) -> Page:  # noqa: F811  (the fixture imported above)
+    return context.new_page()
+
+
+def write_and_approve(tab: Page, workspace: Path, name: str, word: str) -> None:
+    send(tab, f"Use the write_file tool to create {name} containing the word {word}.")
+    expect(tab.locator("#chat")).to_contain_text(name, timeout=ANSWER_MS)  # the call's panel, live
+    approve = tab.locator("#approve")
+    expect(approve).to_be_visible(timeout=ANSWER_MS)
+    assert not (workspace / name).exists()
+    approve.click()
+    expect(approve).to_be_hidden(timeout=ANSWER_MS)
+    expect(tab.locator("#stop")).to_be_hidden(timeout=ANSWER_MS)  # the model answered the result
+    assert word in (workspace / name).read_text()
+
+
+def test_calls_are_shown_approved_and_answered_over_several_turns(engine_app, tab):
+    open_app(tab, engine_app.url, banner="Connected")
+    expect(tab.locator("#status")).not_to_contain_text("isn't installed")
+    write_and_approve(tab, engine_app.workspace, "hello.txt", "hi")
+    write_and_approve(tab, engine_app.workspace, "bye.txt", "bye")
+    assert "⚠️" not in tab.locator("#chat").inner_text()  # no budget error after a call
+    expect(tab.locator("#context_meter")).to_contain_text(f"of {WINDOW:,} tokens")
