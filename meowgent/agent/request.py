@@ -28,7 +28,9 @@ def build_request(
     """
     info = profile.info
     offered = list(tools)
-    system = system_prompt(offered, workspace=settings.workspace, native=profile.native_tools)
+    system = system_prompt(
+        offered, workspace=settings.workspace, native=profile.native_tools, told_format=profile.told_format
+    )
     specs = tuple(tool.spec() for tool in offered) if profile.native_tools else None
     context = info.window(settings.num_ctx)
     fit = fit_messages(

@@ -240,7 +240,7 @@ class OpenAIClient:
             text = model in self._text_protocol or "tools" not in info.capabilities
         if text:
             return ModelProfile(info, native_tools=False, holding=Holding.NONE)
-        return ModelProfile(info, native_tools=True, holding=Holding.SHOWN)
+        return ModelProfile(info, native_tools=True, holding=Holding.SHOWN, told_format=True)
 
     def health(self, model: str | None = None) -> Health:
         """Whether the server answers (and, given `model`, serves it). Never raises."""

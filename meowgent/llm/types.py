@@ -116,6 +116,11 @@ class ModelProfile:
     """The server's builtin parser reads this model's calls on every chat: offer the tools natively and run the
     calls it sends (`ChatChunk.tool_calls`), instead of describing them in the system prompt."""
     holding: Holding
+    told_format: bool = False
+    """With native tools, the prompt still says how to write a call (`<tool_call>` JSON): an OpenAI-compatible
+    server's small models, asked for their "usual format", invent one (Qwen2.5-Coder 1.5B on llama-server wrote
+    `<tools><function name=… arguments='…'/></tools>`); that format is what llama.cpp's and vLLM's Hermes parsers
+    read, and what the reply readers take from the text on any other."""
 
 
 @dataclass(frozen=True, slots=True)

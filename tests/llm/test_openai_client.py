@@ -286,3 +286,8 @@ def test_retry_delay_honours_retry_after_up_to_a_cap():
 
 def test_the_shown_address_has_no_login():
     assert shown_url("http://user:pw@gpu-box:8000/v1/?key=x") == "http://gpu-box:8000/v1"
+
+
+def test_native_tools_on_an_openai_server_come_with_the_call_format_in_the_prompt(server):
+    profile = OpenAIClient(server.url).profile(MODEL)
+    assert (profile.native_tools, profile.told_format) == (True, True)
