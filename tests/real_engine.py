@@ -66,15 +66,22 @@ def missing_reason() -> str:
 
 @contextmanager
 def running_server(
-    engine: Engine, model: Path | None = None, *, ctx: int = 4096, max_tokens: int = 256, threads: int = 1
+    engine: Engine,
+    model: Path | None = None,
+    *,
+    ctx: int = 4096,
+    max_tokens: int = 256,
+    threads: int = 1,
+    greedy: bool = True,
 ) -> Iterator[str]:
     """A `llama-server` on a free loopback port, ready; yields its OpenAI base URL. Stopped (and waited for) at the
-    end, whatever happened."""
+    end, whatever happened. `greedy=False` keeps the server's own sampling, as a person's server has."""
     port = _free_port()
     model = model or engine.model
     command = [
         str(engine.server), "-m", str(model), "-a", model.stem, "--jinja", "--host", "127.0.0.1", "--port", str(port),
-        "-c", str(ctx), "-np", "1", "-t", str(threads), "--temp", "0", "-n", str(max_tokens), "--no-webui",
+        "-c", str(ctx), "-np", "1", "-t", str(threads), "-n", str(max_tokens), "--no-webui",
+        *(["--temp", "0"] if greedy else []),
     ]  # fmt: skip
     with tempfile.TemporaryFile("w+") as log:  # a file, not a pipe: a full pipe would block the server
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
