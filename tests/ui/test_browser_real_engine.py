@@ -22,7 +22,7 @@ from playwright.sync_api import Page, expect
 from meowgent.config import Settings
 from meowgent.ui.app import serve
 from tests.ui.conftest import free_port
-from tests.ui.test_browser import browser, context, open_app, send  # noqa: F401  (fixtures too)
+from tests.ui.test_browser import browser, context, send  # noqa: F401  (fixtures too)
 
 ENGINE = find_engine()
 pytestmark = [pytest.mark.browser, pytest.mark.real_engine, pytest.mark.skipif(ENGINE is None, reason=missing_reason())]
@@ -81,7 +81,8 @@ def write_and_approve(tab: Page, workspace: Path, name: str, word: str) -> None:
 
 
 def test_calls_are_shown_approved_and_answered_over_several_turns(engine_app, tab):
-    open_app(tab, engine_app.url, banner="Connected")
+    tab.goto(engine_app.url)
+    expect(tab.locator("#status")).to_contain_text("Connected", timeout=ANSWER_MS)  # two busy cores: slow to load
     expect(tab.locator("#status")).not_to_contain_text("isn't installed")
     write_and_approve(tab, engine_app.workspace, "hello.txt", "hi")
     write_and_approve(tab, engine_app.workspace, "bye.txt", "bye")
