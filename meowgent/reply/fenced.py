@@ -6,11 +6,12 @@ Qwen2.5-Coder 0.5B and 1.5B, given tools natively by llama-server, write no nati
     {"name": "write_file", "arguments": {"path": "a.txt", "content": "hi"}}
     ```
 
-A block is a call only when its object starts with the name of a tool this chat offers and goes on with an
-`arguments` (or `parameters`) object, so JSON in an answer that names no tool, or names one without arguments,
-stays prose. The header is at most a few dozen characters, so that is all the text held back before the block is
-known to be a call or prose; from then on the call's JSON streams out as `ToolCallDelta`s (the live panel) and ends
-as a `ToolCallDone`, exactly as a `<tool_call>` block from `ToolCallSplitter` does, and the agent gates it the same.
+or that object alone, unfenced, as the whole reply. A block (or a reply that starts with `{`) is a call only when its
+object starts with the name of a tool this chat offers and goes on with an `arguments` (or `parameters`) object, so
+JSON in an answer that names no tool, or names one without arguments, stays prose. The header is at most a few dozen
+characters, so that is all the text held back before the block is known to be a call or prose; from then on the call's
+JSON streams out as `ToolCallDelta`s (the live panel) and ends as a `ToolCallDone`, exactly as a `<tool_call>` block
+from `ToolCallSplitter` does, and the agent gates it the same.
 
 Incremental and I/O-free like the splitter: it reads the splitter's prose, and whatever the chunking, the joined
 text and the calls are the same. Each character is looked at O(1) times (a header is re-read at most until it is
@@ -64,10 +65,12 @@ class FencedCalls:
         self._string = JsonString()
         self._call: list[str] = []
         self._out: list[FenceEvent] = []
+        self._started = False  # prose other than spaces has come: an unfenced object is no call any more
+        self._bare = False  # the header being read is an unfenced object's
 
     def feed(self, text: str) -> list[FenceEvent]:
         """The events that this piece of prose completes."""
-        if self._state is _State.PROSE and not self._held and "`" not in text:
+        if self._state is _State.PROSE and self._started and not self._held and "`" not in text:
             return [TextDelta(text)] if text else []  # nearly all prose
         data, self._held = self._held + text, ""
         position = 0
@@ -97,7 +100,18 @@ class FencedCalls:
                 return self._after_call(data, position)
 
     def _fence(self, data: str, position: int) -> int:
-        """Prose up to the next fence: in prose it may open a call; in a block it closes the block."""
+        """Prose up to the next fence: in prose it may open a call; in a block it closes the block. A reply that
+        starts (after spaces) with `{` may be a call too."""
+        if not self._started:
+            start = _SPACE.match(data, position).end()
+            self._text(data[position:start])
+            if start == len(data):
+                return start
+            self._started = True
+            if data[start] == "{":
+                self._state, self._bare = _State.HEADER, True
+                return start
+            position = start
         found = data.find(FENCE, position)
         if found == -1:
             cut = held_from(data, position, (FENCE,))
@@ -109,19 +123,23 @@ class FencedCalls:
             self._state = _State.PROSE
             return found + len(FENCE)
         self._text(data[position:found])
-        self._state = _State.HEADER
+        self._state, self._bare = _State.HEADER, False
         return found
 
     def _header(self, data: str, position: int) -> int:
-        """`data[position:]` starts with a fence: hold it until it is a call's header or prose."""
+        """`data[position:]` starts with a fence (or a reply's `{`): hold it until it is a call's header or prose."""
         header = data[position : position + HEADER_CAP]
-        verdict, start = read_header(header, self._tools)
+        verdict, start = read_header(header, self._tools, fenced=not self._bare)
         if verdict is _Verdict.MORE and len(header) < HEADER_CAP:
             self._held = data[position:]
             return len(data)
         if verdict is _Verdict.CALL:
             self._state, self._depth, self._string = _State.CALL, 0, JsonString()
             return position + start
+        if self._bare:  # JSON of something else, as prose
+            self._text("{")
+            self._state = _State.PROSE
+            return position + 1
         self._text(FENCE)  # a block of something else: its text is prose, and its closing fence too
         self._state = _State.BLOCK
         return position + len(FENCE)
@@ -185,16 +203,18 @@ class FencedCalls:
         return out
 
 
-def read_header(text: str, tools: Collection[str]) -> tuple[_Verdict, int]:
-    """Whether `text`, which starts with a fence, is the header of a call to one of `tools`
-    (`{"name": "TOOL", "arguments": {`, after a language of JSON or none), may still become one, or is not; for a
-    call, also where its object starts."""
-    language = _LANGUAGE.match(text, len(FENCE))
-    if language.end() == len(text):
-        return _Verdict.MORE, 0
-    if language.group(1).lower() not in _LANGUAGES:
-        return _Verdict.PROSE, 0
-    start = _SPACE.match(text, language.end()).end()
+def read_header(text: str, tools: Collection[str], *, fenced: bool = True) -> tuple[_Verdict, int]:
+    """Whether `text`, which starts with a fence (or with `{`, if not `fenced`), is the header of a call to one of
+    `tools` (`{"name": "TOOL", "arguments": {`, after a language of JSON or none), may still become one, or is not;
+    for a call, also where its object starts."""
+    start = 0
+    if fenced:
+        language = _LANGUAGE.match(text, len(FENCE))
+        if language.end() == len(text):
+            return _Verdict.MORE, 0
+        if language.group(1).lower() not in _LANGUAGES:
+            return _Verdict.PROSE, 0
+        start = _SPACE.match(text, language.end()).end()
     position = start
     for expected in ("{", ('"name"',), ":", None, ",", _ARGUMENT_KEYS, ":", "{"):
         position = _SPACE.match(text, position).end()

@@ -124,3 +124,15 @@ def test_text_without_a_fenced_call_comes_out_whole(text):
     prose, calls, _ = read([text])
     if not calls:
         assert prose == text
+
+
+def test_a_reply_that_is_a_calls_object_alone_is_a_call_and_json_later_in_prose_is_not():
+    bare = '  \n{"name": "write_file", "arguments": {"path": "a.txt", "content": "hi"}}'
+    for cut in range(len(bare) + 1):
+        prose, calls, _ = read([bare[:cut], bare[cut:]])
+        assert prose == "  \n"
+        assert calls == [(bare.strip(), True)]
+    later = 'Here it is:\n{"name": "write_file", "arguments": {"path": "a.txt"}}'
+    assert read([later]) == (later, [], [])
+    person = '{"name": "Bob", "arguments": {}} is my JSON'
+    assert read([person]) == (person, [], [])
