@@ -44,14 +44,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"Port {settings.port} is already in use. Stop the other program or pick another with --port.")
     auth, generated = login_for(settings)
 
+    from meowgent.llm.hosts import named_servers
     from meowgent.llm.openai_client import shown_url
     from meowgent.persist.store import StoreError
     from meowgent.policy.rules import RulesError
     from meowgent.ui.app import serve  # imported late: gradio is slow to import
 
-    servers = ", ".join(
-        shown_url(url) for url in (*(settings.ollama_hosts or (settings.ollama_host,)), *settings.openai_urls)
-    )
+    servers = ", ".join(shown_url(url) for url, _ in named_servers(settings))
     print(f"Meowgent: workspace {settings.workspace}, model servers: {servers}")
     if generated:
         print(f"Login required. User: {auth[0]}  Password: {auth[1]}")

@@ -52,8 +52,14 @@ _ASTRAL_RUNS = re.compile("[\U00010000-\U0010ffff]+")
 MESSAGE_OVERHEAD = 4
 """Tokens the chat template adds around each message (role markers, separators)."""
 
-MIN_FACTOR, MAX_FACTOR = 0.5, 3.0
-"""The range of the learned correction: beyond it a sample says more about the server than about the text."""
+TOOLS_OVERHEAD = 120
+"""Tokens a chat template writes around a native tool list (Qwen 2.5's "# Tools … <tools></tools> … For each function
+call, return a json object …" is about 100), besides the schemas themselves."""
+
+MIN_FACTOR, MAX_FACTOR = 0.5, 2.0
+"""The range of the learned correction, and of the samples it learns from: our estimate of the same text is within
+about 1.5× of any tokenizer's, so a ratio beyond this says more about the count (a cache hit, text we did not
+estimate) than about the text, and is ignored."""
 
 _MIN_SAMPLE = 200
 """Smaller prompts are dominated by template tokens we never see, so they would skew the factor."""
@@ -136,6 +142,14 @@ def _latest_user(messages: Sequence[dict[str, Any]]) -> int:
     return next((i for i in range(len(messages) - 1, 0, -1) if _is_person(messages[i])), 0)
 
 
+def estimate_schemas(schemas: Sequence[dict[str, Any]]) -> int:
+    """Estimated tokens of native tool schemas as a chat template writes them (each one's JSON, and its words around
+    the list), before calibration: the server counts them in the prompt, so the estimate that is calibrated must too."""
+    if not schemas:
+        return 0
+    return TOOLS_OVERHEAD + sum(estimate_tokens(json.dumps(schema, ensure_ascii=False)) for schema in schemas)
+
+
 def _scaled(raw: int, factor: float) -> int:
     return math.ceil(raw * factor)
 
@@ -148,7 +162,9 @@ class TokenEstimator:
     it reused from its KV cache (the system prompt and earlier turns). Such a count is a lower bound, never an
     overcount, so a ratio above the current factor moves it quickly and one below it only slowly, and a ratio
     under MIN_FACTOR (a cache hit, nothing a tokenizer does) is ignored. A request that the cache cannot serve,
-    as after every change to the start of the transcript, brings the factor back up.
+    as after every change to the start of the transcript, brings the factor back up. A ratio over MAX_FACTOR is
+    ignored too: one count of something the estimate left out must not shrink every chat's context for good (the
+    estimator is shared by every chat with the model).
     """
 
     def __init__(self, factor: float = 1.0) -> None:
@@ -170,7 +186,7 @@ class TokenEstimator:
         if estimated < _MIN_SAMPLE or actual <= 0:
             return
         ratio = actual / estimated
-        if ratio < MIN_FACTOR:
+        if not MIN_FACTOR <= ratio <= MAX_FACTOR:
             return
         with self._lock:
             weight = _RISE if ratio > self._factor else _FALL
@@ -219,13 +235,16 @@ class FitResult:
     """Messages in `messages` that were shortened: tool results, and the model's own long output in this answer."""
     dropped_messages: int
     estimated_tokens: int
-    """Calibrated estimate of `messages`."""
+    """Calibrated estimate of `messages` and the fixed part of the prompt."""
     raw_tokens: int
-    """Uncalibrated estimate of `messages`: what to pass to `TokenEstimator.calibrate` with the real count."""
+    """Uncalibrated estimate of the same: what to pass to `TokenEstimator.calibrate` with the server's count."""
 
 
-def fit_messages(messages: list[dict[str, Any]], *, budget: int, estimator: TokenEstimator) -> FitResult:
-    """The transcript shortened until its estimate fits `budget`; `messages[0]` is the system prompt.
+def fit_messages(
+    messages: list[dict[str, Any]], *, budget: int, estimator: TokenEstimator, fixed: int = 0
+) -> FitResult:
+    """The transcript shortened until its estimate fits `budget`; `messages[0]` is the system prompt. `fixed`: the
+    uncalibrated tokens of what the prompt holds besides the messages (`estimate_schemas`), counted and never cut.
 
     Nothing changes when it already fits. Otherwise, in this order, each step only until it fits:
     1. shorten tool results older than the latest user message to their head and tail, oldest first;
@@ -241,11 +260,11 @@ def fit_messages(messages: list[dict[str, Any]], *, budget: int, estimator: Toke
     """
     factor = estimator.factor  # one value throughout, even if another thread calibrates meanwhile
     costs = _costs(messages)
-    total = sum(costs)
+    total = fixed + sum(costs)
     if _scaled(total, factor) <= budget:
         return FitResult(list(messages), 0, 0, _scaled(total, factor), total)
     latest = _latest_user(messages)
-    floor = costs[0] + (costs[latest] if latest else 0)
+    floor = fixed + costs[0] + (costs[latest] if latest else 0)
     if _scaled(floor, factor) > budget:
         raise ContextTooSmall(_scaled(floor, factor), budget)
 

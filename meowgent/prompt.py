@@ -12,18 +12,27 @@ from meowgent.tools.spec import Tool
 
 
 def system_prompt(
-    tools: Iterable[Tool], *, workspace: Path, operating_system: str | None = None, native: bool = False
+    tools: Iterable[Tool],
+    *,
+    workspace: Path,
+    operating_system: str | None = None,
+    native: bool = False,
+    told_format: bool = False,
 ) -> str:
     """The instructions sent first in every request.
 
-    `native`: the tools go to Ollama as `tools=`, and the model calls them in the format it was trained on, so the
-    prompt names only what asks the person first and describes no competing call format.
+    `native`: the tools go to the server as `tools=`, and the model calls them in the format it was trained on, so the
+    prompt names only what asks the person first and describes no competing call format; unless `told_format`
+    (see `ModelProfile.told_format`): then one line says to write `<tool_call>` JSON, which the server's parser or
+    ours reads.
     """
     tools = list(tools)
     system = operating_system or f"{platform.system()} {platform.release()}".strip()
     if native:
         risky = ", ".join(t.name for t in tools if t.risky)
-        how = f"""Use the tools you are given to act; call them in your usual tool-call format.
+        usual = "call them in your usual tool-call format."
+        call = f"write each call exactly as:\n{CALL_FORMAT}" if told_format else usual
+        how = f"""Use the tools you are given to act; {call}
 - These tools ask the person first: {risky}."""
     else:
         tool_lines = "\n".join(

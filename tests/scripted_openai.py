@@ -9,7 +9,13 @@ Tests point the real `openai` SDK (through `meowgent.llm.openai_client`) at it. 
   `max_model_len`.
 - llama.cpp (`tools/server`, `format_oai_sse`, `common_chat_msg_diff`): the first chunk has `"content": null`; a
   call's first fragment has `id`, `type`, `name` and `"arguments": ""`; `reasoning_content` for thinking; the final
-  chunk carries `finish_reason`, `usage` and `timings` together; /props has `default_generation_settings.n_ctx`.
+  chunk carries `finish_reason`, `usage` and `timings` together. `server-context.cpp`: /v1/models gives each model a
+  `meta` with `n_ctx_train` (the window the model was trained on, not the one it runs with); /props has
+  `default_generation_settings.n_ctx` (the slot's window) and `chat_template_caps.supports_tools` (false: the
+  template has no tools, and the server drops `tools` from every request); /slots says which slot is processing.
+
+Both count the prompt as a tokenizer would (`count_prompt`): the messages and the tools' schemas, which the chat
+template writes into the prompt.
 
     with ScriptedOpenAI(dialect="vllm") as server:
         server.script(Turn(Reasoning("hmm"), Content("Hi"), Calls(("read_file", {"path": "a"}))))
@@ -130,6 +136,12 @@ class ScriptedOpenAI:
     """Every request's headers, names in lower case."""
     disconnects: int = 0
     """Streams the client closed before they were finished."""
+    n_ctx_train: int = 32768
+    """llama.cpp: the window the model was trained on, in `meta` of /v1/models."""
+    supports_tools: bool = True
+    """llama.cpp: whether the chat template takes tools (/props); without, `tools` are dropped."""
+    streaming: int = 0
+    """Replies being streamed now: llama.cpp's /slots says its slot is processing."""
 
     def __post_init__(self) -> None:
         self._turns: deque[Turn] = deque()
@@ -198,7 +210,7 @@ class _OpenAIHandler(_Handler):
 
     def do_GET(self) -> None:
         if self._authorized():
-            self._route({"/v1/models": self._models, "/props": self._props})
+            self._route({"/v1/models": self._models, "/props": self._props, "/slots": self._slots})
 
     def do_POST(self) -> None:
         if self._authorized():
@@ -236,8 +248,9 @@ class _OpenAIHandler(_Handler):
                 for name, context in self.owner.models.items()
             ]
         else:
+            meta = {"vocab_type": 2, "n_vocab": 151936, "n_ctx_train": self.owner.n_ctx_train, "n_params": 494032768}
             data = [
-                {"id": name, "object": "model", "created": 1, "owned_by": "llamacpp", "meta": {}}
+                {"id": name, "object": "model", "created": 1, "owned_by": "llamacpp", "meta": meta}
                 for name in self.owner.models
             ]
         self._send_json(200, {"object": "list", "data": data})
@@ -246,8 +259,25 @@ class _OpenAIHandler(_Handler):
         if self.owner.dialect != "llamacpp":
             self._send(404, "Not Found", "text/plain")
             return
-        n_ctx = next(iter(self.owner.models.values()), 4096)
-        self._send_json(200, {"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1})
+        caps = {"supports_tools": self.owner.supports_tools, "supports_tool_calls": self.owner.supports_tools}
+        props = {
+            "default_generation_settings": {"params": {"temperature": 0.8}, "n_ctx": self._n_ctx()},
+            "total_slots": 1,
+            "model_alias": next(iter(self.owner.models), ""),
+            "chat_template_caps": {**caps, "supports_system_role": True, "supports_parallel_tool_calls": False},
+        }
+        self._send_json(200, props)
+
+    def _slots(self, body: dict[str, Any]) -> None:
+        if self.owner.dialect != "llamacpp":
+            self._send(404, "Not Found", "text/plain")
+            return
+        with self.owner._lock:
+            processing = self.owner.streaming > 0
+        self._send_json(200, [{"id": 0, "n_ctx": self._n_ctx(), "is_processing": processing}])
+
+    def _n_ctx(self) -> int:
+        return next(iter(self.owner.models.values()), 4096)
 
     def _chat(self, body: dict[str, Any]) -> None:
         model = body.get("model")
@@ -263,18 +293,27 @@ class _OpenAIHandler(_Handler):
             return
         self._begin_sse()
         usage = (body.get("stream_options") or {}).get("include_usage")
-        for index, chunk in enumerate(_chunks(turn, self.owner.dialect, model=model, usage=bool(usage))):
-            if index and turn.delay:
-                self._wait(turn.delay)
-            if isinstance(chunk, Stall):
-                self._wait(chunk.seconds)
-            elif isinstance(chunk, Cut):
-                raise _Dropped
-            elif isinstance(chunk, _Line):
-                self._write_chunk(f"{chunk.text}\n\n".encode())
-            else:
-                self._write_chunk(f"data: {chunk}\n\n".encode())
-        self._write_chunk(b"")
+        if self.owner.dialect == "llamacpp" and not self.owner.supports_tools:
+            body = {key: value for key, value in body.items() if key != "tools"}  # dropped without a word
+        chunks = _chunks(turn, self.owner.dialect, model=model, usage=bool(usage), prompt=count_prompt(body))
+        with self.owner._lock:
+            self.owner.streaming += 1
+        try:
+            for index, chunk in enumerate(chunks):
+                if index and turn.delay:
+                    self._wait(turn.delay)
+                if isinstance(chunk, Stall):
+                    self._wait(chunk.seconds)
+                elif isinstance(chunk, Cut):
+                    raise _Dropped
+                elif isinstance(chunk, _Line):
+                    self._write_chunk(f"{chunk.text}\n\n".encode())
+                else:
+                    self._write_chunk(f"data: {chunk}\n\n".encode())
+            self._write_chunk(b"")
+        finally:
+            with self.owner._lock:
+                self.owner.streaming -= 1
 
     def _send_error(self, code: int, message: str, headers: Mapping[str, str]) -> None:
         data = json.dumps({"error": {"message": message, "type": "ServiceUnavailableError", "code": code}}).encode()
@@ -291,7 +330,16 @@ class _OpenAIHandler(_Handler):
         self.end_headers()
 
 
-def _chunks(turn: Turn, dialect: Dialect, *, model: str, usage: bool) -> Iterator[str | Stall | Cut]:
+def count_prompt(body: Mapping[str, Any]) -> int:
+    """The prompt's tokens as the server counts them, with a tokenizer's rate for JSON-heavy text (3 characters a
+    token): every message, and every tool's schema, which the template writes into the prompt with words around it."""
+    messages = sum(4 + len(json.dumps(message, ensure_ascii=False)) // 3 for message in body.get("messages", ()))
+    tools = body.get("tools") or ()
+    schemas = 100 + sum(len(json.dumps(tool, ensure_ascii=False)) // 3 for tool in tools) if tools else 0
+    return messages + schemas
+
+
+def _chunks(turn: Turn, dialect: Dialect, *, model: str, usage: bool, prompt: int) -> Iterator[str | Stall | Cut]:
     """The SSE data of one reply (JSON text, or "[DONE]"), with the faults in place."""
     ident = f"chatcmpl-{uuid.uuid4().hex}"
 
@@ -336,7 +384,7 @@ def _chunks(turn: Turn, dialect: Dialect, *, model: str, usage: bool) -> Iterato
                 for piece in pieces:
                     generated += 1
                     yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-    counts = {"prompt_tokens": 42, "completion_tokens": generated, "total_tokens": 42 + generated}
+    counts = {"prompt_tokens": prompt, "completion_tokens": generated, "total_tokens": prompt + generated}
     finish = "tool_calls" if called else "stop"
     if dialect == "llamacpp":
         yield chunk({}, finish, usage=counts, timings={"predicted_n": generated})

@@ -15,7 +15,8 @@ from gradio_client import Client
 from app import can_open_a_browser, login_for
 from meowgent.config import Settings, is_loopback, parse_settings
 from tests.sandboxing import failing_bwrap
-from tests.ui.conftest import free_port
+from tests.scripted_openai import ScriptedOpenAI
+from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -250,3 +251,26 @@ def test_the_default_workspace_is_made_when_missing(tmp_path):
         out, _ = app.communicate(timeout=60)
     assert "already in use" in out
     assert (tmp_path / "meowgent-workspace").is_dir()
+
+
+def test_with_only_an_openai_server_the_start_names_it_alone_and_the_status_takes_its_model(tmp_path):
+    with ScriptedOpenAI(dialect="llamacpp", models={"smollm2": 4096}) as server:
+        port = free_port()
+        folders = ("--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
+        ollama_nobody_asked_for = "http://127.0.0.1:11434"
+        app = run_app(
+            "--port", str(port), *folders, "--openai-url", server.url,
+            OLLAMA_HOST=ollama_nobody_asked_for, MEOWGENT_TOKEN=OWNER_TOKEN,
+        )  # fmt: skip
+        try:
+            text = start_lines(app)
+            assert f"model servers: {server.url}\n" in text  # not the Ollama address nobody asked for
+            client = Client(f"http://127.0.0.1:{port}/", verbose=False, headers=OWNER_HEADERS)
+            key = client.predict("", "", api_name="/on_load")[0]
+            banner, model = client.predict(key, "qwen3", api_name="/on_tick")  # the default name, before the list
+        finally:
+            app.terminate()
+            app.wait(10)
+    assert model["value"] == "smollm2"
+    assert "qwen3" not in banner
+    assert "smollm2" in banner

@@ -116,9 +116,23 @@ def test_calibration_ignores_cache_hits_and_tiny_prompts_and_stays_in_range():
     estimator.calibrate(1000, 0)
     assert estimator.factor == 1.0
     for _ in range(50):
-        estimator.calibrate(1000, 10_000)
-    assert estimator.factor == MAX_FACTOR
+        estimator.calibrate(1000, 10_000)  # a count of something the estimate left out: believed never
+    assert estimator.factor == 1.0
+    for _ in range(50):
+        estimator.calibrate(1000, 1999)
+    assert 1.99 < estimator.factor <= MAX_FACTOR
     assert TokenEstimator(0.1).factor == MIN_FACTOR
+    assert TokenEstimator(10).factor == MAX_FACTOR
+
+
+@given(st.lists(st.tuples(st.integers(0, 100_000), st.integers(-10, 1_000_000)), max_size=40))
+def test_no_run_of_counts_takes_the_factor_out_of_its_range_or_halves_a_budget_at_once(samples):
+    estimator = TokenEstimator()
+    for estimated, actual in samples:
+        before = estimator.factor
+        estimator.calibrate(estimated, actual)
+        assert MIN_FACTOR <= estimator.factor <= MAX_FACTOR
+        assert estimator.factor <= before + (MAX_FACTOR - before) / 2  # one count moves it half the way at most
 
 
 def test_calibration_is_safe_from_many_threads():

@@ -20,3 +20,10 @@ def test_a_native_prompt_names_no_competing_format_but_says_what_asks_first():
     assert "write_file" in prompt
     assert "run_shell" in prompt
     assert "read_file" not in prompt  # safe tools need no mention: the schemas go to Ollama as tools=
+
+
+def test_an_openai_servers_native_prompt_says_in_one_line_how_to_write_a_call():
+    prompt = system_prompt(TOOLS, workspace=Path("/w"), operating_system="Linux", native=True, told_format=True)
+    assert prompt.count(CALL_FORMAT) == 1
+    assert "usual tool-call format" not in prompt
+    assert '"parameters"' not in prompt  # the schemas still go to the server as tools=

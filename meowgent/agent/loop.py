@@ -165,6 +165,7 @@ class Agent:
             notes=notes.END_NOTES,
             holding=request.holding,
             prompt_seconds=self._settings.read_timeout,
+            tools=frozenset(self.tools(conversation)),  # a fenced JSON block naming one is a call
         )
         ended: Ended = "complete"
         stream = self._client.stream_chat(request, cancel=cancel)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from meowgent.config import Settings
-from meowgent.context import FitResult, TokenEstimator, budget_for, fit_messages
+from meowgent.context import FitResult, TokenEstimator, budget_for, estimate_schemas, fit_messages
 from meowgent.conversation import Conversation
-from meowgent.llm.types import ChatRequest, ModelProfile, ToolSpec
+from meowgent.llm.types import ChatRequest, ModelProfile
 from meowgent.prompt import system_prompt
 from meowgent.tools.registry import AnyTool
 
@@ -29,13 +28,16 @@ def build_request(
     """
     info = profile.info
     offered = list(tools)
-    system = system_prompt(offered, workspace=settings.workspace, native=profile.native_tools)
+    system = system_prompt(
+        offered, workspace=settings.workspace, native=profile.native_tools, told_format=profile.told_format
+    )
     specs = tuple(tool.spec() for tool in offered) if profile.native_tools else None
-    context = min(info.context_length or settings.num_ctx, settings.num_ctx)
+    context = info.window(settings.num_ctx)
     fit = fit_messages(
         [{"role": "system", "content": system}, *conversation.messages],
-        budget=budget_for(context) - _schema_tokens(specs, estimator),
+        budget=budget_for(context),
         estimator=estimator,
+        fixed=estimate_schemas([spec.as_json() for spec in specs or ()]),  # the server counts them in the prompt
     )
     request = ChatRequest(
         model=conversation.model,
@@ -49,11 +51,3 @@ def build_request(
         chat=conversation.id,  # with several hosts, the chat stays on one (llm/hosts.py)
     )
     return request, fit
-
-
-def _schema_tokens(specs: tuple[ToolSpec, ...] | None, estimator: TokenEstimator) -> int:
-    """Tokens the tools' schemas take in the prompt: chat templates write each tool as its function's JSON."""
-    if not specs:
-        return 0
-    schemas = json.dumps([{"type": "function", "function": spec.as_json()} for spec in specs])
-    return estimator.estimate([{"role": "system", "content": schemas}])

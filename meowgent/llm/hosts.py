@@ -194,20 +194,28 @@ class HostPool:
 
 
 def backend_for(settings: Settings) -> ModelBackend:
-    """The backend the settings name: one Ollama server as it is, or a pool of every host listed."""
+    """The backend the settings name: one server as it is, or a pool of every host listed."""
     from meowgent.llm.client import OllamaClient  # imported here: only a run with Ollama hosts needs it
     from meowgent.llm.openai_client import OpenAIClient
 
     timeouts = {"connect_timeout": settings.connect_timeout, "read_timeout": settings.read_timeout}
-    ollama = [(OllamaClient(url, **timeouts), "ollama") for url in settings.ollama_hosts or (settings.ollama_host,)]
     key = settings.openai_key.reveal() if settings.openai_key else None
-    openai = [(OpenAIClient(url, api_key=key, **timeouts), "openai") for url in settings.openai_urls]
-    if settings.openai_urls and not settings.ollama_hosts:
-        ollama = []  # OpenAI servers named and no Ollama host: the default Ollama address is not asked
-    backends: list[tuple[ModelBackend, str]] = [*ollama, *openai]
+    backends: list[tuple[ModelBackend, str]] = [
+        (OllamaClient(url, **timeouts), server)
+        if server == "ollama"
+        else (OpenAIClient(url, api_key=key, **timeouts), server)
+        for url, server in named_servers(settings)
+    ]
     if len(backends) == 1:
         return backends[0][0]
     return HostPool(backends)
+
+
+def named_servers(settings: Settings) -> list[tuple[str, str]]:
+    """Every server the settings name, as (URL, "ollama" or "openai"), in order. The default Ollama address is
+    asked only when no server is named: OpenAI servers alone are exactly those."""
+    ollama = settings.ollama_hosts or (() if settings.openai_urls else (settings.ollama_host,))
+    return [*((url, "ollama") for url in ollama), *((url, "openai") for url in settings.openai_urls)]
 
 
 def host_names(urls: Sequence[str]) -> list[str]:

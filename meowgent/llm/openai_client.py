@@ -38,6 +38,7 @@ from meowgent.llm.errors import (
     openai_failure,
     stalled_at,
 )
+from meowgent.llm.serverfacts import ServerFacts, ask_server, listed_windows
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, Holding, ModelInfo, ModelProfile, PullProgress
 from meowgent.llm.watch import watched
 
@@ -48,6 +49,7 @@ RETRY_AFTER_CAP = 10.0
 NO_KEY = "none"
 """The key sent to a server that needs none (the SDK requires one); vLLM and llama.cpp without `--api-key` ignore it."""
 _CAPABILITIES = frozenset({"completion", "tools"})
+_NO_TOOLS = frozenset({"completion"})
 _NO_TOOL_PARSER = ("tool-call-parser", "enable-auto-tool-choice", "--jinja")
 """Words of vLLM's and llama.cpp's refusal of `tools` when they run without a tool parser."""
 
@@ -190,25 +192,30 @@ class OpenAIClient:
         )
 
     def list_models(self) -> list[ModelInfo]:
-        """The served models from /v1/models, with the context window the server says (vLLM's `max_model_len`,
-        llama.cpp's /props), else None (then the `--num-ctx` flag decides)."""
+        """The served models from /v1/models, with the context window the server runs each with and whether its
+        template takes tools, where it says (llm/serverfacts.py); else the window is a default (`num_ctx`)."""
         with self._failures(streaming=False):
-            listing = self._client.models.list()
-            entries = [(entry.id, _positive(getattr(entry, "max_model_len", None))) for entry in listing.data]
-        props: int | None = None
-        if any(context is None for _, context in entries):
-            props = self._props_context()
+            entries = [entry.model_dump() for entry in self._client.models.list().data]
+        names = [entry["id"] for entry in entries]
+        windows = listed_windows(entries)
+        facts = ServerFacts()
+        if any("max_model_len" not in entry for entry in entries):  # not vLLM, which says all in the listing
+            headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+            facts = ask_server(self._http, self._root, headers=headers, names=names)
+        windows = {**facts.windows, **windows}
+        capabilities = _CAPABILITIES if facts.tools is not False else _NO_TOOLS
         models = [
             ModelInfo(
                 name=name,
-                capabilities=_CAPABILITIES,
-                context_length=context or props,
+                capabilities=capabilities,
+                context_length=windows.get(name),
                 parameter_size=None,
                 quantization=None,
                 size_bytes=None,
                 family=None,
+                window_from="server" if name in windows else "default",
             )
-            for name, context in entries
+            for name in names
         ]
         with self._lock:
             self._models = {model.name: model for model in models}
@@ -227,13 +234,13 @@ class OpenAIClient:
 
     def profile(self, model: str) -> ModelProfile:
         """Native tools, their text live from `delta.tool_calls` (SHOWN); the text protocol where the server has
-        refused tools for want of a parser."""
+        refused tools for want of a parser, or says its template takes none (it would drop them silently)."""
         info = self.show(model)
         with self._lock:
-            text = model in self._text_protocol
+            text = model in self._text_protocol or "tools" not in info.capabilities
         if text:
             return ModelProfile(info, native_tools=False, holding=Holding.NONE)
-        return ModelProfile(info, native_tools=True, holding=Holding.SHOWN)
+        return ModelProfile(info, native_tools=True, holding=Holding.SHOWN, told_format=True)
 
     def health(self, model: str | None = None) -> Health:
         """Whether the server answers (and, given `model`, serves it). Never raises."""
@@ -252,16 +259,6 @@ class OpenAIClient:
             kind=NO_DOWNLOAD,
             values={"host": self.host, "model": model},
         )
-
-    def _props_context(self) -> int | None:
-        """llama.cpp's context size, from /props; None from any other server."""
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
-        try:
-            response = self._http.get(f"{self._root}/props", headers=headers)
-            settings = response.json().get("default_generation_settings") if response.is_success else None
-        except (*FAILURES, AttributeError):
-            return None
-        return _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
 
     @contextmanager
     def _failures(self, *, model: str | None = None, streaming: bool) -> Iterator[None]:
@@ -402,7 +399,3 @@ def _error_text(exc: openai.APIError) -> str:
     if isinstance(exc, openai.APIStatusError):
         return exc.response.text or exc.response.reason_phrase
     return exc.message
-
-
-def _positive(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

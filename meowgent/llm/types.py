@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+WindowSource = Literal["model", "server", "default"]
+"""Where a model's context window comes from: "model", the most the model takes (Ollama's, which runs it with
+`num_ctx` up to that); "server", the window a server was started with, which no request changes (llama.cpp's
+`-c`, vLLM's `--max-model-len`); "default", nowhere: the server does not say, and `num_ctx` is assumed."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,14 @@ class ModelInfo:
     template: str = ""
     host: str | None = None
     """Where it runs, when several servers serve models (`HostPool`): the host's short name, e.g. "gpu-box"."""
+    window_from: WindowSource = "model"
+    """What `context_length` is (see `WindowSource`)."""
+
+    def window(self, num_ctx: int) -> int:
+        """The context window a request is fitted to: a server's own as it is; else the model's, at most `num_ctx`."""
+        if self.window_from == "server" and self.context_length:
+            return self.context_length
+        return min(self.context_length or num_ctx, num_ctx)
 
 
 class Holding(Enum):
@@ -103,6 +116,11 @@ class ModelProfile:
     """The server's builtin parser reads this model's calls on every chat: offer the tools natively and run the
     calls it sends (`ChatChunk.tool_calls`), instead of describing them in the system prompt."""
     holding: Holding
+    told_format: bool = False
+    """With native tools, the prompt still says how to write a call (`<tool_call>` JSON): an OpenAI-compatible
+    server's small models, asked for their "usual format", invent one (Qwen2.5-Coder 1.5B on llama-server wrote
+    `<tools><function name=… arguments='…'/></tools>`); that format is what llama.cpp's and vLLM's Hermes parsers
+    read, and what the reply readers take from the text on any other."""
 
 
 @dataclass(frozen=True, slots=True)

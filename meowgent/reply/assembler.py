@@ -3,7 +3,8 @@
 I/O-free, in the style of httpx's decoders: `feed(chunk)` returns the events a chunk brings, `fail(error)` takes the
 error that ended the stream, and `finish(ended)` the rest: what was held back, the assistant message and the calls to
 queue. Calls come in two ways, and both end as the same events (see docs/architecture.md, "Model families"):
-- written in the text (`<tool_call>{...}</tool_call>`), read by `ToolCallSplitter` as they stream;
+- written in the text (`<tool_call>{...}</tool_call>`), read by `ToolCallSplitter` as they stream, or as a fenced
+  JSON block naming an offered tool (small models do), read from the splitter's prose by `FencedCalls`;
 - parsed by the server (`ChatChunk.tool_calls`), each taking the live panel `HeldCalls` showed for it, if any.
 
 What needs the outside comes in as callables: whether a call can run as written (`check`), whether it waits for the
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -35,6 +36,7 @@ from meowgent.events import (
 )
 from meowgent.llm.errors import ErrorLine, ModelError
 from meowgent.llm.types import ChatChunk, Holding, NativeToolCall
+from meowgent.reply.fenced import FencedCalls
 from meowgent.reply.guard import Cut, Limits, ReplyGuard
 from meowgent.reply.held import HeldCalls
 from meowgent.reply.parse import CallParseError, new_call_id, normalize_arguments, parse_tool_call
@@ -82,10 +84,12 @@ class ReplyAssembler:
         notes: EndNotes,
         holding: Holding,
         prompt_seconds: float,
+        tools: Collection[str] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`check` says why a call cannot run as written (its tool is not offered, its arguments do not fit), or
-        None; `prompt_seconds` is how long a silence before the first line is prompt processing (see HeldCalls)."""
+        None; `prompt_seconds` is how long a silence before the first line is prompt processing (see HeldCalls);
+        `tools` are the names offered, which a fenced JSON block must name to be a call."""
         self._guard = ReplyGuard(limits)
         self._check = check
         self._risky = risky
@@ -93,6 +97,7 @@ class ReplyAssembler:
         self._holding = holding
         self._clock = clock
         self._splitter = ToolCallSplitter()
+        self._fenced = FencedCalls(tools)
         self._held = HeldCalls(prompt_seconds=prompt_seconds)
         self._content: list[str] = []
         self._thinking: list[str] = []
@@ -122,7 +127,7 @@ class ReplyAssembler:
         if chunk.content:
             self._content.append(chunk.content)
             for piece in self._splitter.feed(chunk.content):
-                self._piece(piece, events)
+                self._split(piece, events)
         admitted = self._guard.admit(events) if events else events
         for call in chunk.tool_calls:
             if self._guard.cut:
@@ -149,8 +154,11 @@ class ReplyAssembler:
         if self._guard.cut:
             ended = self._guard.cut.ended
         pieces: list[AgentEvent] = []
+        interrupted = ended != "complete"
         for piece in self._splitter.close():
-            self._piece(piece, pieces, interrupted=ended != "complete")
+            self._split(piece, pieces, interrupted=interrupted)
+        for piece in self._fenced.close():
+            self._piece(piece, pieces, interrupted=interrupted)
         # Admitted before anything below is decided: the text held back may pass a limit too, and only what the
         # page was shown may run.
         events = self._guard.admit(pieces)
@@ -172,6 +180,17 @@ class ReplyAssembler:
             calls.append(InvalidCall(call_id, "", error))
         reply = Reply(message, calls if ended == "complete" else [], ended, self._rejected, self._final)
         return events, reply
+
+    def _split(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
+        """A piece from the splitter: its prose read for fenced calls; a tagged call as it is, after what the fenced
+        reader held (a tag ends the prose it was reading)."""
+        if type(piece) is TextDelta:
+            for fenced in self._fenced.feed(piece.text):
+                self._piece(fenced, events, interrupted=interrupted)
+            return
+        for fenced in self._fenced.close():
+            self._piece(fenced, events, interrupted=interrupted)
+        self._piece(piece, events, interrupted=interrupted)
 
     def _piece(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
         """A piece of the text protocol: prose, more of the call being written, or its end."""

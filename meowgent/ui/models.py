@@ -9,6 +9,7 @@ from meowgent.events import ErrorEvent
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.client import OllamaClient
 from meowgent.llm.errors import OPENAI_CASE, ModelError
+from meowgent.llm.hosts import HostPool
 from meowgent.llm.types import Health, ModelInfo, PullProgress
 from meowgent.ui.i18n import ENGLISH, error_text, t
 
@@ -58,6 +59,15 @@ def _down(client: ModelBackend, health: Health, *, suggested: str, language: str
     return problem
 
 
+def can_download(client: ModelBackend) -> bool:
+    """Whether a model the servers lack can be downloaded (an Ollama server is among them). Where none can, a model
+    asked for and not served is no news: the picker shows the server's own instead (the default model's name is
+    Ollama's, and an OpenAI-compatible server serves what it was started with)."""
+    if isinstance(client, HostPool):
+        return any(host.server == "ollama" for host in client.statuses())
+    return isinstance(client, OllamaClient)
+
+
 def pick_model(wanted: str, installed: list[str]) -> str:
     """The installed name for `wanted` (`qwen3` is `qwen3:latest`), else the first installed model."""
     for name in (wanted, f"{wanted}:latest"):
@@ -85,10 +95,20 @@ def model_facts(info: ModelInfo, *, num_ctx_cap: int, language: str = ENGLISH) -
         lines.append(t(language, "can", abilities=t(language, "and").join(abilities)))
     if "tools" not in info.capabilities:
         lines.append(t(language, "no_native_tools"))
-    if info.context_length:
-        in_use = min(info.context_length, num_ctx_cap)
-        lines.append(t(language, "context_window", in_use=f"{in_use:,}", limit=f"{info.context_length:,}"))
+    lines += _window_facts(info, num_ctx_cap, language)
     return "  \n".join(lines)
+
+
+def _window_facts(info: ModelInfo, num_ctx_cap: int, language: str) -> list[str]:
+    """The context window in use, and where it comes from (see `WindowSource`)."""
+    in_use = f"{info.window(num_ctx_cap):,}"
+    if info.window_from == "default":
+        return [t(language, "context_window_default", in_use=in_use)]
+    if not info.context_length:
+        return []
+    if info.window_from == "server":
+        return [t(language, "context_window_server", in_use=in_use)]
+    return [t(language, "context_window", in_use=in_use, limit=f"{info.context_length:,}")]
 
 
 def context_meter(tokens_used: int | None, num_ctx: int, language: str = ENGLISH) -> str:

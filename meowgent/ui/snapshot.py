@@ -21,7 +21,8 @@ from meowgent.ui.render import ChatView
 
 
 class ContextWindows:
-    """The context window in use for each model (`client.show`), asked once per model; at most `cap`."""
+    """The context window in use for each model (`client.show`), asked once per model; a model's own at most `cap`,
+    a server's as it is (`ModelInfo.window`)."""
 
     def __init__(self, client: ModelBackend, *, cap: int) -> None:
         self.client = client
@@ -35,7 +36,7 @@ class ContextWindows:
         if known is not None:
             return known
         try:
-            window = min(self.client.show(model).context_length or self.cap, self.cap)
+            window = self.client.show(model).window(self.cap)
         except ModelError:  # not installed, or the server is away: the cap, and asked again next time
             return self.cap
         with self._lock:

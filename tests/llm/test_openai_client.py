@@ -22,6 +22,7 @@ from tests.scripted_openai import (
     Stall,
     Status,
     Turn,
+    count_prompt,
 )
 
 MODEL = "Qwen/Qwen3-8B"
@@ -62,7 +63,7 @@ def test_a_reply_with_thinking_text_and_parallel_calls_on_index_0(server):
     assert final.done
     assert final.done_reason == "tool_calls"
     assert final.tool_calls == (NativeToolCall("read_file", {"path": "a"}), NativeToolCall("read_file", {"path": "b"}))
-    assert final.prompt_tokens == 42
+    assert final.prompt_tokens == count_prompt(server.chat_requests[0])  # the tools' schemas too
     assert final.output_tokens
     assert final.output_tokens > 0
     body = server.chat_requests[0]
@@ -84,6 +85,30 @@ def test_models_and_their_context_window_from_the_server(server):
     profile = OpenAIClient(server.url).profile(MODEL)
     assert profile.native_tools
     assert profile.holding is Holding.SHOWN
+
+
+def test_llama_cpp_says_the_window_it_runs_with_and_not_the_one_the_model_was_trained_on():
+    with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}, n_ctx_train=32768) as server:
+        info = OpenAIClient(server.url).show(MODEL)
+    assert (info.context_length, info.window_from) == (4096, "server")
+    assert info.window(num_ctx=16384) == 4096  # the server's window, whatever --num-ctx says
+    assert "tools" in info.capabilities
+
+
+def test_a_llama_cpp_template_without_tools_gets_them_in_the_prompt():
+    with ScriptedOpenAI(dialect="llamacpp", supports_tools=False) as server:
+        client = OpenAIClient(server.url)
+        info, profile = client.show(MODEL), client.profile(MODEL)
+    assert "tools" not in info.capabilities
+    assert (profile.native_tools, profile.holding) == (False, Holding.NONE)
+
+
+def test_a_server_that_says_no_window_has_a_default():
+    with ScriptedOpenAI(dialect="llamacpp") as server:
+        server.models = {MODEL: 0}  # /props without n_ctx, as a server that is not llama.cpp's
+        info = OpenAIClient(server.url).show(MODEL)
+    assert (info.context_length, info.window_from) == (None, "default")
+    assert info.window(num_ctx=16384) == 16384
 
 
 def test_results_go_back_with_the_ids_of_their_calls():
@@ -261,3 +286,8 @@ def test_retry_delay_honours_retry_after_up_to_a_cap():
 
 def test_the_shown_address_has_no_login():
     assert shown_url("http://user:pw@gpu-box:8000/v1/?key=x") == "http://gpu-box:8000/v1"
+
+
+def test_native_tools_on_an_openai_server_come_with_the_call_format_in_the_prompt(server):
+    profile = OpenAIClient(server.url).profile(MODEL)
+    assert (profile.native_tools, profile.told_format) == (True, True)

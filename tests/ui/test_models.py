@@ -1,9 +1,12 @@
 """Model facts and download progress in plain words; the banner against a real (scripted) server."""
 
+import dataclasses
+
 import pytest
 
 from meowgent.llm.client import OllamaClient
 from meowgent.llm.types import ModelInfo, PullProgress
+from meowgent.ui.i18n import CHINESE
 from meowgent.ui.models import context_meter, describe_pull, model_facts, model_label, pick_model, server_status
 
 QWEN = ModelInfo(
@@ -34,6 +37,16 @@ def test_a_model_without_tools_still_works_and_the_page_says_how():
     facts = model_facts(PLAIN, num_ctx_cap=16384)
     assert "No built-in tool support" in facts
     assert "8,192 tokens in use" in facts
+
+
+def test_a_servers_own_window_is_said_as_it_is_and_an_unknown_one_as_a_default():
+    served = ModelInfo("m", frozenset({"completion"}), 4096, None, None, None, None, window_from="server")
+    assert "Context window: 4,096 tokens, as the server runs the model." in model_facts(served, num_ctx_cap=16384)
+    big = dataclasses.replace(served, context_length=131072)
+    assert "131,072 tokens, as the server runs" in model_facts(big, num_ctx_cap=16384)  # --num-ctx can't change it
+    unknown = dataclasses.replace(served, context_length=None, window_from="default")
+    assert "16,384 tokens assumed: the server doesn't say its own" in model_facts(unknown, num_ctx_cap=16384)
+    assert "上下文長度：假設為 16,384 個 token" in model_facts(unknown, num_ctx_cap=16384, language=CHINESE)
 
 
 @pytest.mark.parametrize(

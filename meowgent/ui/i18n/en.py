@@ -168,6 +168,9 @@ TEXT: dict[str, str] = {
     "ability_vision": "see images",
     "no_native_tools": "No built-in tool support: Meowgent explains the tools in its instructions instead.",
     "context_window": "Context window: {in_use} tokens in use (the model allows {limit}).",
+    "context_window_server": "Context window: {in_use} tokens, as the server runs the model.",
+    "context_window_default": "Context window: {in_use} tokens assumed: the server doesn't say its own. If it runs "
+    "with another, start Meowgent with `--num-ctx` set to it.",
     "context_meter": "Context: {bar} {used} of {total} tokens ({percent}%)",
     "pull_part": "Downloading part {layer}: {done} of {total} ({percent}%)",
     "pull_manifest": "Looking up the model…",

@@ -161,6 +161,9 @@ TEXT: dict[str, str] = {
     "ability_vision": "看圖片",
     "no_native_tools": "不支援內建工具：Meowgent 會改在指示中說明工具的用法。",
     "context_window": "上下文長度：使用 {in_use} 個 token（模型上限 {limit}）。",
+    "context_window_server": "上下文長度：{in_use} 個 token，依伺服器執行模型的設定。",
+    "context_window_default": "上下文長度：假設為 {in_use} 個 token，因為伺服器沒有說明它的設定。若不同，請以 "
+    "`--num-ctx` 設為伺服器的值再啟動 Meowgent。",
     "context_meter": "上下文：{bar} {used} / {total} tokens（{percent}%）",
     "pull_part": "正在下載 {layer}：{done} / {total}（{percent}%）",
     "pull_manifest": "正在查詢模型…",

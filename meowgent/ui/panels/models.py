@@ -13,7 +13,7 @@ from meowgent.llm.hosts import HostPool
 from meowgent.tools.sandbox import NoSandbox
 from meowgent.ui.hostwords import hosts_line, local_host, picker_choices
 from meowgent.ui.i18n import chat_error_text, error_text, t
-from meowgent.ui.models import describe_pull, model_facts, pick_model, server_status
+from meowgent.ui.models import can_download, describe_pull, model_facts, pick_model, server_status
 from meowgent.ui.panels.shared import Page
 
 STATUS_SECONDS = 5.0
@@ -59,7 +59,7 @@ class ModelPanel:
             banner += "  \n" + hosts_line(hosts, language)
         if isinstance(page.sandbox, NoSandbox):  # said on every page, in the status line, in the page's language
             banner += "  \n" + t(language, _sandbox_words(page.sandbox))
-        if installed and value != wanted and f"{wanted}:latest" not in installed:
+        if installed and value != wanted and f"{wanted}:latest" not in installed and can_download(page.client):
             banner += "  \n" + t(language, "banner_missing", model=wanted)
         elif installed:  # the status line is in the main view, the model picker behind the menu
             banner += f" · `{value}`"
