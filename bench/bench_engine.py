@@ -263,8 +263,10 @@ def stop_answer(browser, app: AppProcess, tap: Tap, eng: Engine) -> tuple[float,
         reply = tap.reply(number, 60)
         while len(reply.tokens) < STOP_AFTER and not reply.done.is_set():
             time.sleep(0.01)
+        if reply.done.is_set():
+            raise RuntimeError(f"the answer ended after {len(reply.tokens)} tokens, before Stop could be pressed")
         pressed = time.time()
-        page.locator("#stop").click()
+        page.locator("#stop").click(timeout=30_000)
         reply.done.wait(60)
         idle = _idle_slot(eng.slots, pressed) if eng.slots else None
     finally:
@@ -298,16 +300,23 @@ def run(quick: bool = False) -> str:
     results: dict[str, list[Answer]] = {"direct": [], **{mode: [] for mode in pages}}
     with engine() as eng, Tap(eng.url.removesuffix("/v1")) as tap, chromium() as browser, contextlib.ExitStack() as on:
         started = {mode: on.enter_context(app_process(tap.url, eng.model, mode)) for mode in pages}
-        stop = stop_answer(browser, started[""], tap, eng)
         for _ in range(rounds):
             for mode, app in started.items():
                 answer, body = page_answer(browser, app, tap, eng)
                 results[mode].append(answer)
                 results["direct"].append(direct_answer(body, eng))
+        try:
+            stop: Stop = stop_answer(browser, started[""], tap, eng)
+        except (RuntimeError, TimeoutError) as exc:  # keep the rates measured; say why Stop was not
+            stop = str(exc)
     return report(eng, results, pages, stop)
 
 
-def report(eng: Engine, results: dict[str, list[Answer]], pages: dict[str, str], stop: tuple[float, float | None]):
+Stop = tuple[float, float | None] | str
+"""Seconds from the click to the server's connection closing and to an idle slot, or why it was not measured."""
+
+
+def report(eng: Engine, results: dict[str, list[Answer]], pages: dict[str, str], stop: Stop) -> str:
     direct = statistics.median(a.rate for a in results["direct"])
     rows = []
     for key, label in [("direct", "raw `openai` client"), *pages.items()]:
@@ -327,7 +336,6 @@ def report(eng: Engine, results: dict[str, list[Answer]], pages: dict[str, str],
                 f"{statistics.median(100 * a.engine_cpu / a.tokens for a in answers):.2f}" if eng.pid else "",
             ]
         )
-    closed, idle = stop
     out = f"Engine: {eng.label}. Machine: {machine()}.\n\n" + table(
         [
             "reader",
@@ -341,6 +349,9 @@ def report(eng: Engine, results: dict[str, list[Answer]], pages: dict[str, str],
         ],
         rows,
     )
+    if isinstance(stop, str):
+        return out + f"\nStop: not measured ({stop}).\n"
+    closed, idle = stop
     out += f"\nStop after {STOP_AFTER} tokens: the server's connection closed {closed:.2f} s after the click"
     out += f"; its slot idle after {idle:.2f} s.\n" if idle is not None else " (no /slots to read).\n"
     return out
