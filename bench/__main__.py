@@ -37,6 +37,7 @@ BENCHES = (
     "openai",
     "files",
     "watch",
+    "engine",
     "load",
 )
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""

@@ -31,7 +31,7 @@ from meowgent.llm.types import ChatChunk, ChatRequest
 from meowgent.reply.formats import CallPiece, CallTextReader
 from meowgent.reply.held import HeldCalls
 from meowgent.ui.render import ChatView
-from meowgent.ui.throttle import FRAME_SECONDS, FrameThrottle
+from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, FrameThrottle
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
     PARSER_MODELS,
@@ -110,7 +110,7 @@ def measure_family(model: str, version: str, make_call: Any, content_chars: int)
         conversation = Conversation("bench", model)
         runs.start("bench", lambda cancel: agent.run(conversation, "write my notes", cancel))
         view, throttle, seen_at = ChatView(), FrameThrottle(FRAME_SECONDS), None
-        for batch in runs.subscribe("bench", poll=FRAME_SECONDS):
+        for batch in runs.subscribe("bench", poll=POLL_SECONDS):
             changed = any([view.apply(event) for event in batch])
             drawn = throttle.due(news=bool(batch), status=changed, now=time.monotonic())
             if drawn and seen_at is None and any(MARK in str(message.content) for message in view.messages()):

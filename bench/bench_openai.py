@@ -10,7 +10,7 @@ Run from the repository root: `python -m bench.bench_openai`. `run()` returns th
 2. Fragment to frame: a write_file call streamed in fragments every few milliseconds, each line of its content
    marked. A loopback relay in front of the server notes when each marker's bytes reach the client; the real agent
    runs as the page runs it (`ChatService`, its run thread and event log), and a follower folds the events into a
-   `ChatView` and draws `frame()` as `ChatPanel.follow` does (`FrameThrottle`, 50 ms). The time from a marker's
+   `ChatView` and draws `frame()` as `ChatPanel.follow` does (`FrameThrottle`, 200 ms). The time from a marker's
    arrival to the first frame whose chat shows it; goal ≤0.3 s. No browser: that is bench_ui's.
 3. `ToolCallDeltas` (llm/deltas.py) at N and 10×N characters in the same run: linear work takes about ten times as
    long at ten times the size. Fragments are 8 characters of arguments, as vLLM's parsers send about a token at a time.
@@ -46,7 +46,7 @@ from meowgent.ui.frame import FrameTargets, Snapshot, frame
 from meowgent.ui.i18n import ENGLISH
 from meowgent.ui.render import ChatView
 from meowgent.ui.safehtml import shown_text
-from meowgent.ui.throttle import FRAME_SECONDS, FrameThrottle
+from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, FrameThrottle
 from tests.scripted_openai import Calls, Content, ScriptedOpenAI, Turn
 
 REPEATS = 3
@@ -222,7 +222,7 @@ def fragment_lags(lines: int) -> list[float]:
             chat = service.new_chat("bench")
             service.send("bench", chat.id, "write the notes")
             view, throttle, next_marker = ChatView(ENGLISH), FrameThrottle(FRAME_SECONDS), 0
-            for batch in service.follow("bench", chat.id, poll=FRAME_SECONDS):
+            for batch in service.follow("bench", chat.id, poll=POLL_SECONDS):
                 changed = False
                 for event in batch:
                     changed |= view.apply(event)

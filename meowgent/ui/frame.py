@@ -1,4 +1,5 @@
-"""One frame of a chat on the page: `frame(snapshot, language, targets)`, pure, as updates keyed by component.
+"""One frame of a chat on the page: `frame(snapshot, language, targets)`, pure, as updates keyed by component;
+`chat_frame`, the same frame's messages alone.
 
 A `Snapshot` is what a frame shows (taken by `meowgent.ui.snapshot`, where the I/O is); `FrameTargets` are the
 components a frame updates. Gradio takes an event's return value as a dict of component -> update when its
@@ -77,7 +78,7 @@ class FrameTargets:
 def frame(snapshot: Snapshot, language: str, targets: FrameTargets) -> dict[Any, Any]:
     """The chat as `snapshot` says, in `language`: messages, card, edit section, controls."""
     waiting, running = snapshot.waiting, snapshot.running
-    messages = point_to_card(snapshot.messages, waiting, t(language, "see_card"))
+    messages = _messages(snapshot, language)
     updates = {
         targets.chatbot: messages,
         # Shown by the event's next step (the card's content crosses the wire once, not in every frame).
@@ -94,6 +95,16 @@ def frame(snapshot: Snapshot, language: str, targets: FrameTargets) -> dict[Any,
         targets.retry: gr.update(visible=bool(messages) and not running and not waiting),
     }
     return updates | edit_section(snapshot.head_form if waiting else None, language, targets)
+
+
+def chat_frame(snapshot: Snapshot, language: str, targets: FrameTargets) -> dict[Any, Any]:
+    """Only the chat's messages: while text streams nothing else changes, and each component a frame names costs
+    the browser work (Gradio leaves the components a frame does not name as they are)."""
+    return {targets.chatbot: _messages(snapshot, language)}
+
+
+def _messages(snapshot: Snapshot, language: str) -> list[gr.ChatMessage]:
+    return point_to_card(snapshot.messages, snapshot.waiting, t(language, "see_card"))
 
 
 def edit_section(form: Form | None, language: str, targets: FrameTargets) -> dict[Any, Any]:

@@ -1,7 +1,8 @@
 """The chat: the conversation, the approval card under it (`CardPanel`), retry, and the message box.
 
 Every event that shows an answer does the same thing: act through the ChatService, then follow the chat's
-event log and render it (`follow`), throttled to about 20 frames a second plus one on every status change.
+event log and render it (`follow`): five frames a second of the chat alone while text streams, and a whole frame
+on every status change (`meowgent.ui.throttle`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import gradio as gr
 
 from meowgent.chats.errors import ChatError
 from meowgent.ui.approval import link_target
-from meowgent.ui.frame import FrameTargets, Snapshot, cleared_first, frame
+from meowgent.ui.frame import FrameTargets, Snapshot, chat_frame, cleared_first, frame
 from meowgent.ui.page import examples_for
 from meowgent.ui.panels.card import CardPanel
 from meowgent.ui.panels.shared import Page
 from meowgent.ui.render import ChatView
-from meowgent.ui.throttle import FRAME_SECONDS, FrameThrottle
+from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, Draw, FrameThrottle
 
 
 class ChatPanel:
@@ -93,7 +94,7 @@ class ChatPanel:
         language = self.page.context.language_of(request)
         view = self.view(language)
         try:
-            batches = self.page.service.follow(owner, chat, poll=FRAME_SECONDS)
+            batches = self.page.service.follow(owner, chat, poll=POLL_SECONDS)
         except ChatError as exc:
             self.page.context.warn(exc, request)
             batches = iter(())
@@ -103,9 +104,10 @@ class ChatPanel:
             changed = False
             for event in batch:
                 changed |= view.apply(event)
-            if throttle.due(news=bool(batch), status=changed, now=time.monotonic()):
+            draw = throttle.due(news=bool(batch), status=changed, now=time.monotonic())
+            if draw is not None:
                 snapshot = self.frame_of(view, owner, chat, snapshot)
-                yield frame(snapshot, language, self.targets)
+                yield (frame if draw is Draw.WHOLE else chat_frame)(snapshot, language, self.targets)
         yield frame(self.frame_of(view, owner, chat, snapshot), language, self.targets)
 
     def wire(self, *, language_picker: Any) -> None:
