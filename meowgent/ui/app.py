@@ -29,6 +29,7 @@ from meowgent.persist.store import Store
 from meowgent.policy.rulebook import Rulebook
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
+from meowgent.ui.approval import Commands
 from meowgent.ui.fileroutes import FileRoutes, Links
 from meowgent.ui.guard import Guard, addresses_for
 from meowgent.ui.login import (
@@ -99,9 +100,8 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     if isinstance(sandbox, NoSandbox):
         said = "are refused" if sandbox.refused else "run without a sandbox"
         log.warning("Commands %s on this computer: %s", said, sandbox.reason)
-    sandboxed = not isinstance(sandbox, NoSandbox)
     windows = ContextWindows(client, cap=settings.num_ctx)
-    snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, sandboxed=sandboxed)
+    snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, commands=Commands.of(sandbox))
 
     watching = Watching.of(service, max_viewers=settings.max_watchers)
     file_links = Links()

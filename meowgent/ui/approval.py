@@ -6,6 +6,7 @@ model chose can't end a code span, draw over the page or load anything.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from meowgent.mcp.config import SEPARATOR
 from meowgent.policy.risks import Risk, risk_notes
 from meowgent.tools.linediff import LineDiff
 from meowgent.tools.registry import ToolRegistry
+from meowgent.tools.sandbox import NoSandbox, Sandbox
 from meowgent.tools.spec import ExternalTool, ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.actions import action, lookup
@@ -132,19 +134,19 @@ def describe_queue(
     language: str = ENGLISH,
     *,
     network: tuple[str, ...] = (),
-    sandboxed: bool = True,
+    commands: Commands | None = None,
     tools: ToolRegistry | None = None,
 ) -> Card:
     """Every waiting call, in order, each in full: what it does, a warning if any, and its command or text.
 
     `details` is the text of the first call, which "Approve" decides. A later call's text longer than
     CARD_BOX_CHARS shows in part, so the card then asks for each call on its own (`cut_short`). `network` is the
-    chat's hosts for its commands, `sandboxed` whether commands run in the sandbox on this computer.
+    chat's hosts for its commands, `commands` how commands run on this computer (in the sandbox when None).
     """
     if not calls:
         return Card(Html(""), "")
     descriptions = [describe_call(call, workspace, language, tools=tools) for call in calls]
-    where = _Sandbox(network, sandboxed, tools or ToolRegistry.builtins())
+    where = _Sandbox(network, commands or Commands.SANDBOXED, tools or ToolRegistry.builtins())
     # The head call's text goes in the box under the card (`details`), so the card doesn't show it twice.
     steps = [
         _step(call, description, workspace, language, where, boxed=index > 0, tools=where.tools)
@@ -161,20 +163,35 @@ def describe_queue(
     return Card(block(card, cls="mg mg-card"), _shown_text(calls[0], descriptions[0].details, where.tools), cut_short)
 
 
+class Commands(enum.Enum):
+    """How commands run on this computer, as every command's card says it (the value is the card's words)."""
+
+    SANDBOXED = ""
+    UNSANDBOXED = "card_no_sandbox"
+    REFUSED = "card_sandbox_refused"
+    """As root with only a bwrap that can't forbid user namespaces: an approved command does not run."""
+
+    @classmethod
+    def of(cls, sandbox: Sandbox | NoSandbox) -> Commands:
+        if not isinstance(sandbox, NoSandbox):
+            return cls.SANDBOXED
+        return cls.REFUSED if sandbox.refused else cls.UNSANDBOXED
+
+
 @dataclass(frozen=True)
 class _Sandbox:
-    """What the card says about where a command runs: the chat's network setting, and whether there is a sandbox."""
+    """What the card says about where a command runs: the chat's network setting, and how commands run here."""
 
     network: tuple[str, ...]
-    sandboxed: bool
+    commands: Commands
     tools: ToolRegistry
 
     def line(self, call: ToolCall, workspace: Path, language: str) -> str:
         """No sandbox at all, or a command that needs the network it doesn't have (the control under the card)."""
         if tool_look(call.name, self.tools) is not Look.RUN:
             return ""
-        if not self.sandboxed:
-            return t(language, "card_no_sandbox")
+        if self.commands is not Commands.SANDBOXED:
+            return t(language, self.commands.value)
         needs_network = Risk.NETWORK in risk_notes(call, workspace, tools=self.tools)
         return t(language, "network_needed") if not self.network and needs_network else ""
 

@@ -14,7 +14,7 @@ from meowgent.chats.service import ChatService
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError
 from meowgent.tools.registry import ToolRegistry
-from meowgent.ui.approval import describe_queue
+from meowgent.ui.approval import Commands, describe_queue
 from meowgent.ui.editform import form_for
 from meowgent.ui.frame import Snapshot
 from meowgent.ui.render import ChatView
@@ -54,13 +54,13 @@ class Snapshots:
         *,
         workspace: Path,
         tools: ToolRegistry,
-        sandboxed: bool,
+        commands: Commands,
     ) -> None:
         self.service = service
         self.windows = windows
         self.workspace = workspace
         self.tools = tools
-        self.sandboxed = sandboxed
+        self.commands = commands
 
     def take(self, owner: str, chat: str, view: ChatView, *, previous: Snapshot | None = None) -> Snapshot:
         """`chat` as `view` renders it now; `previous` (this event's last) lends its card if the same calls wait."""
@@ -83,7 +83,7 @@ class Snapshots:
             previous.card
             if same_card and previous is not None
             else describe_queue(
-                waiting, self.workspace, language, network=network, sandboxed=self.sandboxed, tools=self.tools
+                waiting, self.workspace, language, network=network, commands=self.commands, tools=self.tools
             )
         )
         return Snapshot(

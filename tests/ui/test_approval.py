@@ -6,7 +6,8 @@ import re
 import pytest
 
 from meowgent.events import ToolCall
-from meowgent.ui.approval import CARD_BOX_CHARS, describe_call, describe_queue, link_target
+from meowgent.tools.sandbox import NoSandbox, Sandbox
+from meowgent.ui.approval import CARD_BOX_CHARS, Commands, describe_call, describe_queue, link_target
 from meowgent.ui.i18n import CHINESE
 from tests.ui.conftest import html_text
 
@@ -189,10 +190,26 @@ def test_without_a_sandbox_every_command_on_the_card_says_so_and_nothing_else_do
         ToolCall("c2", "write_file", {"path": "a.md", "content": "x"}),
         ToolCall("c3", "run_shell", {"command": "ls"}),
     )
-    text = said(describe_queue(calls, workspace, sandboxed=False))
+    text = said(describe_queue(calls, workspace, commands=Commands.UNSANDBOXED))
     assert text.count("Commands run without a sandbox on this computer.") == 2
     assert NEEDS_NETWORK not in text  # without a sandbox it has the network anyway
-    assert "這台電腦上的指令沒有在沙箱中執行" in said(describe_queue(calls, workspace, CHINESE, sandboxed=False))
+    assert "這台電腦上的指令沒有在沙箱中執行" in said(
+        describe_queue(calls, workspace, CHINESE, commands=Commands.UNSANDBOXED)
+    )
+
+
+def test_where_commands_are_refused_every_command_on_the_card_says_it_wont_run(workspace):
+    calls = (ToolCall("c1", "run_shell", {"command": "ls"}), ToolCall("c2", "write_file", {"path": "a", "content": ""}))
+    text = said(describe_queue(calls, workspace, commands=Commands.REFUSED))
+    assert text.count("this one won't run even if you approve it") == 1  # the command's, not the write's
+    assert "without a sandbox" not in text
+    assert "拒絕執行指令" in said(describe_queue(calls, workspace, CHINESE, commands=Commands.REFUSED))
+
+
+def test_how_commands_run_follows_the_sandbox_found():
+    assert Commands.of(Sandbox("/usr/bin/bwrap", disable_userns=True)) is Commands.SANDBOXED
+    assert Commands.of(NoSandbox("no bwrap")) is Commands.UNSANDBOXED
+    assert Commands.of(NoSandbox("bwrap 0.6 as root", refused=True)) is Commands.REFUSED
 
 
 # ---- model text is data (issue 13, items 2 and 7) ----

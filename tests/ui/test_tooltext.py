@@ -6,7 +6,7 @@ from meowgent.events import ToolCall
 from meowgent.tools.registry import ToolRegistry, builtin_tools
 from meowgent.tools.spec import ScopedBy, ToolContext, Writes, tool, tool_of
 from meowgent.ui.actions import action, lookup
-from meowgent.ui.approval import describe_queue
+from meowgent.ui.approval import Commands, describe_queue
 from meowgent.ui.editform import edited_arguments, field_values, form_for
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.scopes import scope_controls
@@ -61,7 +61,7 @@ def test_a_new_tool_that_writes_a_file_is_worded_edited_and_scoped_like_a_write(
 def test_a_new_tool_that_runs_a_command_is_a_command_on_the_card_and_in_the_chat(tmp_path):
     tools = registry()
     call = ToolCall("c1", "run_script", {"script": "ls\n\n\n\npwd"})
-    card = describe_queue((call,), tmp_path, ENGLISH, sandboxed=False, tools=tools)
+    card = describe_queue((call,), tmp_path, ENGLISH, commands=Commands.UNSANDBOXED, tools=tools)
     # A command's runs of blank lines fold as a command's do, and the card says where it runs, without a sandbox.
     assert html_text(card.summary).startswith(
         f"The assistant wants to do this\nRun ls ⏎ ⟨↵×4⟩ pwd\nRun this command in the folder {tmp_path}:\n"

@@ -226,6 +226,7 @@ TEXT: dict[str, str] = {
     "is older than 0.8, so a command could undo its sandbox. Install bubblewrap 0.8 or later (`pip install -r "
     "requirements.txt` brings one), or run Meowgent as an ordinary user.",
     "card_no_sandbox": "⚠️ Commands run without a sandbox on this computer.",
+    "card_sandbox_refused": "⛔ Commands are refused on this computer: this one won't run even if you approve it.",
     "network_label": "Network",
     "network_off": "No network for this command",
     "network_command": "Network on for this command, to the hosts below",

@@ -213,6 +213,7 @@ TEXT: dict[str, str] = {
     "舊，指令可能解除它的沙箱。請安裝 `bubblewrap` 0.8 或更新的版本（`pip install -r requirements.txt` 會帶來一個），"
     "或以一般使用者執行 Meowgent。",
     "card_no_sandbox": "⚠️ 這台電腦上的指令沒有在沙箱中執行。",
+    "card_sandbox_refused": "⛔ 這台電腦拒絕執行指令：即使你核准，這個指令也不會執行。",
     "network_label": "網路",
     "network_off": "這個指令不連網路",
     "network_command": "這個指令可以連網路，連到下列主機",
