@@ -33,7 +33,7 @@ import openai
 
 from bench.bench_ui import VIEWPORT, chromium, send
 from bench.child import served_in_child
-from bench.load import free_port
+from bench.load import OWNER, OWNER_HEADERS, free_port
 from bench.proccpu import browser_seconds, cpu_seconds, descendants
 from bench.report import machine, table
 from bench.wiretap import Reply, Tap
@@ -145,6 +145,7 @@ def serve_app(workspace: str, data_dir: str, openai_url: str, model: str, port: 
         port=int(port),
         data_dir=Path(data_dir),
         read_timeout=120,
+        token=OWNER,
     )
     demo, url, _ = serve(settings)
     print(url, flush=True)
@@ -198,7 +199,7 @@ def app_process(openai_url: str, model: str, mode: str) -> Iterator[AppProcess]:
 def open_page(browser, url: str):
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport=VIEWPORT)
+    context = browser.new_context(viewport=VIEWPORT, extra_http_headers=OWNER_HEADERS)
     context.set_default_timeout(120_000)
     page = context.new_page()
     page.goto(url)

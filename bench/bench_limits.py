@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bench_memory import rss_mb
-from bench.load import EchoingOllama, app_process, open_page
+from bench.load import OWNER_HEADERS, EchoingOllama, app_process, open_page
 from bench.report import machine, table
 from meowgent.config import Settings
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
@@ -69,7 +69,7 @@ def measure() -> tuple[list[dict[str, float]], bool]:
         from gradio_client import Client
 
         database = app.workspace.parent / "data" / "meowgent.db"
-        client = Client(app.url, verbose=False)
+        client = Client(app.url, verbose=False, headers=OWNER_HEADERS)
         key = open_page(client)
         client.predict(key, "hello", api_name="/on_send")  # load what any first answer loads
         for case in CASES:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from bench.load import EchoingOllama, app_process, chat_text, open_page, screen
+from bench.load import OWNER_HEADERS, EchoingOllama, app_process, chat_text, open_page, screen
 from bench.report import machine, table
 from tests.scripted_ollama import Turn, reply
 
@@ -43,7 +43,9 @@ class Session:
     def __init__(self, url: str, index: int) -> None:
         from gradio_client import Client
 
-        self.client = Client(url, verbose=False, ssl_verify=False)  # see bench.load.run_session for ssl_verify
+        self.client = Client(
+            url, verbose=False, ssl_verify=False, headers=OWNER_HEADERS
+        )  # see bench.load.run_session for ssl_verify
         self.key = open_page(self.client)
         self.index = index
 

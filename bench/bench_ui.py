@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.load import OWNER, OWNER_HEADERS
 from bench.report import table
 from meowgent.config import Settings
 from meowgent.ui.app import serve
@@ -162,6 +163,7 @@ def launched_app() -> Iterator[App]:
             data_dir=Path(tmp) / "data",
             shell_timeout=30,
             read_timeout=30,
+            token=OWNER,
         )
         demo, url, _ = serve(settings)
         try:
@@ -187,7 +189,7 @@ def open_page(browser, url: str):
     """A fresh context (its own owner, so its own chat), loaded and ready to send."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport=VIEWPORT)
+    context = browser.new_context(viewport=VIEWPORT, extra_http_headers=OWNER_HEADERS)
     context.set_default_timeout(30_000)
     page = context.new_page()
     page.goto(url)

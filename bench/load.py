@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import machine, table
-from meowgent.config import Settings
+from meowgent.config import Secret, Settings
 from meowgent.ui.safehtml import shown_text
 from tests.scripted_ollama import ScriptedOllama, Text, Turn, tool_call_text
 
@@ -77,6 +77,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+OWNER = Secret("the-owner-of-every-bench-app")
+"""The start token of every app a bench serves: its clients and browsers send it, as the owner's browser does."""
+OWNER_HEADERS = {"Authorization": f"token {OWNER.reveal()}"}
+
 _CHILD = "import sys; from bench.load import serve_until_stdin_closes; serve_until_stdin_closes(*sys.argv[1:])"
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +90,12 @@ def serve_until_stdin_closes(workspace: str, data_dir: str, ollama_url: str, por
     from meowgent.ui.app import serve
 
     settings = Settings(
-        workspace=Path(workspace), ollama_host=ollama_url, port=int(port), data_dir=Path(data_dir), shell_timeout=30
+        workspace=Path(workspace),
+        ollama_host=ollama_url,
+        port=int(port),
+        data_dir=Path(data_dir),
+        shell_timeout=30,
+        token=OWNER,
     )
     demo, url, _ = serve(settings)
     print(url, flush=True)
@@ -271,7 +280,7 @@ def run_session(url: str, index: int) -> Session:
     try:
         # Without ssl_verify=False, gradio_client loads the CA bundle (~18 ms of CPU) for every request it makes,
         # even to a plain-http loopback address: twenty sessions would spend more CPU on that than the app does.
-        client = Client(url, verbose=False, ssl_verify=False)
+        client = Client(url, verbose=False, ssl_verify=False, headers=OWNER_HEADERS)
         key = open_page(client)
         chat = _timed(
             client.submit(key, f"{marker}: what files are here?", api_name="/on_send"), 0, session, first_token=True

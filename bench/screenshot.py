@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.bench_ui import chromium, launched_app, send
+from bench.load import OWNER_HEADERS
 from tests.scripted_ollama import Text, Turn, tool_call_text
 from tests.ui.conftest import SCREENS
 
@@ -79,7 +80,7 @@ def take(shot: Shot) -> Path:
     with launched_app() as app, chromium() as browser:
         for name, content in shot.files.items():
             (app.workspace / name).write_text(content, encoding="utf-8")
-        context = browser.new_context(locale=shot.locale, **SCREENS[shot.screen])
+        context = browser.new_context(locale=shot.locale, extra_http_headers=OWNER_HEADERS, **SCREENS[shot.screen])
         try:
             page = context.new_page()
             page.goto(app.url)
@@ -102,8 +103,8 @@ def take_watch() -> list[Path]:
     """The presenter shares the chat, the model writes a file that waits for approval, a phone watches."""
     shot = SHOTS[0]
     with launched_app() as app, chromium() as browser:
-        laptop = browser.new_context(locale="en-US", **SCREENS["laptop"])
-        phone = browser.new_context(locale="en-US", **SCREENS["phone"])
+        laptop = browser.new_context(locale="en-US", extra_http_headers=OWNER_HEADERS, **SCREENS["laptop"])
+        phone = browser.new_context(locale="en-US", extra_http_headers=OWNER_HEADERS, **SCREENS["phone"])
         try:
             page = laptop.new_page()
             page.goto(app.url)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.bench_ui import chromium, launched_app, send
+from bench.load import OWNER_HEADERS
 from bench.screenshot import POEM
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 from tests.ui.conftest import SCREENS
@@ -20,7 +21,7 @@ def main() -> Path:
     with launched_app() as app, chromium() as browser:
         (app.workspace / "notes").mkdir()
         (app.workspace / "notes" / "shopping.txt").write_text("cat food\nmilk\n")
-        context = browser.new_context(locale="en-US", **SCREENS["laptop"])
+        context = browser.new_context(locale="en-US", extra_http_headers=OWNER_HEADERS, **SCREENS["laptop"])
         try:
             page = context.new_page()
             page.goto(app.url)
