@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import gradio as gr
 import pytest
 
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
+from meowgent.ui.owner import OwnerToken
 from meowgent.ui.safehtml import shown_text as html_text
 from tests.scripted_ollama import ScriptedOllama
 
@@ -120,6 +122,13 @@ def in_view(locator) -> bool:
 def page_scroll(page) -> int:
     """How far the page itself is, or could be, scrolled (0 for a page that is exactly one screen)."""
     return page.evaluate("() => Math.max(window.scrollY, document.scrollingElement.scrollHeight - window.innerHeight)")
+
+
+def sign_in(page, url: str) -> None:
+    """Give the page's context the cookie that opening the printed link leaves: the browser's own downloads send
+    cookies, never a context's extra headers."""
+    owner = OwnerToken(OWNER_TOKEN, urlsplit(url).port)
+    page.context.add_cookies([{"name": owner.cookie_name, "value": owner.cookie_value, "url": url}])
 
 
 class OwnersBrowser:

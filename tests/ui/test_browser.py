@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM
+from tests.ui.conftest import CHROMIUM, sign_in
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -55,6 +55,7 @@ def page(context: BrowserContext) -> Page:
 
 def open_app(page: Page, url: str, *, banner: str = "Connected") -> None:
     """Load the page and wait until its load event has finished (the banner is filled in right after it)."""
+    sign_in(page, url)
     page.goto(url)
     expect(page.locator("#status")).to_contain_text(banner)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, SCREENS, in_view
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view, sign_in
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -31,6 +31,7 @@ def page(chromium: Browser) -> Iterator[Page]:
 
 
 def open_app(page: Page, url: str) -> None:
+    sign_in(page, url)
     page.goto(url)
     expect(page.locator("#status")).to_contain_text("Connected")
 
