@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
+from bench.load import screen as frame_values
 from meowgent.tools.registry import ToolRegistry, builtin_tools
 from meowgent.tools.spec import ToolContext, tool, tool_of
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
@@ -22,9 +23,10 @@ LEAKS = ("Traceback", 'File "', "httpx", "httpcore", "ResponseError", "ollama._t
 
 
 def screen(values):
-    """(chat, card summary, card details as the frames left it): the chatbot is the first list among the outputs."""
-    at = next(i for i, value in enumerate(values) if isinstance(value, list))
-    return values[at], html_text(values[at + 1]), values[at + 2]
+    """(chat, card summary, card details as the frames left it); a frame of streaming text redraws the chat alone and
+    leaves the card as it was (an update without a value), read here as no card text."""
+    chat, summary, details = frame_values(values)
+    return chat, html_text(summary) if isinstance(summary, str) else "", details
 
 
 class Page:
