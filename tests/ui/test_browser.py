@@ -349,7 +349,11 @@ def test_a_pending_approval_survives_a_server_restart(running_app, page):
     send(page, "prove it")
     wait_for_card(page, "echo restarted > proof.txt")
     running_app.restart()
-    page.reload()
+    # The old tab would reload itself once it reconnects (Gradio's Blocks: `reconnect()` then `location.reload()`),
+    # racing any reload of ours; the person opens the page again in a new tab, which has no such timer.
+    page.close()
+    page = page.context.new_page()
+    open_app(page, running_app.url)
     wait_for_card(page, "echo restarted > proof.txt")
     page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("Done after restart.")
