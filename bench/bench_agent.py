@@ -188,6 +188,18 @@ def replayed(kind: str, size: int, repeats: int) -> tuple[int, float]:
     return len(chunks), min(seconds) / len(chunks) * 1e6
 
 
+def verdict(title: str, kind: str, ratios: dict[str, float]) -> str:
+    """One line per stream: the goal is the CPU per token alone; the rate is reported, never judged, because the
+    scripted server, not the reader, often sets it (a 0.99× rate says nothing about the agent's cost)."""
+    cpu = 1 / ratios["CPU"]
+    met = "meets" if cpu <= TARGET else "**misses**"
+    return (
+        f"{title}: Agent.run uses {cpu:.2f}× the raw client's CPU per token (before issue 18: "
+        f"{BEFORE[kind][0]:.2f}×), so it {met} the goal of at most {TARGET}×. Its rate, for reference only: "
+        f"{ratios['best']:.2f}× (best) / {ratios['median']:.2f}× (median) the raw client's."
+    )
+
+
 def run(*, quick: bool = False) -> str:
     repeats = 3 if quick else 5
     text_tokens, call_bytes = (5_000, 64 * 1024) if quick else (20_000, 256 * 1024)
@@ -202,13 +214,7 @@ def run(*, quick: bool = False) -> str:
         tokens, timings = measure(kind, size, repeats)
         text, ratios = section(f"{title}: {tokens:,} lines of {CHUNK} characters, {repeats} runs each", tokens, timings)
         parts.append(text)
-        cpu = 1 / ratios["CPU"]
-        met = "meets" if cpu <= TARGET else "**misses**"
-        verdicts.append(
-            f"{title}: Agent.run reads at {ratios['best']:.2f}× (best) / {ratios['median']:.2f}× (median) the raw "
-            f"client's rate, and uses {cpu:.2f}× its CPU per token (before issue 18: {BEFORE[kind][0]:.2f}×), so it "
-            f"{met} the target of at most {TARGET}×."
-        )
+        verdicts.append(verdict(title, kind, ratios))
         chunks, per_chunk = replayed(kind, size, repeats)
         replays.append([title, f"{chunks:,}", f"{per_chunk:.2f}", f"{BEFORE[kind][1]:.2f}"])
     parts.append(
