@@ -4,9 +4,10 @@ readability-lxml finds the article; html2text turns it into Markdown. Around the
 what Mozilla's Readability (Firefox Reader View) does and readability-lxml lacks: drop
 what a reader never sees, prune boilerplate by class name with Mozilla's exemptions,
 retry without that pruning when it leaves too little, and fall back to the page's main
-region when the "article" is a sliver of the page (a home page or a listing). Its last
-cleaning keeps what Mozilla keeps and it would drop: captions, bylines, credits, reference
-lists, data tables, linked headings, and short blocks on pages in Chinese, Japanese or Korean.
+region, cleaned as an article is, when the "article" is a sliver of the page (a home page
+or a listing). Its last cleaning keeps what Mozilla keeps and it would drop: captions,
+bylines, credits, reference lists, data tables, linked headings, and short blocks on pages
+in Chinese, Japanese or Korean.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ _HEADING_GAP = re.compile(r"^(#{1,6})  +", re.M)
 class _Readability(Document):
     """readability-lxml, with two of its steps changed to behave like Mozilla's Readability."""
 
+    keeps_blocks_around_matter = True
+
     def remove_unlikely_candidates(self) -> None:
         """Skipped: `_drop_unlikely` prunes by class name with Mozilla's exemptions.
 
@@ -119,13 +122,28 @@ class _Readability(Document):
         matter = [*node.iter("figure", "figcaption"), *(found for found in node.iter() if _is_named_matter(found))]
         holds_table = _holders(node, node.iter("table"))
         data_tables = [table for table in node.iter("table") if table not in holds_table and _is_data_table(table)]
-        for element in (*matter, *_holders(node, matter), *data_tables):
+        around = _holders(node, matter) if self.keeps_blocks_around_matter else set()
+        for element in (*matter, *around, *data_tables):
             preserved[element] = True
         return preserved
 
     def get_link_density(self, elem: lxml.html.HtmlElement) -> float:
         """As readability-lxml's, but none for a heading: a titled item's heading links to the item itself."""
         return 0.0 if elem.tag in _HEADINGS else super().get_link_density(elem)
+
+
+class _RegionReadability(_Readability):
+    """Takes the page's main region whole as the article, so that only readability-lxml's last cleaning judges it."""
+
+    # On a page of many items each has its own byline and photo credit: keeping the blocks around them would keep
+    # every teaser, link-heavy or not. Here such a block stays only if the cleaning keeps it.
+    keeps_blocks_around_matter = False
+
+    def select_best_candidate(self, candidates: dict) -> dict:
+        region = _main_region(self.html)
+        if region not in candidates:
+            candidates[region] = self.score_node(region)
+        return candidates[region]
 
 
 def _holders(node: lxml.html.HtmlElement, found: Iterable[lxml.html.HtmlElement]) -> set[lxml.html.HtmlElement]:
@@ -181,7 +199,7 @@ def extract_markdown(html: str, url: str) -> tuple[str, str]:
         if _visible_chars(unpruned) > _visible_chars(markdown):
             markdown = unpruned
     if _visible_chars(markdown) < _SLIVER_SHARE * page_chars:
-        markdown = _to_markdown(lxml.html.tostring(_main_region(pruned), encoding="unicode"))
+        markdown = max(markdown, _cleaned_region(pruned, shortest), key=_visible_chars)
     return title, _tidy(markdown)
 
 
@@ -259,12 +277,22 @@ def _shortest_text(page_text: str) -> int:
     return _SHORTEST_TEXT
 
 
-def _article(doc: lxml.html.HtmlElement, shortest_text: int) -> str:
+def _article(doc: lxml.html.HtmlElement, shortest_text: int, *, reader: type[_Readability] = _Readability) -> str:
     try:
-        summary = _Readability(doc, min_text_length=shortest_text).summary(html_partial=True)
+        summary = reader(doc, min_text_length=shortest_text).summary(html_partial=True)
     except Unparseable:
         return ""
     return _to_markdown(summary)
+
+
+def _cleaned_region(doc: lxml.html.HtmlElement, shortest_text: int) -> str:
+    """The main region of a page of many items, cleaned as an article is: teasers made mostly of links go.
+
+    Its images go first, from doc itself (the Markdown shows none): each item of a listing has thumbnails, and
+    readability-lxml's rule against galleries, more images than paragraphs, would take the whole listing with them.
+    """
+    _drop_all(list(doc.iter("img")))
+    return _article(doc, shortest_text, reader=_RegionReadability)
 
 
 def _main_region(doc: lxml.html.HtmlElement) -> lxml.html.HtmlElement:

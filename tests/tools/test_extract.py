@@ -91,6 +91,30 @@ def test_a_page_without_one_article_falls_back_to_its_main_region() -> None:
     assert "SITE HEADER" not in markdown
 
 
+def test_a_listing_with_thumbnails_keeps_every_item_and_loses_its_link_lists() -> None:
+    # Each item scores alone, so the "article" is one item: a sliver. Its main region is then cleaned as an
+    # article is: two thumbnails an item must not read as a gallery to drop (they outnumber the paragraphs),
+    # and a byline does not keep a list of linked headlines around it, as it keeps an article's own byline block.
+    items = "".join(
+        f'<li><article><a href="/story/{n}"><img src="wide{n}.jpg"><img src="narrow{n}.jpg"></a>'
+        f'<div><h2><a href="/story/{n}">Headline {n}</a></h2><p>Summary {n} says what happened and why it matters '
+        f'to the people who read it. <span class="byline">By Reporter {n}</span></p></div></article></li>'
+        for n in range(12)
+    )
+    sections = "".join(f'<li><a href="/section/{n}">Section number {n}</a></li>' for n in range(12))
+    more = f"<div><h2>More sections</h2><ul>{sections}</ul></div>"
+    popular = "".join(
+        f'<li><a href="/story/{n}">Most read story number {n} of the day</a> <span class="byline">By Ann</span></li>'
+        for n in range(5)
+    )
+    most_read = f"<div><h2>Most read</h2><ul>{popular}</ul></div>"
+    _, markdown = extract_markdown(page(f"<main><div><ol>{items}</ol></div>{more}{most_read}</main>"), URL)
+    assert all(f"## Headline {n}" in markdown for n in range(12))
+    assert all(f"Summary {n} says" in markdown and f"By Reporter {n}" in markdown for n in range(12))
+    assert "Section number" not in markdown
+    assert "Most read story" not in markdown
+
+
 def test_title_falls_back_to_the_first_heading_then_to_the_url() -> None:
     assert extract_markdown("<html><body><h1> Only   a heading </h1><p>x</p></body></html>", URL)[0] == "Only a heading"
     assert extract_markdown("<html><body><p>No title at all.</p></body></html>", URL)[0] == URL

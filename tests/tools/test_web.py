@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.bench_fetch import CORPUS, corpus_pages, expected_text, word_f1, words
+from bench.bench_fetch import CORPUS, corpus_pages, expected_text, word_f1
 from meowgent.config import Settings
 from meowgent.tools.netguard import BlockedAddress
 from meowgent.tools.registry import ToolRegistry, run_tool
@@ -520,8 +520,8 @@ def test_a_meta_charset_followed_by_spaces_is_read_one_way() -> None:
 
 # --- quality on real pages -----------------------------------------------------------------------------------
 
-# Mozilla's answer for a home page is one block of headlines out of five; web_fetch gives the model the
-# whole main region, so precision there is low by design. For it we require that nothing Mozilla found is lost.
+# On a home page Mozilla keeps the items that are not mostly links, and so does web_fetch, which reads such a page
+# of many items as its main region cleaned as an article is. It is held to issue 29's floor for every page.
 LISTING_PAGES = {"nytimes-5"}
 
 
@@ -532,11 +532,9 @@ def test_corpus_pages_through_web_fetch_match_mozilla_readability(settings: Sett
         text = read_all(settings, f"{server.base}/corpus/{page.name}")
         reference = expected_text(page)
         scores[page.name] = word_f1(text, reference)
-        if page.name in LISTING_PAGES:
-            ours, theirs = words(text), words(reference)
-            assert sum((ours & theirs).values()) / sum(theirs.values()) >= 0.95, page.name
     assert len(scores) == 33
-    assert statistics.mean(scores.values()) >= 0.97, scores
+    assert statistics.mean(scores.values()) >= 0.985, scores
+    assert min(scores.values()) >= 0.80, scores
     articles = {name: score for name, score in scores.items() if name not in LISTING_PAGES}
     worst = min(articles, key=articles.__getitem__)
     assert articles[worst] >= 0.95, (worst, articles[worst])
