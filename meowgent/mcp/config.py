@@ -61,10 +61,6 @@ class ServerConfig:
     any host; () for no network."""
 
     @property
-    def network(self) -> bool:
-        return bool(self.hosts)
-
-    @property
     def transport(self) -> str:
         return "stdio" if self.command is not None else "http"
 
