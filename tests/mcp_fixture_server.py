@@ -2,7 +2,8 @@
 
 Tools: `echo` and `add` (read-only by their annotations), `touch` writes a marker file so a
 test can prove a call ran or never ran, `picture` returns an image, `fail` answers with an
-error result, `crash` ends the whole server process, `slow` sleeps.
+error result, `crash` ends the whole server process, `slow` sleeps. `fetch` gets a URL (through HTTP_PROXY, as
+a sandboxed server's proxy asks) and `connect_abstract` tries an abstract Unix socket of the host, as D-Bus's.
 
 `stdio_entry()` is its `mcp.json` entry; `http_server()` runs it over streamable HTTP on a free
 loopback port.
@@ -17,6 +18,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,6 +79,29 @@ async def slow(seconds: float) -> str:
     """Sleep, then answer."""
     await asyncio.sleep(seconds)
     return "awake"
+
+
+@server.tool()
+def fetch(url: str) -> str:
+    """Get a URL and return its body (through the proxy the environment names, if any)."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.read().decode()
+    except urllib.error.HTTPError as exc:  # the answer's body says why (a proxy's refusal)
+        raise ToolError(f"could not fetch {url}: {exc}: {exc.read().decode(errors='replace')}") from None
+    except OSError as exc:
+        raise ToolError(f"could not fetch {url}: {exc}") from None
+
+
+@server.tool()
+def connect_abstract(name: str) -> str:
+    """Connect to the abstract Unix socket `name`: "connected", or why not."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        try:
+            connection.connect("\0" + name)
+        except OSError as exc:
+            return f"not connected: {type(exc).__name__}"
+    return "connected"
 
 
 def stdio_entry() -> dict[str, Any]:

@@ -18,10 +18,12 @@ from typing import Any
 import mcp_types
 
 from meowgent.config import Settings
-from meowgent.mcp.client import McpCallError, McpManager, ServerState, not_running, sandboxed
+from meowgent.mcp.client import McpCallError, McpManager, ServerState, not_running
 from meowgent.mcp.config import SEPARATOR, McpConfigError, ServerConfig, config_path, load_config
+from meowgent.mcp.sandboxed import Prepare, as_configured, sandboxed
+from meowgent.tools.netproxy import visited_line
 from meowgent.tools.registry import ToolRegistry
-from meowgent.tools.spec import ExternalTool, ToolContext, ToolError, cap_text, check_schema
+from meowgent.tools.spec import ExternalTool, ToolContext, ToolError, Visited, cap_text, check_schema
 
 DESCRIPTION_CHARS = 1000
 """A server's description of one tool is cut here: it goes into every request's instructions."""
@@ -97,7 +99,7 @@ class McpTools:
         registry: ToolRegistry,
         timeout: float,
         error: str = "",
-        prepare: Callable[[ServerConfig], ServerConfig] = lambda config: config,
+        prepare: Prepare = as_configured,
     ) -> None:
         self.registry = registry
         self.error = error
@@ -151,17 +153,28 @@ class McpTools:
 
 
 def _runner(server: str, remote: str, name: str, call: Callable[..., Any]) -> Callable[..., str]:
+    """The tool's function: the call, and for a server with a proxy, where it went meanwhile, said last (where a
+    long result's cut keeps it) and given to the call's record, as a command's is."""
+
     def run(context: ToolContext, **arguments: Any) -> str:
+        went: list[Visited] = []
         try:
-            result = call(server, remote, arguments, cancel=context.cancel)
+            result = call(server, remote, arguments, cancel=context.cancel, on_visited=went.append)
         except McpCallError as exc:
-            raise ToolError(str(exc)) from None
-        text = result_text(result)
+            raise ToolError(_with_network(str(exc), went)) from None
+        finally:
+            for visited in went:
+                context.on_visited(visited)
+        text = _with_network(result_text(result), went)
         if result.is_error:
             raise ToolError(f"{name} reported an error: {cap_text(text, context.settings.max_tool_output)}")
         return text
 
     return run
+
+
+def _with_network(text: str, went: list[Visited]) -> str:
+    return "\n\n".join([text, *(visited_line(visited) for visited in went)])
 
 
 def _block_text(block: Any) -> str:

@@ -16,8 +16,7 @@ import logging
 import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import IO, Any, Literal, TypeVar
 
 import httpx2
@@ -25,10 +24,11 @@ import mcp_types
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from meowgent.config import Settings
 from meowgent.mcp.config import ServerConfig
 from meowgent.mcp.redact import scrubbed
-from meowgent.tools.sandbox import NoSandbox, SandboxUnavailable, policy_for, sandbox_for
+from meowgent.mcp.sandboxed import Prepare, as_configured
+from meowgent.tools.netproxy import Visits
+from meowgent.tools.spec import Visited
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ class _Connection:
         self.failure: str | None = None
         self.task: concurrent.futures.Future[None] | None = None
         self.generation = 0  # counts restarts: a session that ended long ago must not publish over a new one
+        self.visits: Visits | None = None  # where the server went through its proxy, when it has one
 
 
 class McpManager:
@@ -81,13 +82,13 @@ class McpManager:
         *,
         timeout: float,
         on_change: Callable[[ServerState], None] = lambda state: None,
-        prepare: Callable[[ServerConfig], ServerConfig] = lambda config: config,
+        prepare: Prepare = as_configured,
     ) -> None:
         self._connections = {config.name: _Connection(config) for config in servers}
         self._timeout = timeout
         self._on_change = on_change
         self._prepare = prepare
-        """How a server is really started (in the sandbox, see `sandboxed`); raising says why it is not."""
+        """How a server is really started (in the sandbox: meowgent.mcp.sandboxed); raising says why it is not."""
         self._changed = threading.Condition(threading.RLock())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -143,28 +144,31 @@ class McpManager:
             serve = self._serve(connection, previous, connection.generation)
             connection.task = asyncio.run_coroutine_threadsafe(serve, self._loop)
 
-    def call(self, server: str, tool: str, arguments: dict[str, Any], *, cancel: threading.Event) -> Any:
-        """Call one tool and wait for its result (a `CallToolResult`); Stop (`cancel`) ends the wait.
+    def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        cancel: threading.Event,
+        on_visited: Callable[[Visited], None] = lambda visited: None,
+    ) -> Any:
+        """Call one tool and wait for its result (a `CallToolResult`); Stop (`cancel`) ends the wait. A server with a
+        proxy tells `on_visited`, however the call ends, which hosts it reached and was refused while the call ran.
 
         Raises McpCallError when the server is not running, fails, takes too long or is stopped.
         """
-        connection = self._connections[server]
-        if self._loop is None or connection.state.status != "running":
+        connection, loop = self._connections[server], self._loop
+        if loop is None or connection.state.status != "running":
             raise McpCallError(not_running(connection.state))
-        future = asyncio.run_coroutine_threadsafe(self._call(connection, tool, arguments), self._loop)
-        finished = threading.Event()
-        future.add_done_callback(lambda _: finished.set())
-        while not finished.wait(0.05):
-            if cancel.is_set():
-                future.cancel()
-                raise McpCallError(
-                    f"stopped: the person pressed Stop, so the call to {tool} on {server} was cancelled "
-                    "(the server may have done part of it)."
-                )
-        try:
-            return future.result()
-        except concurrent.futures.CancelledError:
-            raise McpCallError(f"the call to {tool} was cancelled because {server} stopped.") from None
+        visits = connection.visits
+        if visits is None:
+            return _wait(loop, self._call(connection, tool, arguments), tool=tool, server=server, cancel=cancel)
+        with visits.watching() as during:
+            try:
+                return _wait(loop, self._call(connection, tool, arguments), tool=tool, server=server, cancel=cancel)
+            finally:
+                on_visited(during.summary())
 
     async def _serve(
         self, connection: _Connection, previous: concurrent.futures.Future[None] | None, generation: int
@@ -181,7 +185,10 @@ class McpManager:
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errors:
             try:
                 async with contextlib.AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(self._transport(config, errors))
+                    # First in, last out: a server's proxy closes once its process has ended.
+                    prepared = stack.enter_context(self._prepare(config))
+                    connection.visits = prepared.visits
+                    read, write = await stack.enter_async_context(_transport(prepared.config, errors))
                     session = ClientSession(read, write, message_handler=self._message_handler(connection))
                     await stack.enter_async_context(session)
                     tools = await self._unless_failed(connection, _handshake(session))
@@ -192,6 +199,7 @@ class McpManager:
                 reason = describe_failure(exc, config, self._timeout, errors)
             finally:
                 connection.session = None
+                connection.visits = None
         with self._changed:
             if connection.generation == generation:  # else a restart already said "starting"
                 self._publish(connection, ServerState(config.name, "stopped", reason, connection.state.tools))
@@ -241,16 +249,6 @@ class McpManager:
             return task.result()
         raise _Ended(connection.failure or "turned off")
 
-    def _transport(self, config: ServerConfig, errors: IO[str]) -> Any:
-        config = self._prepare(config)
-        if config.command is not None:
-            parameters = StdioServerParameters(
-                command=config.command, args=list(config.args), env=config.env or None, cwd=config.cwd
-            )
-            return stdio_client(parameters, errlog=errors)
-        client = httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
-        return streamable_http_client(str(config.url), http_client=client)
-
     def _message_handler(self, connection: _Connection) -> Callable[[Any], Any]:
         async def handle(message: Any) -> None:
             # The transport hands over what it could not read: the server is not speaking MCP.
@@ -277,25 +275,35 @@ class McpManager:
             log.exception("MCP state listener failed")
 
 
-def sandboxed(settings: Settings) -> Callable[[ServerConfig], ServerConfig]:
-    """A server that asks for the sandbox, as started in it: the shell's policy (the workspace writable, the data
-    folder hidden), its own network choice, a clean environment plus its own `env`. Without a sandbox it does not
-    start (SandboxUnavailable): the person asked for one."""
+def _transport(config: ServerConfig, errors: IO[str]) -> Any:
+    """The SDK's transport to a server as started: its process over stdio, or its URL over streamable HTTP."""
+    if config.command is not None:
+        parameters = StdioServerParameters(
+            command=config.command, args=list(config.args), env=config.env or None, cwd=config.cwd
+        )
+        return stdio_client(parameters, errlog=errors)
+    client = httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    return streamable_http_client(str(config.url), http_client=client)
 
-    def prepare(config: ServerConfig) -> ServerConfig:
-        if not config.sandbox or config.command is None:
-            return config
-        found = sandbox_for(settings)
-        if isinstance(found, NoSandbox):
-            raise SandboxUnavailable(
-                f"it asks for a sandbox and this computer has none, so it was not started ({found.reason})"
+
+def _wait(
+    loop: asyncio.AbstractEventLoop, call: Coroutine[Any, Any, Any], *, tool: str, server: str, cancel: threading.Event
+) -> Any:
+    """The call's result, waited for on this (the run's) thread; Stop (`cancel`) cancels it."""
+    future = asyncio.run_coroutine_threadsafe(call, loop)
+    finished = threading.Event()
+    future.add_done_callback(lambda _: finished.set())
+    while not finished.wait(0.05):
+        if cancel.is_set():
+            future.cancel()
+            raise McpCallError(
+                f"stopped: the person pressed Stop, so the call to {tool} on {server} was cancelled "
+                "(the server may have done part of it)."
             )
-        cwd = Path(config.cwd or ".").resolve()
-        launch = found.launch(policy_for(settings, network=config.network, cwd=cwd), [config.command, *config.args])
-        argv = launch.wrapped()  # stdio_client can't pass bwrap the filter's descriptor
-        return replace(config, command=argv[0], args=argv[1:], env=launch.env | config.env, cwd=None)
-
-    return prepare
+    try:
+        return future.result()
+    except concurrent.futures.CancelledError:
+        raise McpCallError(f"the call to {tool} was cancelled because {server} stopped.") from None
 
 
 async def _handshake(session: ClientSession) -> tuple[mcp_types.Tool, ...]:

@@ -7,8 +7,10 @@
 
 A server has either a `command` (started as a child process, spoken to over stdin/stdout) or a
 `url` (streamable HTTP). A command may ask for the sandbox shell commands run in: `"sandbox": true`
-(no network), or `"sandbox": {"network": true}`. Anything wrong gives `McpConfigError` with a
-sentence naming the server and the key, never a stack trace.
+(no network), or `"sandbox": {"hosts": ["api.github.com", "*.example.com"]}`: its own network
+namespace, whose only way out is a proxy that lets it reach those hosts (`"hosts": "any"`, said
+in so many words, for any host). Anything wrong gives `McpConfigError` with a sentence naming the
+server and the key, never a stack trace.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from meowgent.mcp.redact import hidden_values, shown_command, shown_url
+from meowgent.tools.proxyrequest import ANY_HOST, host_pattern
 
 CONFIG_FILE = "mcp.json"
 """The file's name in the data folder, when no --mcp-config is given."""
 
+ANY_HOSTS = "any"
+"""`"sandbox": {"hosts": "any"}`: every host, as a deliberate choice (a `*` in a list is refused)."""
 SEPARATOR = "__"
 """Between the server's name and the tool's in the name the model sees: `files__read_text`."""
 
@@ -51,8 +56,9 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     sandbox: bool = False
     """Start the command in the sandbox shell commands run in (meowgent.tools.sandbox); never without it."""
-    network: bool = False
-    """In the sandbox, whether it may reach the network."""
+    hosts: tuple[str, ...] = ()
+    """In the sandbox, the hosts it may reach through its proxy: names or patterns (`*.example.com`), `*` alone for
+    any host; () for no network."""
 
     @property
     def transport(self) -> str:
@@ -125,7 +131,7 @@ def _server(name: str, entry: dict[str, Any], where: str) -> ServerConfig:
     if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
         raise McpConfigError(f"{where}: 'args' must be a list of strings.")
     cwd = _string(entry, "cwd", where) if "cwd" in entry else None
-    sandbox, network = _sandbox(entry.get("sandbox", False), where)
+    sandbox, hosts = _sandbox(entry.get("sandbox", False), where)
     return ServerConfig(
         name,
         command=_string(entry, "command", where),
@@ -133,17 +139,42 @@ def _server(name: str, entry: dict[str, Any], where: str) -> ServerConfig:
         env=_strings(entry, "env", where),
         cwd=cwd,
         sandbox=sandbox,
-        network=network,
+        hosts=hosts,
     )
 
 
-def _sandbox(value: Any, where: str) -> tuple[bool, bool]:
-    """(in the sandbox, with network) from `true`, `false` or `{"network": true}`."""
+def _sandbox(value: Any, where: str) -> tuple[bool, tuple[str, ...]]:
+    """(in the sandbox, the hosts it may reach) from `true`, `false` or `{"hosts": [...]}`."""
     if isinstance(value, bool):
-        return value, False
-    if isinstance(value, dict) and set(value) <= {"network"} and isinstance(value.get("network", False), bool):
-        return True, value.get("network", False)
-    raise McpConfigError(f"{where}: 'sandbox' must be true, false or {{\"network\": true}}.")
+        return value, ()
+    if isinstance(value, dict) and "network" in value:  # what an older Meowgent took: all hosts, unsaid
+        raise McpConfigError(
+            f'{where}: \'sandbox\' takes "hosts" instead of "network": name the hosts the server may reach, as '
+            f'{{"hosts": ["api.github.com"]}}, or write {{"hosts": "{ANY_HOSTS}"}} to let it reach any host.'
+        )
+    if not isinstance(value, dict) or set(value) != {"hosts"}:
+        raise McpConfigError(f'{where}: \'sandbox\' must be true, false or {{"hosts": ["HOST", ...]}}.')
+    return True, _hosts(value["hosts"], where)
+
+
+def _hosts(value: Any, where: str) -> tuple[str, ...]:
+    """The hosts of `"sandbox": {"hosts": ...}`: a list of names or patterns, or "any"."""
+    if value == ANY_HOSTS:
+        return (ANY_HOST,)
+    if not isinstance(value, list) or not all(isinstance(host, str) for host in value):
+        raise McpConfigError(f'{where}: \'hosts\' must be a list of host names, such as ["api.github.com"], or "any".')
+    hosts = []
+    for word in value:
+        if word.strip() == ANY_HOST:
+            raise McpConfigError(f'{where}: to let the server reach any host, write "hosts": "{ANY_HOSTS}".')
+        try:
+            hosts.append(host_pattern(word))
+        except ValueError:
+            raise McpConfigError(
+                f"{where}: {word!r} in 'hosts' is not a host name; write the host alone, as \"api.github.com\" "
+                'or "*.example.com", without a scheme, port, path or space.'
+            ) from None
+    return tuple(dict.fromkeys(hosts))
 
 
 def _string(entry: dict[str, Any], key: str, where: str) -> str:

@@ -9,10 +9,7 @@ from collections.abc import Iterable
 
 from meowgent.policy.rules import Rule
 from meowgent.policy.scopes import Scope
-from meowgent.tools.proxyrequest import ANY_HOST
-
-_HOST_PATTERN = re.compile(r"[a-z0-9*?\[\]_.:-]+")
-"""What a host pattern may hold: a name or an address, with the rules' wildcards (no scheme, path or space)."""
+from meowgent.tools.proxyrequest import ANY_HOST, host_pattern
 
 
 def network_hosts(*grants: Iterable[str]) -> tuple[str, ...]:
@@ -32,12 +29,5 @@ def known_hosts(rules: Iterable[Rule], scopes: Iterable[Scope]) -> tuple[str, ..
 
 def parse_hosts(text: str) -> tuple[str, ...]:
     """The hosts a person typed, separated by commas or spaces; ValueError names the first that is not a host."""
-    hosts = []
-    for word in re.split(r"[\s,]+", text.strip().lower()):
-        if not word:
-            continue
-        host = word.rstrip(".")  # `pypi.org.` is `pypi.org`, as the proxy reads it
-        if not _HOST_PATTERN.fullmatch(host):
-            raise ValueError(word)
-        hosts.append(host)
-    return network_hosts(hosts)
+    words = re.split(r"[\s,]+", text.strip().lower())
+    return network_hosts(host_pattern(word) for word in words if word)

@@ -6,8 +6,9 @@ each request's head (`proxyrequest`), refuses a host that is not among the comma
 an address off the public internet (netguard; unless --allow-private-fetch, so a name that points at 127.0.0.1
 can't reach the person's own Ollama or Meowgent), connects to an address it checked (never a second DNS answer),
 and copies bytes both ways. It writes down every host reached and refused: the call's record says where the
-command went. It lives as long as the command (`with HostProxy(...)`), and is bounded: time limits, a cap on
-connections at once, and the head read with a size cap.
+command went. It lives as long as the command (`with HostProxy(...)`), or as a sandboxed MCP server
+(meowgent.mcp.sandboxed), and is bounded: time limits, a cap on connections at once, and the head read with a size
+cap.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,15 +48,38 @@ class Visits:
 
     reached: dict[str, None] = field(default_factory=dict)
     refused: dict[str, None] = field(default_factory=dict)
+    on_new: Callable[[str, bool], None] = field(default=lambda host, reached: None, repr=False)
+    """Told of each host the first time it is reached (True) or refused (False): an MCP server's proxy logs it."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _watchers: list[Visits] = field(default_factory=list, repr=False)
 
     def add(self, host: str, *, reached: bool) -> None:
         with self.lock:
-            (self.reached if reached else self.refused).setdefault(host, None)
+            seen = self.reached if reached else self.refused
+            new = host not in seen
+            seen.setdefault(host, None)
+            watchers = list(self._watchers)
+        for watcher in watchers:
+            watcher.add(host, reached=reached)
+        if new:
+            self.on_new(host, reached)
 
     def summary(self) -> Visited:
         with self.lock:
             return Visited(tuple(self.reached), tuple(self.refused))
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[Visits]:
+        """A record of the hosts asked for from now to the end of the `with`: one call of a server whose proxy
+        lives longer than the call (whatever else the server did meanwhile is in it too)."""
+        watcher = Visits()
+        with self.lock:
+            self._watchers.append(watcher)
+        try:
+            yield watcher
+        finally:
+            with self.lock:
+                self._watchers.remove(watcher)
 
 
 VISITED_PREFIX = "network: "
@@ -102,12 +127,18 @@ class HostProxy:
         allow_private: bool,
         resolve: Resolver = resolve_host,
         head_seconds: float = HEAD_SECONDS,
+        visits: Visits | None = None,
+        asker: str = "this command",
+        to_allow: str = "The person can allow it on the approval card.",
     ) -> None:
         self.hosts = hosts
+        self.asker = asker
+        self.to_allow = to_allow
+        """Who the proxy serves and how the person would allow another host, in its refusals."""
         self.head_seconds = head_seconds
         self.allow_private = allow_private
         self.resolve = resolve
-        self.visits = Visits()
+        self.visits = visits if visits is not None else Visits()
         self.socket_path = _sockets_folder() / f"proxy-{secrets.token_hex(8)}.sock"
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._open: set[socket.socket] = set()
@@ -190,8 +221,8 @@ class HostProxy:
         if not host_allowed(host, self.hosts):
             allowed = ", ".join(self.hosts) or "none"
             raise _Refused(
-                f"Meowgent's proxy refused {host}: it is not among the hosts this command may reach ({allowed}). "
-                "The person can allow it on the approval card."
+                f"Meowgent's proxy refused {host}: it is not among the hosts {self.asker} may reach ({allowed}). "
+                + self.to_allow
             )
         try:
             addresses = _literal(host) or tuple(self.resolve(host, request.port))

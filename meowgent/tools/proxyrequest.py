@@ -7,6 +7,7 @@ so that one connection is one request to one host and a second request can't rid
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit
@@ -18,6 +19,8 @@ MAX_LINE = 8192
 MAX_HEAD = 65536
 """Bytes of the request line and headers together."""
 HEAD_END = b"\r\n\r\n"
+_HOST_PATTERN = re.compile(r"[a-z0-9*?\[\]_.:-]+")
+"""What a host pattern may hold: a name or an address, with the rules' wildcards (no scheme, path or space)."""
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate"})
 
 
@@ -104,3 +107,12 @@ def _host(host: str) -> str:
 def host_allowed(host: str, patterns: tuple[str, ...]) -> bool:
     """Whether a host is one of `patterns`: names, or globs as the rules' `host` (`*.python.org`, `*` for any)."""
     return any(fnmatchcase(host, pattern.lower()) for pattern in patterns)
+
+
+def host_pattern(word: str) -> str:
+    """A host name or pattern as the proxy compares it: lowercased, without a trailing dot (`PyPI.org.` is
+    `pypi.org`); ValueError if it is not one (a URL, a path, a space, a port: `host:443` would match no host)."""
+    host = word.strip().lower().rstrip(".")
+    if not _HOST_PATTERN.fullmatch(host) or host.count(":") == 1:  # IPv6 addresses have two colons or more
+        raise ValueError(word)
+    return host

@@ -16,6 +16,15 @@ def fixture_config(name: str = "fx") -> ServerConfig:
     return ServerConfig(name, command=entry["command"], args=tuple(entry["args"]), cwd=entry["cwd"])
 
 
+def example_test(host: str, port: int) -> list[str]:
+    """DNS for a sandboxed server's proxy in tests: `example.test` is the host's 127.0.0.1 (where a test's HTTP server
+    plays a public host), `other.test` a public address."""
+    known = {"example.test": "127.0.0.1", "other.test": "93.184.216.34"}
+    if host not in known:
+        raise OSError("Name or service not known")
+    return [known[host]]
+
+
 @pytest.fixture
 def manager_of() -> Iterator[Callable[..., McpManager]]:
     """Start a manager for these servers and wait until none is starting."""

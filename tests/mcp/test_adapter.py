@@ -1,6 +1,7 @@
 """MCP results as text, MCP tools as registry tools, and the whole gate with a real agent and the fixture server."""
 
 import base64
+import dataclasses
 import json
 import threading
 
@@ -8,17 +9,20 @@ import mcp_types
 import pytest
 
 from meowgent.agent.loop import Agent
+from meowgent.chats.audit import CallLedger
 from meowgent.config import Settings
 from meowgent.conversation import Conversation, Decision
 from meowgent.events import ApprovalNeeded, ToolCall, ToolCallInvalid, ToolResult
 from meowgent.llm.client import OllamaClient
 from meowgent.mcp.adapter import McpTools, external_tools, hints, result_text, tool_name
 from meowgent.mcp.client import ServerState
+from meowgent.mcp.sandboxed import sandboxed
 from meowgent.policy.rules import Policy, Rule
 from meowgent.tools.registry import ToolRegistry
 from meowgent.ui.panels.mcp import server_scope
-from tests.mcp.conftest import SETTLE_SECONDS
+from tests.mcp.conftest import SETTLE_SECONDS, example_test, fixture_config
 from tests.mcp_fixture_server import stdio_entry
+from tests.sandboxing import GREETING, needs_sandbox
 from tests.scripted_ollama import reply, tool_call_text
 
 
@@ -250,3 +254,32 @@ def test_a_chat_scope_for_a_server_allows_its_tools_there_and_a_deny_rule_still_
     added, echoed = results(events)
     assert added.output == "2"
     assert echoed.status == "rejected"
+
+
+@needs_sandbox
+def test_where_a_sandboxed_server_went_during_a_call_is_in_its_result_and_its_audit_row(
+    ollama_server, settings, host_server
+):
+    settings = dataclasses.replace(settings, allow_private_fetch=True)
+    server = dataclasses.replace(fixture_config(), sandbox=True, hosts=("example.test",))
+    prepare = sandboxed(settings, resolve=example_test)
+    mcp = McpTools([server], registry=ToolRegistry.builtins(), timeout=30, prepare=prepare).start()
+    try:
+        assert mcp.wait_settled(SETTLE_SECONDS)
+        hosts = ("example.test", "other.test")
+        calls = "".join(tool_call_text("fx__fetch", {"url": f"http://{host}:{host_server}/"}) for host in hosts)
+        ollama_server.script(reply(calls), reply("Fetched."))
+        agent = make_agent(ollama_server, settings, mcp, [Rule("fx__fetch", "allow")])
+        events = run(agent, Conversation("c", "qwen3"), "fetch both")
+    finally:
+        mcp.close()
+    reached, refused = results(events)
+    assert reached.output == f"{GREETING}\n\nnetwork: reached example.test"
+    assert refused.status == "error"
+    assert refused.output.endswith("network: reached no host; refused other.test")
+    ledger, every_tool = CallLedger(), lambda name: True
+    audit = [row for event in events for row in ledger.rows(event, risky=every_tool, chat_network=(), now=1.0)[1]]
+    assert [(row.tool, row.reached, row.refused) for row in audit] == [
+        ("fx__fetch", ["example.test"], []),
+        ("fx__fetch", [], ["other.test"]),
+    ]

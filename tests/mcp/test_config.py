@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from meowgent.config import parse_settings
 from meowgent.mcp.config import McpConfigError, ServerConfig, config_path, load_config, parse_config
@@ -44,6 +46,14 @@ def test_stdio_and_http_servers_are_read_in_order():
         ('{"mcpServers": {"a": {"command": "x", "sandbox": "yes"}}}', "'sandbox' must be true, false or"),
         ('{"mcpServers": {"a": {"command": "x", "sandbox": {"net": true}}}}', "'sandbox' must be true, false or"),
         ('{"mcpServers": {"a": {"url": "http://h", "sandbox": true}}}', "unknown key 'sandbox'"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"network": true}}}}', 'takes "hosts" instead of "network"'),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": "all"}}}}', "'hosts' must be a list"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": [1]}}}}', "'hosts' must be a list"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": ["*"]}}}}', 'write "hosts": "any"'),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": ["https://x.org"]}}}}', "'https://x.org' in"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": ["x.org:443"]}}}}', "without a scheme, port"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": ["a b"]}}}}', "is not a host name"),
+        ('{"mcpServers": {"a": {"command": "x", "sandbox": {"hosts": [], "x": 1}}}}', "'sandbox' must be true"),
     ],
 )
 def test_a_bad_configuration_says_what_is_wrong(text, says):
@@ -51,6 +61,41 @@ def test_a_bad_configuration_says_what_is_wrong(text, says):
         parse_config(text, source="mcp.json")
     assert says in str(error.value)
     assert str(error.value).startswith("mcp.json")
+
+
+def sandbox_of(value: object) -> ServerConfig:
+    (server,) = parse_config(json.dumps({"mcpServers": {"a": {"command": "x", "sandbox": value}}}))
+    return server
+
+
+def test_the_sandbox_is_asked_for_with_no_network_with_named_hosts_or_with_any_host_in_so_many_words():
+    assert (sandbox_of(True).sandbox, sandbox_of(True).hosts) == (True, ())
+    assert (sandbox_of(False).sandbox, sandbox_of(False).hosts) == (False, ())
+    named = sandbox_of({"hosts": ["API.GitHub.com.", "*.example.com", "api.github.com", "::1"]})
+    assert (named.sandbox, named.hosts) == (True, ("api.github.com", "*.example.com", "::1"))
+    assert sandbox_of({"hosts": "any"}).hosts == ("*",)
+    assert sandbox_of({"hosts": []}).hosts == ()  # no network, as `true`
+
+
+@given(st.lists(st.text(max_size=20), max_size=4))
+def test_any_list_of_hosts_is_read_as_plain_host_patterns_or_refused_naming_one(words):
+    try:
+        hosts = sandbox_of({"hosts": words}).hosts
+    except McpConfigError as error:
+        said = str(error)
+    else:
+        said = ""
+    if said:
+        assert said.startswith("mcp.json, server 'a':")
+        assert any(repr(word) in said for word in words) or '"hosts": "any"' in said
+        return
+    assert len(hosts) <= len(words)
+    for host in hosts:
+        assert host == host.lower()
+        assert host != "*"
+        assert host.count(":") != 1
+        assert not any(c in host for c in " /@,\n")
+        assert not host.endswith(".")
 
 
 def test_the_file_is_in_the_data_folder_unless_given(tmp_path):

@@ -1,16 +1,27 @@
-"""An MCP server that asks for the sandbox runs in it: the fixture server, started by McpManager, tried for real."""
+"""An MCP server that asks for the sandbox runs in it: the fixture server, started by McpManager, tried for real.
+
+With hosts, a local HTTP server plays a public host: the resolver given to the server's proxy names it
+`example.test`, as DNS would (the command proxy's tests do the same).
+"""
 
 import dataclasses
+import logging
 import secrets
+import socket
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from meowgent.config import Settings
-from meowgent.mcp.client import sandboxed
-from meowgent.mcp.config import parse_config
-from tests.mcp.conftest import fixture_config
-from tests.sandboxing import failing_bwrap, needs_sandbox
+from meowgent.mcp.client import McpCallError
+from meowgent.mcp.sandboxed import sandboxed
+from meowgent.tools import netbridge
+from meowgent.tools.spec import Visited
+from tests.mcp.conftest import example_test, fixture_config
+from tests.sandboxing import GREETING, failing_bwrap, needs_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,18 +30,6 @@ def touch(manager, path: Path) -> str:
     """What the server's `touch` answered, with "error: " in front of an error result."""
     result = manager.call("fx", "touch", {"path": str(path)}, cancel=threading.Event())
     return ("error: " if result.is_error else "") + result.content[0].text
-
-
-def test_the_configuration_asks_for_the_sandbox_with_or_without_network():
-    text = (
-        '{"mcpServers": {"a": {"command": "x", "sandbox": true}, "b": {"command": "x", "sandbox": {"network": true}},'
-        ' "c": {"command": "x"}}}'
-    )
-    assert [(server.sandbox, server.network) for server in parse_config(text)] == [
-        (True, False),
-        (True, True),
-        (False, False),
-    ]
 
 
 @needs_sandbox
@@ -85,3 +84,139 @@ def test_a_sandboxed_server_runs_under_the_seccomp_filter(manager_of, tmp_path: 
     manager = manager_of(server, prepare=sandboxed(settings))
     assert manager.state("fx").status == "running", manager.state("fx").detail
     assert "Seccomp:\t2" in filters_marked(mark)  # bwrap itself, which has the mark too, is not filtered
+
+
+# ---- with network: its own namespace, its own proxy ----
+
+
+def call(manager, tool: str, **arguments) -> tuple[str, list[Visited]]:
+    """What the server's tool answered ("error: " in front of an error result), and where the call went."""
+    went: list[Visited] = []
+    result = manager.call("fx", tool, arguments, cancel=threading.Event(), on_visited=went.append)
+    return ("error: " if result.is_error else "") + result.content[0].text, went
+
+
+@pytest.fixture
+def networked(manager_of, tmp_path: Path):
+    """Start the fixture server in the sandbox, allowed only `example.test`, with a mark in its environment."""
+    settings = Settings(workspace=tmp_path, data_dir=tmp_path / "data", allow_private_fetch=True)
+    mark = secrets.token_hex(8)
+
+    def start(hosts: tuple[str, ...] = ("example.test",)):
+        server = dataclasses.replace(fixture_config(), sandbox=True, hosts=hosts, env={"FIXTURE_MARK": mark})
+        manager = manager_of(server, prepare=sandboxed(settings, resolve=example_test))
+        assert manager.state("fx").status == "running", manager.state("fx").detail
+        return manager, mark
+
+    return start
+
+
+@needs_sandbox
+def test_a_server_reaches_a_host_its_configuration_names_and_is_refused_another(networked, host_server, caplog):
+    manager, _ = networked()
+    with caplog.at_level(logging.WARNING, logger="meowgent.mcp.sandboxed"):
+        reached, went = call(manager, "fetch", url=f"http://example.test:{host_server}/")
+        assert reached == GREETING
+        assert went == [Visited(reached=("example.test",))]
+        refused, went = call(manager, "fetch", url=f"http://other.test:{host_server}/")
+        assert refused.startswith("error: ")
+        assert "403" in refused
+        assert "refused other.test: it is not among the hosts the MCP server fx may reach (example.test)" in refused
+        assert 'add it to the "hosts" of fx in the MCP configuration' in refused
+        assert went == [Visited(refused=("other.test",))]
+        call(manager, "fetch", url=f"http://example.test:{host_server}/")  # a host already seen is logged once
+    logged = [record.getMessage() for record in caplog.records]
+    assert logged == [
+        "MCP server fx reached example.test through its proxy",
+        "MCP server fx was refused other.test by its proxy (not among its hosts, or not public)",
+    ]
+
+
+@needs_sandbox
+def test_the_hosts_own_loopback_is_out_of_reach_but_through_the_proxy(networked, host_server):
+    manager, _ = networked()
+    direct, went = call(manager, "fetch", url=f"http://127.0.0.1:{host_server}/")  # no_proxy: straight to it
+    assert direct.startswith("error: ")
+    assert "Connection refused" in direct
+    assert went == [Visited()]
+
+
+@pytest.fixture
+def abstract_listener() -> Iterator[tuple[str, threading.Event]]:
+    """A real abstract Unix socket listening on the host (as D-Bus or X11 do); the event is set on a connection."""
+    name = f"meowgent-test-{secrets.token_hex(6)}"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind("\0" + name)
+    listener.listen(4)
+    connected = threading.Event()
+
+    def accept() -> None:
+        try:
+            listener.accept()
+            connected.set()
+        except OSError:
+            pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield name, connected
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+
+
+@needs_sandbox
+def test_a_server_with_any_host_still_cannot_reach_an_abstract_socket_of_the_host(
+    networked, manager_of, abstract_listener
+):
+    name, connected = abstract_listener
+    manager, _ = networked(hosts=("*",))
+    assert call(manager, "connect_abstract", name=name)[0] == "not connected: ConnectionRefusedError"
+    assert not connected.is_set()
+    # The same server outside the sandbox gets through: the test can fail.
+    outside = manager_of(dataclasses.replace(fixture_config("out")))
+    assert outside.call("out", "connect_abstract", {"name": name}, cancel=threading.Event()).content[0].text == (
+        "connected"
+    )
+    assert connected.wait(5)
+
+
+def marked_processes(mark: str) -> dict[int, list[str]]:
+    """The command line of every process whose environment has `mark`, read from the host's /proc."""
+    found = {}
+    for folder in Path("/proc").glob("[0-9]*"):
+        try:
+            if f"FIXTURE_MARK={mark}".encode() in (folder / "environ").read_bytes().split(b"\0"):
+                found[int(folder.name)] = (folder / "cmdline").read_bytes().decode().split("\0")
+        except OSError:  # ended while we looked, or another user's
+            continue
+    return found
+
+
+def proxy_socket(mark: str) -> Path:
+    """The host's end of the server's proxy, as bwrap binds it into the sandbox."""
+    for argv in marked_processes(mark).values():
+        if netbridge.SOCKET in argv:
+            return Path(argv[argv.index(netbridge.SOCKET) - 1])
+    raise AssertionError("no bwrap of the server binds a proxy socket")
+
+
+@needs_sandbox
+def test_the_proxy_lives_as_long_as_the_server(networked, host_server):
+    manager, mark = networked()
+    first = proxy_socket(mark)
+    assert first.exists()
+    assert call(manager, "fetch", url=f"http://example.test:{host_server}/")[0] == GREETING
+    with pytest.raises(McpCallError):  # the server's process ends; restarted, it gets a proxy of its own again
+        call(manager, "crash")
+    manager.restart("fx")
+    assert manager.wait_settled(60)
+    assert manager.state("fx").status == "running", manager.state("fx").detail
+    second = proxy_socket(mark)
+    assert second != first
+    assert second.exists()
+    assert not first.exists()
+    assert call(manager, "fetch", url=f"http://example.test:{host_server}/")[0] == GREETING
+    manager.close()
+    assert not second.exists()
+    assert marked_processes(mark) == {}  # the server, bwrap and the bridge all ended with it

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from meowgent.tools.netproxy import MAX_CONNECTIONS, HostProxy, Visited, visited_line
+from meowgent.tools.netproxy import MAX_CONNECTIONS, HostProxy, Visited, Visits, visited_line
 from meowgent.tools.proxyrequest import ANY_HOST, MAX_HEAD, MAX_LINE
 from tests.sandboxing import GREETING, host_http_server
 
@@ -93,6 +93,24 @@ def test_a_host_not_granted_is_refused_with_a_403_that_names_it(greeter):
     assert b"refused x.com: it is not among the hosts this command may reach (example.test)" in answer
     assert GREETING.encode() not in answer
     assert proxy.visits.summary() == Visited(reached=("example.test",), refused=("x.com",))
+
+
+def test_a_watch_records_what_is_asked_for_while_it_lasts_and_each_new_host_is_told_once(greeter):
+    """An MCP server's proxy outlives each call: a call's record is what was asked for while it ran."""
+    told: list[tuple[str, bool]] = []
+    visits = Visits(on_new=lambda host, reached: told.append((host, reached)))
+    resolve = named(**{"example.test": "127.0.0.1", "x.com": "127.0.0.1"})
+    fetch_example = f"GET http://example.test:{greeter}/ HTTP/1.1\r\n\r\n".encode()
+    with HostProxy(("example.test",), allow_private=True, resolve=resolve, visits=visits, asker="fx") as proxy:
+        ask(proxy, fetch_example)
+        with visits.watching() as during:
+            ask(proxy, fetch_example)
+            refused = ask(proxy, f"CONNECT x.com:{greeter} HTTP/1.1\r\n\r\n".encode())
+        ask(proxy, f"CONNECT other.test:{greeter} HTTP/1.1\r\n\r\n".encode())
+    assert during.summary() == Visited(reached=("example.test",), refused=("x.com",))
+    assert visits.summary() == Visited(reached=("example.test",), refused=("x.com", "other.test"))
+    assert told == [("example.test", True), ("x.com", False), ("other.test", False)]
+    assert b"refused x.com: it is not among the hosts fx may reach (example.test)" in refused
 
 
 @pytest.mark.parametrize("address", ["127.0.0.1", "10.0.0.1", "::ffff:127.0.0.1", "169.254.169.254"])

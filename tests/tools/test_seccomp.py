@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from meowgent.config import Settings
-from meowgent.mcp.client import sandboxed
 from meowgent.mcp.config import ServerConfig
+from meowgent.mcp.sandboxed import sandboxed
 from meowgent.tools import seccomp_exec
 from meowgent.tools.launch import Launch
 from meowgent.tools.registry import run_tool
@@ -209,7 +209,8 @@ def test_a_sandboxed_mcp_server_starts_through_the_wrapper(settings: Settings):
     if not isinstance(FOUND, Sandbox):
         pytest.skip("no sandbox here")
     server = ServerConfig("fx", command="node", args=("server.js",), sandbox=True)
-    prepared = sandboxed(settings)(server)
+    with sandboxed(settings)(server) as started:
+        prepared = started.config
     assert (prepared.command, *prepared.args[:3]) == (sys.executable, "-I", "-S", seccomp_exec.__file__)
     assert bytes.fromhex(prepared.args[3]) == program_for_this_machine()
     assert prepared.args[4] == FOUND.bwrap
