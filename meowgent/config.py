@@ -7,9 +7,10 @@ import ipaddress
 import os
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 TOKEN_VARIABLE = "MEOWGENT_TOKEN"
@@ -200,57 +201,85 @@ def _listed(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
-    """Build Settings from command-line flags; each flag falls back to its MEOWGENT_* variable."""
-    env = os.environ if environ is None else environ
-    defaults = Settings(workspace=Path(env.get("MEOWGENT_WORKSPACE", default_workspace())))
+Env = Mapping[str, str]
 
-    def env_or(name: str, default: object) -> object:
-        return env.get(f"MEOWGENT_{name}", default)
 
-    parser = argparse.ArgumentParser(
-        prog="python app.py",
-        description="Meowgent: chat with a local Ollama model that can use tools, with your approval.",
-        epilog=f"Without a login, the page answers only the link printed at start; {TOKEN_VARIABLE} chooses its "
-        f"token, and {TOKEN_VARIABLE}= (empty) lets every account on this computer use the page.",
-    )
-    parser.add_argument(
+class Flags(Protocol):
+    """Where a group adds its flags: a titled group of the parser, so `--help` lists them together."""
+
+    def add_argument(self, *names: str, **options: Any) -> argparse.Action: ...
+
+
+def _variable(env: Env, name: str, default: object) -> object:
+    """A flag's default: its `MEOWGENT_<name>` variable if set, else Meowgent's own."""
+    return env.get(f"MEOWGENT_{name}", default)
+
+
+@dataclass(frozen=True)
+class SettingsGroup:
+    """One group of settings: the flags it adds (each defaulting to its variable), the fields it reads from them.
+
+    `read` may raise `argparse.ArgumentTypeError`, which becomes the parser's one-line error.
+    """
+
+    title: str
+    flags: Callable[[Flags, Env, Settings], None]
+    read: Callable[[argparse.Namespace, Env], dict[str, Any]]
+
+
+def _page_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--host",
-        default=env_or("HOST", defaults.host),
+        default=_variable(env, "HOST", defaults.host),
         help="address to bind (MEOWGENT_HOST; default %(default)s; anything but loopback requires a login)",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--port",
         type=int,
-        default=int(env_or("PORT", defaults.port)),
+        default=int(_variable(env, "PORT", defaults.port)),
         help="port for the page (MEOWGENT_PORT; default %(default)s)",
     )
-    parser.add_argument(
+    flags.add_argument(
+        "--share",
+        action="store_true",
+        default=str(_variable(env, "SHARE", "")).lower() in _TRUE,
+        help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)",
+    )
+    flags.add_argument(
+        "--public-name",
+        action="append",
+        default=[name for name in str(_variable(env, "PUBLIC_NAMES", "")).split(",") if name.strip()],
+        metavar="NAME",
+        help="another host name this page is reached at, such as a reverse proxy's; repeat for several "
+        "(MEOWGENT_PUBLIC_NAMES, comma-separated). Requests for any other name are refused",
+    )
+
+
+def _page(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    public_names = tuple(name.strip().lower() for name in args.public_name)
+    return {"host": args.host, "port": args.port, "share": args.share, "public_names": public_names}
+
+
+def _folder_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--workspace",
         default=str(defaults.workspace),
         help="the only folder the agent's file tools and shell see "
         f"(MEOWGENT_WORKSPACE; default: ~/{WORKSPACE_FOLDER}, made if missing)",
     )
-    parser.add_argument(
-        "--model",
-        default=env_or("MODEL", defaults.model),
-        help="model a new chat starts with (MEOWGENT_MODEL; default %(default)s)",
+    flags.add_argument(
+        "--data-dir",
+        default=str(_variable(env, "DATA_DIR", defaults.data_dir)),
+        help="where conversations are stored (MEOWGENT_DATA_DIR; default %(default)s)",
     )
-    parser.add_argument(
-        "--share",
-        action="store_true",
-        default=str(env_or("SHARE", "")).lower() in _TRUE,
-        help="also make a temporary public link; a login is always required (MEOWGENT_SHARE=1)",
-    )
-    parser.add_argument(
-        "--public-name",
-        action="append",
-        default=[name for name in env_or("PUBLIC_NAMES", "").split(",") if name.strip()],
-        metavar="NAME",
-        help="another host name this page is reached at, such as a reverse proxy's; repeat for several "
-        "(MEOWGENT_PUBLIC_NAMES, comma-separated). Requests for any other name are refused",
-    )
-    parser.add_argument(
+
+
+def _folders(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    return {"workspace": Path(args.workspace), "data_dir": Path(args.data_dir)}
+
+
+def _login_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--auth",
         type=_parse_auth,
         default=None,
@@ -258,51 +287,85 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="require this login (MEOWGENT_AUTH); other users of this computer can see flags, so prefer the "
         "variable or --auth-file",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--auth-file",
         default=None,
         metavar="FILE",
         help="require the login in the first line of FILE, as USER:PASS (MEOWGENT_AUTH_FILE)",
     )
-    parser.add_argument(
+
+
+def _login(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    """The login, from the first of: --auth, --auth-file, MEOWGENT_AUTH, MEOWGENT_AUTH_FILE; and the owner's token."""
+    auth, auth_file = args.auth, None
+    if auth is None and args.auth_file:
+        auth, auth_file = _read_auth_file(args.auth_file), args.auth_file
+    if auth is None and env.get("MEOWGENT_AUTH"):
+        auth = _parse_auth(env["MEOWGENT_AUTH"])
+    if auth is None and env.get("MEOWGENT_AUTH_FILE"):
+        auth, auth_file = _read_auth_file(env["MEOWGENT_AUTH_FILE"]), env["MEOWGENT_AUTH_FILE"]
+    return {
+        "auth": auth,
+        "auth_file": Path(auth_file).expanduser().resolve() if auth_file else None,
+        "token": _token(env.get(TOKEN_VARIABLE)),
+    }
+
+
+def _watch_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--max-watchers",
         type=int,
-        default=int(env_or("MAX_WATCHERS", defaults.max_watchers)),
+        default=int(_variable(env, "MAX_WATCHERS", defaults.max_watchers)),
         metavar="N",
         help="people who may watch this app's watch links at once (MEOWGENT_MAX_WATCHERS; default %(default)s)",
     )
-    parser.add_argument(
-        "--data-dir",
-        default=str(env_or("DATA_DIR", defaults.data_dir)),
-        help="where conversations are stored (MEOWGENT_DATA_DIR; default %(default)s)",
-    )
-    parser.add_argument(
+
+
+def _watch(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    return {"max_watchers": args.max_watchers}
+
+
+def _limit_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--num-ctx",
         type=int,
-        default=int(env_or("NUM_CTX", defaults.num_ctx)),
+        default=int(_variable(env, "NUM_CTX", defaults.num_ctx)),
         help="largest context window to ask the model for (MEOWGENT_NUM_CTX; default %(default)s)",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--shell-timeout",
         type=float,
-        default=float(env_or("SHELL_TIMEOUT", defaults.shell_timeout)),
+        default=float(_variable(env, "SHELL_TIMEOUT", defaults.shell_timeout)),
         help="seconds before a shell command is killed (MEOWGENT_SHELL_TIMEOUT; default %(default)s)",
     )
-    parser.add_argument(
+    flags.add_argument(
+        "--read-timeout",
+        type=float,
+        default=float(_variable(env, "READ_TIMEOUT", defaults.read_timeout)),
+        help="seconds of silence before an answer counts as stalled (MEOWGENT_READ_TIMEOUT; default %(default)s)",
+    )
+
+
+def _limits(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    return {"num_ctx": args.num_ctx, "shell_timeout": args.shell_timeout, "read_timeout": args.read_timeout}
+
+
+def _sandbox_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--no-sandbox",
         dest="sandbox",
         action="store_false",
-        default=str(env_or("SANDBOX", "on")).lower() not in _OFF,
+        default=str(_variable(env, "SANDBOX", "on")).lower() not in _OFF,
         help="run shell commands without the OS sandbox; not recommended (MEOWGENT_SANDBOX=off)",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--bwrap",
-        default=env_or("BWRAP", None),
+        default=_variable(env, "BWRAP", None),
         metavar="FILE",
         help="the bubblewrap program for the sandbox (MEOWGENT_BWRAP; default: /usr/bin/bwrap, then bwrap on "
         "PATH, then the one installed with Meowgent)",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--shell-env",
         action="append",
         type=_shell_env_name,
@@ -311,13 +374,24 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="also give shell commands this variable of Meowgent's environment; repeat for several "
         "(MEOWGENT_SHELL_ENV, comma-separated). Commands get only what a shell needs otherwise",
     )
-    parser.add_argument(
-        "--read-timeout",
-        type=float,
-        default=float(env_or("READ_TIMEOUT", defaults.read_timeout)),
-        help="seconds of silence before an answer counts as stalled (MEOWGENT_READ_TIMEOUT; default %(default)s)",
+
+
+def _sandbox(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    listed = [_shell_env_name(name) for name in _listed(str(_variable(env, "SHELL_ENV", "")))]
+    return {
+        "sandbox": args.sandbox,
+        "bwrap": Path(args.bwrap).expanduser() if args.bwrap else None,
+        "shell_env": tuple(dict.fromkeys([*listed, *args.shell_env])),
+    }
+
+
+def _server_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
+        "--model",
+        default=_variable(env, "MODEL", defaults.model),
+        help="model a new chat starts with (MEOWGENT_MODEL; default %(default)s)",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--ollama-host",
         action="append",
         default=[],
@@ -325,7 +399,7 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="an Ollama server; repeat for several (MEOWGENT_OLLAMA_HOSTS, comma-separated; default: OLLAMA_HOST, "
         f"else {DEFAULT_OLLAMA_HOST})",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--openai-url",
         action="append",
         default=[],
@@ -333,66 +407,96 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
         help="an OpenAI-compatible server's API, such as http://gpu-box:8000/v1 (vLLM, llama.cpp, LM Studio, "
         "LiteLLM); repeat for several (MEOWGENT_OPENAI_URLS, comma-separated)",
     )
-    parser.add_argument(
+    flags.add_argument(
         "--openai-key-file",
-        default=env_or("OPENAI_KEY_FILE", None),
+        default=_variable(env, "OPENAI_KEY_FILE", None),
         metavar="FILE",
         help="the API key for those servers, in the first line of FILE (MEOWGENT_OPENAI_KEY_FILE; or the key "
         "itself in MEOWGENT_OPENAI_API_KEY)",
     )
-    parser.add_argument(
+
+
+def _servers(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    """The model servers: Ollama's (the flags, else the list, else OLLAMA_HOST), OpenAI-compatible ones, their key."""
+    ollama_hosts = args.ollama_host or _listed(env.get("MEOWGENT_OLLAMA_HOSTS", ""))
+    key_file = args.openai_key_file
+    key = _read_key_file(key_file) if key_file else env.get("MEOWGENT_OPENAI_API_KEY")
+    return {
+        "model": args.model,
+        "ollama_host": ollama_hosts[0] if ollama_hosts else env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,
+        "ollama_hosts": tuple(ollama_hosts),
+        "openai_urls": tuple(args.openai_url or _listed(env.get("MEOWGENT_OPENAI_URLS", ""))),
+        "openai_key": Secret(key.strip()) if key and key.strip() else None,
+        "openai_key_file": Path(key_file).expanduser().resolve() if key_file else None,
+    }
+
+
+def _web_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--allow-private-fetch",
         action="store_true",
-        default=str(env_or("ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE,
+        default=str(_variable(env, "ALLOW_PRIVATE_FETCH", "")).lower() in _TRUE,
         help="let web_fetch reach private and loopback addresses (MEOWGENT_ALLOW_PRIVATE_FETCH=1)",
     )
-    parser.add_argument(
+
+
+def _web(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    return {"allow_private_fetch": args.allow_private_fetch}
+
+
+def _mcp_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    flags.add_argument(
         "--mcp-config",
-        default=env_or("MCP_CONFIG", None),
+        default=_variable(env, "MCP_CONFIG", None),
         metavar="FILE",
         help="MCP servers to use as tools (MEOWGENT_MCP_CONFIG; default: mcp.json in the data folder)",
     )
+
+
+def _mcp(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    return {"mcp_config": Path(args.mcp_config).expanduser() if args.mcp_config else None}
+
+
+SETTINGS_GROUPS: tuple[SettingsGroup, ...] = (
+    SettingsGroup("the page", _page_flags, _page),
+    SettingsGroup("folders", _folder_flags, _folders),
+    SettingsGroup("limits", _limit_flags, _limits),
+    SettingsGroup("sandbox", _sandbox_flags, _sandbox),
+    SettingsGroup("login", _login_flags, _login),
+    SettingsGroup("watch links", _watch_flags, _watch),
+    SettingsGroup("model servers", _server_flags, _servers),
+    SettingsGroup("web", _web_flags, _web),
+    SettingsGroup("MCP", _mcp_flags, _mcp),
+)
+"""Every group of settings, in the order `--help` lists them and their errors are found (the first one is shown)."""
+
+
+def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Build Settings from command-line flags; each flag falls back to its MEOWGENT_* variable."""
+    env = os.environ if environ is None else environ
+    parser = settings_parser(env)
     args = parser.parse_args(argv)
-    auth, auth_file = args.auth, None
+    fields: dict[str, Any] = {}
     try:
-        listed = [name.strip() for name in str(env_or("SHELL_ENV", "")).split(",") if name.strip()]
-        shell_env = [*(_shell_env_name(name) for name in listed), *args.shell_env]
-        if auth is None and args.auth_file:
-            auth, auth_file = _read_auth_file(args.auth_file), args.auth_file
-        if auth is None and env.get("MEOWGENT_AUTH"):
-            auth = _parse_auth(env["MEOWGENT_AUTH"])
-        if auth is None and env.get("MEOWGENT_AUTH_FILE"):
-            auth, auth_file = _read_auth_file(env["MEOWGENT_AUTH_FILE"]), env["MEOWGENT_AUTH_FILE"]
-        key = _read_key_file(args.openai_key_file) if args.openai_key_file else env.get("MEOWGENT_OPENAI_API_KEY")
+        for group in SETTINGS_GROUPS:
+            fields.update(group.read(args, env))
     except argparse.ArgumentTypeError as exc:
         parser.error(str(exc))
-    ollama_hosts = args.ollama_host or _listed(env.get("MEOWGENT_OLLAMA_HOSTS", ""))
-    return Settings(
-        workspace=Path(args.workspace),
-        ollama_host=ollama_hosts[0] if ollama_hosts else env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST,
-        ollama_hosts=tuple(ollama_hosts),
-        openai_urls=tuple(args.openai_url or _listed(env.get("MEOWGENT_OPENAI_URLS", ""))),
-        openai_key=Secret(key.strip()) if key and key.strip() else None,
-        openai_key_file=Path(args.openai_key_file).expanduser().resolve() if args.openai_key_file else None,
-        model=args.model,
-        host=args.host,
-        port=args.port,
-        share=args.share,
-        public_names=tuple(name.strip().lower() for name in args.public_name),
-        auth=auth,
-        auth_file=Path(auth_file).expanduser().resolve() if auth_file else None,
-        token=_token(env.get(TOKEN_VARIABLE)),
-        max_watchers=args.max_watchers,
-        data_dir=Path(args.data_dir),
-        allow_private_fetch=args.allow_private_fetch,
-        shell_timeout=args.shell_timeout,
-        sandbox=args.sandbox,
-        bwrap=Path(args.bwrap).expanduser() if args.bwrap else None,
-        shell_env=tuple(dict.fromkeys(shell_env)),
-        read_timeout=args.read_timeout,
-        num_ctx=args.num_ctx,
-        mcp_config=Path(args.mcp_config).expanduser() if args.mcp_config else None,
+    return Settings(**fields)
+
+
+def settings_parser(env: Env) -> argparse.ArgumentParser:
+    """The command line: every group's flags, under its title, each defaulting to its variable in `env`."""
+    defaults = Settings(workspace=Path(env.get("MEOWGENT_WORKSPACE", default_workspace())))
+    parser = argparse.ArgumentParser(
+        prog="python app.py",
+        description="Meowgent: chat with a local Ollama model that can use tools, with your approval.",
+        epilog=f"Without a login, the page answers only the link printed at start; {TOKEN_VARIABLE} chooses its "
+        f"token, and {TOKEN_VARIABLE}= (empty) lets every account on this computer use the page.",
     )
+    for group in SETTINGS_GROUPS:
+        group.flags(parser.add_argument_group(group.title), env, defaults)
+    return parser
 
 
 def is_loopback(host: str) -> bool:

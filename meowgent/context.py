@@ -267,41 +267,55 @@ def fit_messages(
     floor = fixed + costs[0] + (costs[latest] if latest else 0)
     if _scaled(floor, factor) > budget:
         raise ContextTooSmall(_scaled(floor, factor), budget)
+    fitting = _Fitting(messages, costs, total, latest=latest, fits=lambda total: _scaled(total, factor) <= budget)
+    old, current = range(1, latest), range(latest + 1, len(messages))
+    fitting.trim(old, own=False)
+    fitting.drop(_split(old, lambda i: _is_person(messages[i])))  # whole turns
+    fitting.trim(current, own=True)
+    if not fitting.fits():
+        raise AnswerTooLong(_scaled(fitting.total, factor), budget)
+    fitted = [m for m in fitting.kept if m is not None]
+    trimmed = sum(1 for m, original in zip(fitting.kept, messages, strict=True) if m is not None and m is not original)
+    return FitResult(fitted, trimmed, len(messages) - len(fitted), _scaled(fitting.total, factor), fitting.total)
 
-    kept: list[dict[str, Any] | None] = list(messages)
 
-    def fits() -> bool:
-        return _scaled(total, factor) <= budget
+class _Fitting:
+    """A transcript being fitted: what is kept of each message (None: left out), its cost, and the running total.
 
-    # Each index is shortened or left out at most once, so messages[i] is what kept[i] still holds.
-    def trim(span: range, *, own: bool) -> None:
-        nonlocal total
+    Each index is shortened or left out at most once, so `messages[i]` is what `kept[i]` still holds.
+    """
+
+    def __init__(
+        self, messages: list[dict[str, Any]], costs: list[int], total: int, *, latest: int, fits: Callable[[int], bool]
+    ) -> None:
+        self.messages = messages
+        self.latest = latest
+        """The latest user message: what comes after it is the current answer, whose thinking counts."""
+        self.kept: list[dict[str, Any] | None] = list(messages)
+        self.costs = costs
+        self.total = total
+        self._fits = fits
+
+    def fits(self) -> bool:
+        return self._fits(self.total)
+
+    def trim(self, span: range, *, own: bool) -> None:
+        """Shorten the messages of `span` in order until the transcript fits (`own`: the model's own text too)."""
         for i in span:
-            if fits():
+            if self.fits():
                 return
-            shortened = _shortened(messages[i], own=own)
-            cost = _cost(shortened, thinking=i > latest) if shortened else costs[i]
-            if cost < costs[i]:
-                kept[i], total, costs[i] = shortened, total - costs[i] + cost, cost
+            shortened = _shortened(self.messages[i], own=own)
+            cost = _cost(shortened, thinking=i > self.latest) if shortened else self.costs[i]
+            if cost < self.costs[i]:
+                self.kept[i], self.total, self.costs[i] = shortened, self.total - self.costs[i] + cost, cost
 
-    def drop(units: list[range]) -> None:
-        nonlocal total
+    def drop(self, units: list[range]) -> None:
+        """Leave out whole units (turns) in order until the transcript fits."""
         for unit in units:
-            if fits():
+            if self.fits():
                 return
             for i in unit:
-                kept[i], total = None, total - costs[i]
-
-    old, current = range(1, latest), range(latest + 1, len(messages))
-    trim(old, own=False)
-    drop(_split(old, lambda i: _is_person(messages[i])))  # whole turns
-    trim(current, own=True)
-    if not fits():
-        raise AnswerTooLong(_scaled(total, factor), budget)
-
-    fitted = [m for m in kept if m is not None]
-    trimmed = sum(1 for m, original in zip(kept, messages, strict=True) if m is not None and m is not original)
-    return FitResult(fitted, trimmed, len(messages) - len(fitted), _scaled(total, factor), total)
+                self.kept[i], self.total = None, self.total - self.costs[i]
 
 
 def _split(span: range, starts: Callable[[int], bool]) -> list[range]:

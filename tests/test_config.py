@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent.config import Settings, parse_settings
+from meowgent.config import SETTINGS_GROUPS, Settings, parse_settings, settings_parser
 
 
 def test_the_login_comes_from_a_flag_a_variable_or_a_file(tmp_path):
@@ -126,3 +126,12 @@ def test_the_key_file_is_remembered_so_the_sandbox_can_hide_it(tmp_path):
     settings = parse_settings(["--openai-key-file", str(tmp_path / "key")], {})
     assert settings.openai_key_file == (tmp_path / "key").resolve()
     assert settings.secret_files == (settings.openai_key_file,)
+
+
+def test_each_setting_is_read_by_one_group_of_flags():
+    """A field read by two groups would be decided by whichever comes last in the table, silently."""
+    args = settings_parser({}).parse_args([])
+    names = [name for group in SETTINGS_GROUPS for name in group.read(args, {})]
+    assert len(names) == len(set(names)), names
+    assert set(names) <= {field.name for field in dataclasses.fields(Settings)}
+    assert {"workspace", "auth", "sandbox", "ollama_host", "mcp_config", "token"} <= set(names)

@@ -12,11 +12,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from meowgent.chats.audit import CallLedger
+from meowgent.chats.chat import NEW_TITLE, Chat
 from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.chats.export import ChatRecord
 from meowgent.chats.runs import EventLog, RunBusy, RunRegistry
@@ -33,7 +32,6 @@ from meowgent.policy.scopes import Scope
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ToolError
 
-NEW_TITLE = "New chat"
 TITLE_CHARS = 48
 
 
@@ -55,22 +53,6 @@ class Answerer(Protocol):
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict: ...
 
     def known_hosts(self, conversation: Conversation) -> tuple[str, ...]: ...
-
-
-@dataclass
-class Chat:
-    conversation: Conversation
-    title: str = NEW_TITLE
-    ledger: CallLedger = field(default_factory=CallLedger)
-    """Its calls from proposal to result, for the calls table and the audit trail."""
-
-    @property
-    def id(self) -> str:
-        return self.conversation.id
-
-    @property
-    def owner(self) -> str:
-        return self.conversation.owner
 
 
 class ChatService:

@@ -9,18 +9,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Literal
+from typing import BinaryIO, Literal
 
 from meowgent.chats.audit import own_act_row
+from meowgent.chats.chat import Chat
 from meowgent.files import told, upload
 from meowgent.files.checkpoints import Checkpoints, Mark, UndoReport
 from meowgent.files.upload import Written
 from meowgent.persist.checkpoints import CheckpointRow
 from meowgent.persist.recorder import Recorder
 from meowgent.tools.workspace import Workspace
-
-if TYPE_CHECKING:
-    from meowgent.chats.service import Chat
 
 
 class WorkspaceActs:

@@ -31,6 +31,50 @@ class _End:
         self.error = error
 
 
+class _Handoff:
+    """Chunks read by the helper thread and not yet taken, handed over in batches (an event set only when needed)."""
+
+    def __init__(self) -> None:
+        self.waiting: collections.deque[ChatChunk | _End] = collections.deque()
+        self.arrived = threading.Event()
+        """Set when chunks are waiting; the consumer clears it before taking them."""
+        self.unwanted = threading.Event()
+        """Set when the consumer has left: the helper stops at its next chunk and closes the response."""
+
+    def pump(self, chunks: Generator[ChatChunk, None, None]) -> None:
+        """The helper thread: read every chunk into `waiting`, then an `_End` with what ended the stream."""
+        end = _End()
+        # Bound once: this loop runs once per token, in the thread that also parses every line.
+        append, waiting, wake, stop = self.waiting.append, self.arrived.is_set, self.arrived.set, self.unwanted.is_set
+        try:
+            for chunk in chunks:
+                if stop():
+                    break
+                append(chunk)
+                if not waiting():
+                    wake()
+        except BaseException as exc:
+            end = _End(exc)
+        finally:
+            self.waiting.append(end)
+            self.arrived.set()
+            chunks.close()
+
+    def take(self) -> Generator[ChatChunk, None, bool]:
+        """The chunks waiting now, lines of a kind joined; returns whether the stream ended (raising its error)."""
+        self.arrived.clear()
+        while self.waiting:
+            item = self.waiting.popleft()
+            if type(item) is _End:
+                if item.error is not None:
+                    raise item.error
+                return True
+            if self.waiting:
+                item = _joined(item, self.waiting)
+            yield item
+        return False
+
+
 def watched(
     chunks: Generator[ChatChunk, None, None],
     cancel: threading.Event,
@@ -46,35 +90,14 @@ def watched(
     hand-over costs almost nothing per token. `held_stall_after`, when given, replaces
     `stall_after`, and silences are then reported as chunks with `silent_for` set.
     """
-    handoff: collections.deque[ChatChunk | _End] = collections.deque()
-    arrived = threading.Event()
-    unwanted = threading.Event()
-
-    def pump() -> None:
-        end = _End()
-        # Bound once: this loop runs once per token, in the thread that also parses every line.
-        append, waiting, wake, stop = handoff.append, arrived.is_set, arrived.set, unwanted.is_set
-        try:
-            for chunk in chunks:
-                if stop():
-                    break
-                append(chunk)
-                if not waiting():
-                    wake()
-        except BaseException as exc:
-            end = _End(exc)
-        finally:
-            handoff.append(end)
-            arrived.set()
-            chunks.close()
-
-    threading.Thread(target=pump, name="model-stream", daemon=True).start()
+    handoff = _Handoff()
+    threading.Thread(target=handoff.pump, args=(chunks,), name="model-stream", daemon=True).start()
     limit = stall_after if held_stall_after is None else held_stall_after
     last_line = time.monotonic()
     ticks = 0
     try:
         while True:
-            if not arrived.wait(_CANCEL_POLL):
+            if not handoff.arrived.wait(_CANCEL_POLL):
                 if cancel.is_set():
                     return
                 silent = time.monotonic() - last_line
@@ -84,21 +107,11 @@ def watched(
                     ticks = int(silent / SILENCE_TICK)
                     yield ChatChunk(silent_for=silent)
                 continue
-            arrived.clear()
             last_line, ticks = time.monotonic(), 0
-            while handoff:
-                item = handoff.popleft()
-                if type(item) is _End:
-                    if item.error is not None:
-                        raise item.error
-                    return
-                if handoff:
-                    item = _joined(item, handoff)
-                yield item
-            if cancel.is_set():
+            if (yield from handoff.take()) or cancel.is_set():
                 return
     finally:
-        unwanted.set()
+        handoff.unwanted.set()
 
 
 def _joined(item: ChatChunk, waiting: collections.deque[ChatChunk | _End]) -> ChatChunk:

@@ -17,15 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING
 
-from meowgent.policy.actions import STRICT_FIRST, Action
+from meowgent.policy.actions import STRICT_FIRST, Action, Rule
 from meowgent.shellsplit.programs import Write, invocations, read_program
 from meowgent.shellsplit.reader import parse_segment, split_command
 from meowgent.shellsplit.words import SimpleCommand, Word, program_name
-
-if TYPE_CHECKING:
-    from meowgent.policy.rules import Rule
 
 __all__ = ["all_start_with", "judge_command", "plain_words", "prefix_words", "writes_of"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from meowgent.policy.rules import Rule
+from meowgent.policy.actions import Rule
 from meowgent.policy.scopes import Scope
 from meowgent.tools.proxyrequest import ANY_HOST, host_pattern
 

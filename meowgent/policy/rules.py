@@ -61,7 +61,7 @@ from typing import Any
 
 from meowgent.events import ToolCall
 from meowgent.mcp.config import SEPARATOR
-from meowgent.policy.actions import ACTIONS, STRICT_FIRST, Action
+from meowgent.policy.actions import ACTIONS, STRICT_FIRST, Action, Rule
 from meowgent.policy.commands import judge_command
 from meowgent.policy.patterns import folder_may_hold, host_of, path_matches
 from meowgent.policy.risks import Risk, risk_notes
@@ -78,25 +78,6 @@ RULES_FILE = "rules.json"
 
 class RulesError(Exception):
     """The rules file cannot be used; the message names the file and the line or rule that is wrong."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One entry of the rules file; a pattern left as None matches everything."""
-
-    tool: str
-    action: Action
-    command: str | None = None
-    path: str | None = None
-    host: str | None = None
-
-    def __str__(self) -> str:
-        patterns = [f"{key} {json.dumps(value)}" for key, value in self.patterns().items() if value is not None]
-        return " ".join([self.action, self.tool, *patterns])
-
-    def patterns(self) -> dict[str, str | None]:
-        """The rule's patterns by key; None where the rule sets none."""
-        return {"command": self.command, "path": self.path, "host": self.host}
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from collections.abc import Collection
 from enum import Enum, auto
 
 from meowgent.events import TextDelta, ToolCallDelta, ToolCallDone
-from meowgent.reply.scan import JsonString, held_from
+from meowgent.reply.scan import JsonValue, held_from
 
 FenceEvent = TextDelta | ToolCallDelta | ToolCallDone
 
@@ -37,7 +37,6 @@ _LANGUAGE = re.compile(r"[ \t]*([A-Za-z_]*)[ \t]*")
 _SPACE = re.compile(r"\s*")
 _NAME = re.compile(r'"([\w.-]*)("?)')
 _ARGUMENT_KEYS = ('"arguments"', '"parameters"')
-_JSON_MARK = re.compile(r'["{}]')
 
 
 class _State(Enum):
@@ -61,8 +60,7 @@ class FencedCalls:
         self._tools = tools
         self._state = _State.PROSE
         self._held = ""
-        self._depth = 0
-        self._string = JsonString()
+        self._object = JsonValue()
         self._call: list[str] = []
         self._out: list[FenceEvent] = []
         self._started = False  # prose other than spaces has come: an unfenced object is no call any more
@@ -134,7 +132,7 @@ class FencedCalls:
             self._held = data[position:]
             return len(data)
         if verdict is _Verdict.CALL:
-            self._state, self._depth, self._string = _State.CALL, 0, JsonString()
+            self._state, self._object = _State.CALL, JsonValue()
             return position + start
         if self._bare:  # JSON of something else, as prose
             self._text("{")
@@ -145,29 +143,14 @@ class FencedCalls:
         return position + len(FENCE)
 
     def _json(self, data: str, position: int) -> int:
-        """The call's JSON, up to the brace that closes its object."""
-        start = position
-        while position < len(data):
-            if self._string.inside:
-                position = self._string.skip(data, position)
-                continue
-            found = _JSON_MARK.search(data, position)
-            if found is None:
-                break
-            position = found.end()
-            if found.group() == '"':
-                self._string.enter()
-            elif found.group() == "{":
-                self._depth += 1
-            else:
-                self._depth -= 1
-                if self._depth == 0:
-                    self._call_text(data[start:position])
-                    self._finish(complete=True)
-                    self._state = _State.AFTER_CALL
-                    return position
-        self._call_text(data[start:])
-        return len(data)
+        """The call's JSON, up to the brace that closes its object (`scan.JsonValue`)."""
+        end = self._object.end(data, position)
+        self._call_text(data[position : len(data) if end is None else end])
+        if end is None:
+            return len(data)
+        self._finish(complete=True)
+        self._state = _State.AFTER_CALL
+        return end
 
     def _after_call(self, data: str, position: int) -> int:
         """Spaces, then the fence that closes the call's block (dropped with them); anything else is prose."""

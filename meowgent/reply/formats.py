@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum, auto
 
-from meowgent.reply.scan import JsonString, held_from, partial_tag
+from meowgent.reply.scan import JsonValue, held_from, partial_tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,6 @@ _MESSAGE = "<|message|>"
 
 _OPENERS = (TAG_OPEN, HARMONY_RECIPIENT)
 _OPENER = re.compile("|".join(re.escape(opener) for opener in _OPENERS))
-_JSON_OUTSIDE_STRING = re.compile(r'["{}\[\]]')
 _HARMONY_NAME_END = re.compile(r"[\s<]")
 _HARMONY_ENDS = ("<|call|>", "<|end|>", "<|return|>")
 _HARMONY_END = re.compile("|".join(re.escape(end) for end in _HARMONY_ENDS))
@@ -89,8 +88,7 @@ class CallTextReader:
         self._out: list[CallEvent] = []
         self._parts: list[str] = []  # the next CallPiece, joined once
         # JSON
-        self._depth = 0
-        self._string = JsonString()
+        self._value = JsonValue()
         # XML and harmony
         self._name: list[str] = []
         self._parameters = 0
@@ -159,33 +157,17 @@ class CallTextReader:
         if partial_tag(data, position, (_FUNCTION,)):
             self._held = data[position:]
             return len(data)
-        self._state, self._depth, self._string = _State.JSON, 0, JsonString()  # a reset may have cut a string
+        self._state, self._value = _State.JSON, JsonValue()  # a reset may have cut a string
         return position
 
     def _json(self, data: str, position: int) -> int:
-        """Pass the JSON through until the object that opened it closes."""
-        start = position
-        while position < len(data):
-            if self._string.inside:
-                position = self._string.skip(data, position)
-                continue
-            found = _JSON_OUTSIDE_STRING.search(data, position)
-            if found is None:
-                break
-            position = found.end()
-            mark = found.group()
-            if mark == '"':
-                self._string.enter()
-            elif mark in "{[":
-                self._depth += 1
-            else:
-                self._depth -= 1
-                if self._depth <= 0:
-                    self._piece(data[start:position])
-                    self._close()
-                    return position
-        self._piece(data[start:])
-        return len(data)
+        """Pass the JSON through until the object (or array) that opened it closes (`scan.JsonValue`)."""
+        end = self._value.end(data, position)
+        self._piece(data[position : len(data) if end is None else end])
+        if end is None:
+            return len(data)
+        self._close()
+        return end
 
     def _xml_name(self, data: str, position: int) -> int:
         """The name of the function or of a parameter, up to `>`."""

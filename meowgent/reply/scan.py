@@ -1,4 +1,5 @@
-"""What every incremental reader of a reply needs: skipping over JSON strings, and holding back a tag cut in two.
+"""What every incremental reader of a reply needs: skipping over JSON strings, finding where a JSON object or array
+ends, and holding back a tag cut in two.
 
 Both work on one piece of text at a time and keep what they must between pieces, so a reader built on them gives the
 same result however the text is chunked, and looks at each character O(1) times.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 
 _STRING_STOP = re.compile(r'["\\]')  # inside a JSON string only a quote or a backslash changes anything
+_JSON_MARK = re.compile(r'["{}\[\]]')  # outside one, only a quote, a brace or a bracket does
 
 
 class JsonString:
@@ -55,6 +57,44 @@ class JsonString:
                 return found.end()
             position = found.end() + 1
         return len(data)
+
+
+class JsonValue:
+    """Where a JSON object or array, read piece by piece, ends: after the brace or bracket that closes it.
+
+    Braces and brackets nest alike, and strings are skipped (`JsonString`), so a `}` in a string is data. Malformed
+    text ends at the first closer that leaves nothing open, or that closes what never opened (a stray `}` or `]`),
+    never later: no stray closer can keep a reader inside the value for the rest of a reply. Each character is
+    looked at O(1) times, and nothing here raises, whatever the text.
+    """
+
+    __slots__ = ("depth", "string")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.string = JsonString()
+
+    def end(self, data: str, position: int) -> int | None:
+        """The index after the closer that ends the value in `data[position:]`, or None when it goes on in the next
+        piece."""
+        while position < len(data):
+            if self.string.inside:
+                position = self.string.skip(data, position)
+                continue
+            found = _JSON_MARK.search(data, position)
+            if found is None:
+                return None
+            position = found.end()
+            mark = found.group()
+            if mark == '"':
+                self.string.enter()
+            elif mark in "{[":
+                self.depth += 1
+            else:
+                self.depth -= 1
+                if self.depth <= 0:
+                    return position
+        return None
 
 
 def partial_tag(data: str, start: int, tags: tuple[str, ...]) -> bool:

@@ -10,6 +10,7 @@ from meowgent.shellsplit.options import parse_options
 from meowgent.shellsplit.reading import HELP as _HELP
 from meowgent.shellsplit.reading import Found, Reader, Reading
 from meowgent.shellsplit.reading import option_table as _o
+from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
 
 __all__ = ["READERS"]
@@ -135,7 +136,7 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
         operands = operands[1:]
     elif operands and operands[0].literal in ("get", "list", "unset", "get-regexp", "get-all"):
         return
-    if len(operands) >= 2 and _git_config_runs(Word.of(f"{operands[0].value}=")):
+    if len(operands) >= 2 and _git_config_runs(word_of(f"{operands[0].value}=")):
         found.problem("runs_code", f"config {operands[0].text}")
     elif any(word.literal is None for word in words):
         found.problem("unknown_word", "config")

@@ -26,6 +26,7 @@ from meowgent.shellsplit.reading import (
 from meowgent.shellsplit.reading import option_effects as _effects
 from meowgent.shellsplit.reading import option_table as _o
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
+from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.variables import variable_name
 from meowgent.shellsplit.words import Word, short
 
@@ -197,7 +198,7 @@ def _read_sed(program: str, arguments: Sequence[Word]) -> Reading:
         if effects.runs and not parsed.has("--sandbox"):
             found.problem("runs_code", short(script.text))
         for written in effects.writes:
-            found.write(script.text, Word.of(written), "writes")
+            found.write(script.text, word_of(written), "writes")
     return found.reading()
 
 
@@ -230,7 +231,7 @@ def _read_tar(program: str, arguments: Sequence[Word]) -> Reading:
     """tar: options that run a program (`--to-command`, `-I`, `-F`, `--checkpoint-action=exec=...`)."""
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
-        words[0] = Word.of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
+        words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
     parsed = parse_options(_TAR, words)
     found = Found(program)
     found.options(parsed, _TAR_EFFECTS)
@@ -311,7 +312,7 @@ def _read_dd(program: str, arguments: Sequence[Word]) -> Reading:
     found = Found(program)
     for word in arguments:
         if word.value.startswith("of="):
-            found.write("of=", Word.of(word.value[3:]) if word.literal is not None else None, "writes")
+            found.write("of=", word_of(word.value[3:]) if word.literal is not None else None, "writes")
         elif word.literal is None:
             found.write(word.text, None, "writes")
     return found.reading()
