@@ -149,6 +149,8 @@ class HostView:
     """Missing folders to cover with an empty one where they could be made (a repository's hooks)."""
     blanked: tuple[Path, ...] = ()
     """Missing files to cover with the empty file where they could be made (a repository's config)."""
+    absent: tuple[Path, ...] = ()
+    """Missing files that must still be missing when the program ends (a planted `commondir`): see `Launch`."""
 
     @classmethod
     def read(cls, policy: SandboxPolicy) -> HostView:
@@ -165,7 +167,9 @@ class HostView:
         guarded = [*folders, *files, *policy.trusted, *git.pinned, *git.kept, *git.emptied, *git.blanked]
         pinned = {*pinned_between(policy.workspace, guarded), *git.pinned}
         empty_file = _empty_file() if files or git.blanked else Path("/dev/null")
-        return cls(folders, files, dns, empty_file, tuple(sorted(pinned)), git.kept, git.emptied, git.blanked)
+        return cls(
+            folders, files, dns, empty_file, tuple(sorted(pinned)), git.kept, git.emptied, git.blanked, git.absent
+        )
 
 
 def pinned_between(workspace: Path, paths: Iterable[Path]) -> tuple[Path, ...]:
@@ -314,7 +318,7 @@ class Sandbox:
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
         if policy.proxy is not None:
             command, env = netproxy.bridged(command), env | netproxy.proxy_environment()
-        return Launch((self.bwrap, *options, "--", *command), env, _filter())
+        return Launch((self.bwrap, *options, "--", *command), env, _filter(), view.absent)
 
 
 @functools.cache
