@@ -142,8 +142,8 @@ def remove_planted(absent: Iterable[Path]) -> list[Path]:
             else:
                 os.unlink(path.name, dir_fd=folder)
             removed.append(path)
-        except FileNotFoundError:
-            pass
+        except OSError:
+            pass  # gone already; or a folder we can't empty, which git can't read either: it stops there
         finally:
             os.close(folder)
     return removed
