@@ -4,6 +4,8 @@ Before a call that writes a file whose path is known (write_file, edit_file, an 
 runs, `begin` keeps the file's bytes (or that there was no file); after it, `finish` records the change, keyed by
 chat, call and the person's message it answered. Blobs live in the data folder by SHA-256 (shared when equal);
 the index is the store's `checkpoints` table. Past `cap` bytes the oldest blobs are pruned and their rows say so.
+Blobs are written and read through descriptors, never a path resolved again (meowgent.tools.atomicwrite), and a
+blob read back must have its hash: a name swapped meanwhile changes nothing.
 
 `undo` restores what a call found, or removes the file it created. If the file changed since the call wrote it,
 nothing is touched and the answer says so with a bounded diff, until the person says yes (`force`). Shell
@@ -16,12 +18,12 @@ import contextlib
 import dataclasses
 import hashlib
 import os
-import secrets
 import sqlite3
+import stat
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,8 +32,9 @@ from meowgent.files.access import read_chunks, remove_file, resolve, write_atomi
 from meowgent.files.errors import FileRefused
 from meowgent.persist import checkpoints as table
 from meowgent.persist.checkpoints import CheckpointRow
-from meowgent.persist.private import private_folder
+from meowgent.persist.private import FILE_MODE, FOLDER_MODE
 from meowgent.persist.store import Store
+from meowgent.tools.atomicwrite import TempSwapped, write_then_name
 from meowgent.tools.linediff import unified_diff
 from meowgent.tools.spec import AnyTool, ExternalTool
 from meowgent.tools.workspace import Workspace
@@ -194,23 +197,26 @@ class Checkpoints:
     # ---- undo ----
 
     def _undo(self, rows: list[CheckpointRow], *, force: bool) -> UndoReport:
-        cannot = tuple(
+        cannot = [
             CannotUndo(row.path, "undone" if row.undone else "not_kept") for row in rows if row.undone or not row.kept
-        )
+        ]
         todo = [row for row in rows if not row.undone and row.kept]
         changed = () if force else self._changed(todo)
         if changed:
-            return UndoReport(changed=changed, cannot=cannot, rows=tuple(rows))
+            return UndoReport(changed=changed, cannot=tuple(cannot), rows=tuple(rows))
         done = []
         for row in todo:
             if row.before is None:
                 remove_file(self._workspace, row.path)
+            elif (kept := self._read_blob(row.before)) is not None:
+                write_atomic(self._workspace, row.path, [kept], replace=True)
             else:
-                write_atomic(self._workspace, row.path, [self._blob(row.before).read_bytes()], replace=True)
+                cannot.append(CannotUndo(row.path, "not_kept"))  # its blob is gone, or not what was kept
+                continue
             with self._store.checkpoints() as conn:
                 table.mark_undone(conn, row.seq)
             done.append(Undone(row.path, removed=row.before is None))
-        return UndoReport(done=tuple(done), cannot=cannot, rows=tuple(rows))
+        return UndoReport(done=tuple(done), cannot=tuple(cannot), rows=tuple(rows))
 
     def _changed(self, rows: list[CheckpointRow]) -> tuple[ChangedSince, ...]:
         """The files whose state is not what the newest of `rows` left, followed back through the older ones."""
@@ -255,27 +261,68 @@ class Checkpoints:
         return _State(digest, size, kept)
 
     def _store_blob(self, chunks: Iterable[bytes]) -> tuple[str, int, bool]:
-        """Write the chunks to a blob named by their hash (unless the total passes the cap); hash, size, kept."""
-        folder = private_folder(self._folder)
-        temp = folder / f".{secrets.token_hex(8)}.tmp"
+        """Write the chunks to a blob named by their hash (unless the total passes the cap); hash, size, kept.
+        Written through the folder's descriptor (meowgent.tools.atomicwrite): a name swapped meanwhile is refused."""
         hasher = hashlib.sha256()
         size = 0
+        reserved: list[str] = []
+
+        def within_cap() -> Iterator[bytes]:
+            nonlocal size
+            for chunk in chunks:
+                hasher.update(chunk)
+                size += len(chunk)
+                if size <= self._cap:
+                    yield chunk
+
+        def reserve() -> str | None:
+            if size > self._cap:
+                return None
+            with self._lock:  # before it has its name, so that no pruning or release removes it meanwhile
+                self._in_flight[hasher.hexdigest()] += 1
+            reserved.append(hasher.hexdigest())
+            return reserved[0]
+
         try:
-            with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as file:
-                for chunk in chunks:
-                    hasher.update(chunk)
-                    size += len(chunk)
-                    if size <= self._cap:
-                        file.write(chunk)
-            digest = hasher.hexdigest()
-            kept = size <= self._cap
-            with self._lock:
-                if kept:
-                    os.replace(temp, folder / digest)
-                    self._in_flight[digest] += 1
-            return digest, size, kept
+            with self._blobs() as folder:
+                write_then_name(folder, within_cap(), reserve, new_mode=FILE_MODE)
+        except (OSError, TempSwapped) as exc:
+            if reserved:
+                self._release(_State(reserved[0], size, True))
+            raise FileRefused("changed", f"a checkpoint could not be kept: {exc}") from None
+        return hasher.hexdigest(), size, bool(reserved)
+
+    @contextlib.contextmanager
+    def _blobs(self) -> Iterator[int]:
+        """The blobs' folder, ours alone, opened without following a link (made if missing)."""
+        self._folder.parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(self._folder, FOLDER_MODE)
+        try:
+            folder = os.open(self._folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError as exc:
+            raise FileRefused("changed", f"the checkpoints' folder is not a folder of ours: {exc.strerror}") from None
+        try:
+            os.fchmod(folder, FOLDER_MODE)
+            yield folder
         finally:
-            temp.unlink(missing_ok=True)
+            os.close(folder)
+
+    def _read_blob(self, digest: str) -> bytes | None:
+        """A blob's bytes, read through descriptors; None when it is missing, or is not what was kept (a link, a
+        FIFO, other bytes: something swapped it)."""
+        try:
+            with self._blobs() as folder:
+                blob = os.open(digest, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+                with os.fdopen(blob, "rb") as file:
+                    data = file.read() if stat.S_ISREG(os.fstat(blob).st_mode) else None
+        except (OSError, FileRefused):
+            return None
+        return data if data is not None and hashlib.sha256(data).hexdigest() == digest else None
+
+    def _remove_blob(self, digest: str) -> None:
+        with contextlib.suppress(OSError, FileRefused), self._blobs() as folder:
+            os.unlink(digest, dir_fd=folder)
 
     def _release(self, *states: _State) -> None:
         """`begin`'s and `finish`'s blobs now have their row, or need none: a blob no kept row names goes."""
@@ -289,7 +336,7 @@ class Checkpoints:
             for state in states:
                 unused = state.digest not in self._in_flight and not table.blob_in_use(conn, state.digest or "")
                 if state.digest is not None and unused:
-                    self._blob(state.digest).unlink(missing_ok=True)
+                    self._remove_blob(state.digest)
 
     def _prune(self, conn: sqlite3.Connection) -> None:
         """Drop the oldest checkpoints' blobs until the kept ones fit under the cap."""
@@ -298,10 +345,7 @@ class Checkpoints:
             with self._lock:
                 for digest in (oldest.before, oldest.after):
                     if digest is not None and digest not in self._in_flight and not table.blob_in_use(conn, digest):
-                        self._blob(digest).unlink(missing_ok=True)
-
-    def _blob(self, digest: str) -> Path:
-        return self._folder / digest
+                        self._remove_blob(digest)
 
     def _digest(self, path: str) -> str | None:
         """SHA-256 of the file at `path` now; None if there is none; "" for something else there (a folder)."""
@@ -321,9 +365,8 @@ class Checkpoints:
             return ""
         if size > DIFF_BYTES:
             return None
-        with contextlib.suppress(OSError):
-            return _as_text(self._blob(digest).read_bytes())
-        return None
+        data = self._read_blob(digest)
+        return None if data is None else _as_text(data)
 
     def _current_text(self, path: str) -> str | None:
         with contextlib.suppress(FileRefused):

@@ -15,7 +15,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -42,28 +42,47 @@ def write_in(folder: int, name: str, chunks: Iterable[bytes], *, replace: bool) 
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
     if found is not None and not replace:
         raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), name)
+    mode = stat.S_IMODE(found.st_mode) if found is not None and stat.S_ISREG(found.st_mode) else None
+    size, _ = write_then_name(folder, chunks, lambda: name, replace=replace, mode=mode)
+    return Wrote(size, created=found is None)
+
+
+def write_then_name(
+    folder: int,
+    chunks: Iterable[bytes],
+    name: Callable[[], str | None],
+    *,
+    replace: bool = True,
+    mode: int | None = None,
+    new_mode: int = 0o666,
+) -> tuple[int, str | None]:
+    """Write `chunks` to a new temporary file in the folder `folder` (a descriptor), then give it the name `name()`
+    returns once every chunk is written (a blob named by its hash), or drop it if that is None. The bytes written,
+    and the name. `mode` is set on the descriptor; a new file gets `new_mode` less the umask."""
     temp = f".meowgent-{secrets.token_hex(6)}.tmp"
-    # os.open applies the umask to 0o666, so a new file gets the same mode any editor would give it.
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666, dir_fd=folder)
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, new_mode, dir_fd=folder)
     mine = os.fstat(descriptor)
     try:
         size = _fill(descriptor, chunks)
-        if found is not None and stat.S_ISREG(found.st_mode):
-            os.fchmod(descriptor, stat.S_IMODE(found.st_mode))
+        if mode is not None:
+            os.fchmod(descriptor, mode)
         os.fsync(descriptor)
+        final = name()
+        if final is None:
+            return size, None
         if not _is_mine(temp, folder, mine):
             raise TempSwapped(temp)
         if replace:
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            os.replace(temp, final, src_dir_fd=folder, dst_dir_fd=folder)
         else:
-            os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+            os.link(temp, final, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        return size, final
     finally:
         # Our descriptor stays open until here, so no other file can reuse the inode the check compares with.
         if _is_mine(temp, folder, mine):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp, dir_fd=folder)
         os.close(descriptor)
-    return Wrote(size, created=found is None)
 
 
 def _fill(descriptor: int, chunks: Iterable[bytes]) -> int:

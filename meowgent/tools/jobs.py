@@ -136,6 +136,7 @@ def run_sandboxed(
                 job.stop()
         finally:
             job.close()
+            launch.ended()  # bwrap, the namespace's init's parent, has returned: nothing of the command is left
         if ending is None and leftovers.read(1):
             ending = Ending.BACKGROUND
     return Finished(job.process.returncode, ending, time.monotonic() - started, job.stdout, job.stderr)

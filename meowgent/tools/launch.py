@@ -12,8 +12,10 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from meowgent.tools import seccomp_exec
+from meowgent.tools.gitguard import remove_planted
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,13 @@ class Launch:
     env: dict[str, str]
     seccomp: bytes = b""
     """The filter's program (meowgent.tools.seccomp); b"" where this machine has none."""
+    absent: tuple[Path, ...] = ()
+    """Paths of git's code that were missing at the start and must be missing again once it ends (`ended`)."""
+
+    def ended(self) -> list[Path]:
+        """Undo what no cover could stop, once the program and everything it started have ended: a `commondir`
+        it planted in a git folder (meowgent.tools.gitguard). The paths removed."""
+        return remove_planted(self.absent)
 
     @contextlib.contextmanager
     def with_filter(self) -> Iterator[tuple[tuple[str, ...], tuple[int, ...]]]:

@@ -45,7 +45,15 @@ from meowgent.tools.gitguard import git_guard
 from meowgent.tools.hidden import hidden_for, host_temporary_folder, remembered
 from meowgent.tools.launch import Launch
 from meowgent.tools.seccomp import program_for_this_machine
-from meowgent.tools.trusted import GIT_SETTINGS, host_code, host_program, inside, server_programs, trustworthy
+from meowgent.tools.trusted import (
+    GIT_SETTINGS,
+    host_code,
+    host_program,
+    inside,
+    server_programs,
+    trustworthy,
+    user_site,
+)
 
 SYSTEM_BWRAP = Path("/usr/bin/bwrap")
 """Preferred: on Ubuntu 24.04 and later, AppArmor lets only the distribution's bwrap make user namespaces."""
@@ -93,7 +101,8 @@ def policy_for(settings: Settings, *, network: bool = False, cwd: Path | None = 
     read-only, the person's variables."""
     hidden = hidden_for(settings)
     cwd = cwd.resolve() if cwd is not None else None
-    trusted = [*host_code(), *_host_programs(settings), *(Path.home() / name for name in GIT_SETTINGS)]
+    trusted = [*host_code(), *user_site(settings.workspace), *_host_programs(settings)]
+    trusted += [Path.home() / name for name in GIT_SETTINGS]
     # An MCP server's own folder, readable where it is under /tmp; inside the workspace it is the workspace's.
     trusted += [cwd] if cwd is not None and not inside(cwd, settings.workspace) else []
     host_tmp = host_temporary_folder()
@@ -149,6 +158,8 @@ class HostView:
     """Missing folders to cover with an empty one where they could be made (a repository's hooks)."""
     blanked: tuple[Path, ...] = ()
     """Missing files to cover with the empty file where they could be made (a repository's config)."""
+    absent: tuple[Path, ...] = ()
+    """Missing files that must still be missing when the program ends (a planted `commondir`): see `Launch`."""
 
     @classmethod
     def read(cls, policy: SandboxPolicy) -> HostView:
@@ -165,7 +176,9 @@ class HostView:
         guarded = [*folders, *files, *policy.trusted, *git.pinned, *git.kept, *git.emptied, *git.blanked]
         pinned = {*pinned_between(policy.workspace, guarded), *git.pinned}
         empty_file = _empty_file() if files or git.blanked else Path("/dev/null")
-        return cls(folders, files, dns, empty_file, tuple(sorted(pinned)), git.kept, git.emptied, git.blanked)
+        return cls(
+            folders, files, dns, empty_file, tuple(sorted(pinned)), git.kept, git.emptied, git.blanked, git.absent
+        )
 
 
 def pinned_between(workspace: Path, paths: Iterable[Path]) -> tuple[Path, ...]:
@@ -314,7 +327,7 @@ class Sandbox:
         env = shell_environment(os.environ if environ is None else environ, policy.env_names, sandboxed=True)
         if policy.proxy is not None:
             command, env = netproxy.bridged(command), env | netproxy.proxy_environment()
-        return Launch((self.bwrap, *options, "--", *command), env, _filter())
+        return Launch((self.bwrap, *options, "--", *command), env, _filter(), view.absent)
 
 
 @functools.cache

@@ -43,6 +43,22 @@ def host_code() -> tuple[Path, ...]:
     return tuple(sorted(found))
 
 
+def user_site(workspace: Path) -> tuple[Path, ...]:
+    """Python's user site-packages (resolved) where Meowgent's Python reads it at start (`.pth` files,
+    `usercustomize.py`) and it lies in the workspace (a home folder as the workspace), made if it is missing, empty,
+    as `pip install --user` would: a missing folder can't be bound read-only, and a command could make it."""
+    if not site.ENABLE_USER_SITE:
+        return ()  # a virtualenv's Python never reads it
+    folder = Path(site.getusersitepackages())
+    if not inside(Path(os.path.realpath(folder)), workspace):
+        return ()  # read-only already, or out of reach of a command
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ()  # no command of ours can make it either
+    return (Path(os.path.realpath(folder)),)
+
+
 def inside(path: Path, folder: Path) -> bool:
     """`path.is_relative_to(folder)` for absolute, normal paths, at a tenth of pathlib's cost: the sandbox asks it
     for every pair of mounts, at every command."""

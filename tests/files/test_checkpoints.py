@@ -1,3 +1,7 @@
+import hashlib
+import os
+import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -150,3 +154,47 @@ def test_any_writes_edits_and_undos_come_back_to_the_exact_bytes_of_a_chosen_mes
         report = bench.checkpoints.undo_since(CHAT, message)
         assert not report.changed
         assert {name: bench.file(name) for name in _FILES} == snapshot
+
+
+def blobs_of(bench) -> Path:
+    return bench.workspace.parent / "data" / "checkpoints"
+
+
+def test_a_blob_swapped_for_a_link_out_or_other_bytes_is_never_restored(tmp_path):
+    """Blobs are read through descriptors, not following a link, and checked against their hash."""
+    bench = make_bench(tmp_path)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("API_KEY=outside\n")
+    for name, swap in (
+        ("linked.txt", lambda blob: blob.symlink_to(outside)),
+        ("other.txt", lambda blob: blob.write_text("API_KEY=planted\n")),
+        ("fifo.txt", os.mkfifo),
+    ):
+        (bench.workspace / name).write_text("mine\n")
+        bench.say("edit")
+        call = bench.call("write_file", path=name, content="agent\n")
+        blob = blobs_of(bench) / hashlib.sha256(b"mine\n").hexdigest()
+        blob.unlink()
+        swap(blob)
+        report = bench.checkpoints.undo(CHAT, call)
+        assert report.done == ()
+        assert report.cannot == (CannotUndo(name, "not_kept"),)
+        assert bench.file(name) == b"agent\n"
+        blob.unlink()
+    assert outside.read_text() == "API_KEY=outside\n"
+
+
+def test_a_checkpoints_folder_swapped_for_a_link_out_gets_nothing_and_keeps_its_mode(tmp_path):
+    bench = make_bench(tmp_path)
+    bench.say("write")
+    bench.call("write_file", path="a.txt", content="one\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    elsewhere.chmod(0o755)
+    shutil.rmtree(blobs_of(bench))
+    blobs_of(bench).symlink_to(elsewhere)
+    call = bench.call("write_file", path="a.txt", content="two\n")
+    assert bench.file("a.txt") == b"two\n"  # the write itself goes on, without a checkpoint
+    assert list(elsewhere.iterdir()) == []
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o755
+    assert bench.checkpoints.undo(CHAT, call).done == ()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent.tools.atomicwrite import TempSwapped, Wrote, write_in
+from meowgent.tools.atomicwrite import TempSwapped, Wrote, write_in, write_then_name
 
 
 @pytest.fixture
@@ -158,3 +158,27 @@ def test_a_source_that_fails_leaves_no_temporary_file(scene):
     with pytest.raises(ValueError, match="too large"):
         write(folder, "big.bin", failing())
     assert os.listdir(folder) == []
+
+
+def test_a_name_given_after_the_write_is_taken_only_by_the_file_written_and_none_drops_it(scene):
+    """As a checkpoint's blob is named by its hash: the temporary file swapped just before the naming is refused."""
+    folder, secret = scene
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert write_then_name(descriptor, [b"a", b"b"], lambda: "ab", new_mode=0o600) == (2, "ab")
+        assert state(folder / "ab") == (b"ab", 0o600)
+        assert write_then_name(descriptor, [b"dropped"], lambda: None) == (7, None)
+        assert os.listdir(folder) == ["ab"]
+
+        def swapped_then_named() -> str:
+            temp = temporary(folder)
+            temp.unlink()
+            temp.symlink_to(secret)
+            return "cd"
+
+        with pytest.raises(TempSwapped):
+            write_then_name(descriptor, [b"cd"], swapped_then_named, mode=0o644)
+    finally:
+        os.close(descriptor)
+    assert not (folder / "cd").exists()
+    assert state(secret) == (b"SECRET", 0o600)

@@ -170,3 +170,58 @@ def test_an_mcp_servers_program_in_the_workspace_cannot_be_changed_by_a_command(
     assert READ_ONLY in result
     assert BUSY in result
     assert server.read_text() == "print('the server')\n"
+
+
+def python_reading_the_user_site(folder: Path) -> Path:
+    """A Python that reads the user site-packages at start, as one outside a virtualenv does (a virtualenv with the
+    system's packages reads it too), with Meowgent's requirements."""
+    venv = folder / "venv"
+    subprocess.run(
+        [
+            sysconfig.get_config_var("BINDIR") + "/python3",
+            "-m",
+            "venv",
+            "--without-pip",
+            "--system-site-packages",
+            venv,
+        ],
+        check=True,
+    )
+    site_packages = Path(sysconfig.get_path("purelib", vars={"base": str(venv)}))
+    (site_packages / "requirements.pth").write_text(f"{sysconfig.get_path('purelib')}\n")
+    return venv / "bin" / "python"
+
+
+@needs_sandbox
+@pytest.mark.parametrize("user", USERS)
+def test_a_missing_user_site_packages_in_the_workspace_cannot_be_made_by_a_command(outside_tmp: Path, user: str):
+    """With the home folder as the workspace, a `.pth` or `usercustomize.py` there runs at Meowgent's next start."""
+    home = outside_tmp / "home"
+    home.mkdir()
+    python = python_reading_the_user_site(outside_tmp)
+    reads = [str(python), "-c", "import site; print(site.ENABLE_USER_SITE, site.getusersitepackages())"]
+    enabled, user_site = subprocess.run(
+        reads, env={"HOME": str(home)}, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert enabled == "True"
+    assert Path(user_site).is_relative_to(home)
+    assert not Path(user_site).exists()
+    if user == "nobody":
+        give_to_nobody(outside_tmp)
+    pwned = outside_tmp / "pwned"
+    commands = [
+        f"mkdir -p {user_site}; echo 'import os; os.system(\"touch {pwned}\")' > {user_site}/evil.pth",
+        f"echo 'import os; os.system(\"touch {pwned}\")' > {user_site}/usercustomize.py",
+        "mv .local .local2; mv .local/lib .local/lib2",
+        "touch made && echo wrote",
+    ]
+    _, pth, customize, moved, wrote = run_commands(
+        user, commands, python=str(python), env={"HOME": str(home)}, workspace=home
+    )
+    assert READ_ONLY in pth
+    assert READ_ONLY in customize
+    assert moved.count(BUSY) == 2, moved
+    assert wrote.endswith("wrote")
+    assert list(Path(user_site).iterdir()) == []
+    subprocess.run([str(python), "-c", "pass"], env={"HOME": str(home)}, check=True)  # Meowgent's next start
+    assert not pwned.exists()

@@ -209,3 +209,45 @@ def test_an_unchanged_message_is_the_same_item_so_only_the_new_one_travels():
 
 def test_no_text_can_end_an_event_early():
     assert sse("ended", "a\nb\r\nevent: x") == b"event: ended\ndata: a\ndata: b\ndata: \ndata: event: x\n\n"
+
+
+def test_with_the_default_cap_the_running_app_holds_200_viewers_and_turns_the_201st_away(running_app):
+    """Issue 26, at the size it was asked for: `--max-watchers` left at 200, against the launched app; 200 streams
+    held open at once by one event loop."""
+    # Imported here: this file only grows at its end while tests/ui/ is being reorganised.
+    import asyncio
+
+    from gradio_client import Client
+
+    from tests.ui.conftest import OWNER_HEADERS
+
+    assert running_app.settings.max_watchers == 200
+    owner = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    key = owner.predict("", "", api_name="/on_load")[0]  # the page opens on a new chat
+    page = owner.predict(key, api_name="/on_watch_share")[0]
+    seats = running_app.demo.watching.seats
+    full = "This chat has too many viewers right now; try again later."
+
+    async def crowd() -> tuple[list[str], int, httpx.Response, list[str], int]:
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+        async with httpx.AsyncClient(timeout=30, limits=limits) as client, contextlib.AsyncExitStack() as held:
+            opening = (held.enter_async_context(client.stream("GET", f"{page}/events")) for _ in range(200))
+            # Each viewer's reader is kept: one dropped half-read closes its stream, and its seat comes back.
+            viewers = [response.aiter_lines() for response in await asyncio.gather(*opening)]
+            first = await asyncio.gather(*(anext(viewer) for viewer in viewers))
+            taken = seats.taken
+            turned_away = await client.get(page)
+            late_lines: list[str] = []
+            async with client.stream("GET", f"{page}/events") as late:
+                async for line in late.aiter_lines():  # a third line would be a stream kept: stop there
+                    late_lines += [line] if line else []
+                    if len(late_lines) > 2:
+                        break
+            return first, taken, turned_away, late_lines, seats.taken
+
+    first, taken, turned_away, late, still_taken = asyncio.run(crowd())
+    assert first == ["event: patch"] * 200
+    assert taken == still_taken == 200
+    assert turned_away.status_code == 503
+    assert full in shown_text(turned_away.text)
+    assert late == ["event: ended", f"data: {full}"]
