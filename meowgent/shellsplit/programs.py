@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit import git, handoff, runners, writing
-from meowgent.shellsplit.reading import Program, Reader, Reading, Write, read_table
+from meowgent.shellsplit.readers import READERS
+from meowgent.shellsplit.reading import Program, Reading, Write, read_table
+from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.variables import runs_value, variable_name
 from meowgent.shellsplit.words import Word, program_name
-from meowgent.shellsplit.wrappers import WRAPPERS
 
 __all__ = [
     "MAX_NESTED",
@@ -39,15 +39,14 @@ __all__ = [
     "variable_name",
 ]
 
-PROGRAMS: dict[str, Program] = {**WRAPPERS, **writing.OPTION_TABLES}
-"""Option tables by program; a program that `_READERS` names is read by code, from its table if it has one."""
-_READERS: dict[str, Reader] = {**git.READERS, **handoff.READERS, **writing.READERS, **runners.READERS}
+PROGRAMS: dict[str, Program] = TABLES
+"""Option tables by program; a program that `READERS` names is read by code, from its table if it has one."""
 
 
 def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
     name = _family(program)
-    custom = _READERS.get(name)
+    custom = READERS.get(name)
     if custom is not None:
         return custom(program, arguments)
     table = PROGRAMS.get(name)

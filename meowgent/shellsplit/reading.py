@@ -213,62 +213,76 @@ def is_assignment(word: Word) -> bool:
     return bool(equals and name) and not name.startswith("-") and not any(char.isspace() for char in name)
 
 
-def option_table(
-    flags: str = "",
-    values: str = "",
-    *,
-    optional: str = "",
-    digits: str = "",
-    long_flags: str = "",
-    long_values: str = "",
-    long_optional: str = "",
-    numbers: bool = False,
-    lone_dash: bool = False,
-    permute: bool = False,
-    ends: frozenset[str] = frozenset(),
-    lenient_long: bool = False,
-) -> Options:
-    """An option table from space-separated long names, to keep the tables short."""
-    return Options(
-        flags,
-        values,
-        optional,
-        digits,
-        frozenset(long_flags.split()),
-        frozenset(long_values.split()),
-        frozenset(long_optional.split()),
-        numbers=numbers,
-        lone_dash=lone_dash,
-        permute=permute,
-        ends=ends,
-        lenient_long=lenient_long,
+def program(spec: str) -> Program:
+    """A program's table from its spec, getopt's notation in words (see `programs`).
+
+    `-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an
+    optional number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`,
+    `assignments`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
+    `lenient_long`) set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:`
+    start a list of options that have that effect.
+    """
+    short = {"": "", "=": "", "=?": "", "=#": ""}
+    longs: dict[str, set[str]] = {"": set(), "=": set(), "=?": set()}
+    effects: dict[str, Effect | ValueCheck] = {}
+    switches: dict[str, object] = {}
+    section = ""
+    for token in spec.split():
+        if token.endswith(":"):
+            section = token[:-1]
+        elif section:
+            effects[token] = _CHECKS.get(section, cast(Effect, section))
+        elif token.startswith("--"):
+            name, equals, kind = token[2:].partition("=")
+            longs[equals + kind].add(name)
+        elif token.startswith("-"):
+            letters, equals, kind = token[1:].partition("=")
+            short[equals + kind] += letters
+        else:
+            name, _, number = token.partition("=")
+            switches[name] = int(number) if number else True
+    ends = frozenset(name for name, effect in effects.items() if effect == "ends")
+    chosen = {name: switches.pop(name) for name in _SWITCHES if name in switches}
+    options = Options(
+        short[""], short["="], short["=?"], short["=#"], *map(frozenset, longs.values()), ends=ends, **chosen
     )
+    effects = {name: effect for name, effect in effects.items() if effect != "ends"}
+    return Program(options, effects, **switches)  # type: ignore[arg-type]
 
 
-def option_effects(**groups: str) -> dict[str, Effect | ValueCheck]:
-    """`runs="-c --command"` → {"-c": "runs", "--command": "runs"}."""
-    return {name: cast(Effect, effect) for effect, names in groups.items() for name in names.split()}
+def programs(block: str) -> dict[str, Program]:
+    """Tables from a block of specs, one a line (continued on indented lines), each after its comma-separated names."""
+    tables: dict[str, Program] = {}
+    for entry in re.split(r"\n(?=\S)", block.strip()):
+        names, _, spec = entry.partition(" ")
+        tables |= dict.fromkeys(names.split(","), program(spec))
+    return tables
 
 
-HELP = "help version"
-"""The long options nearly every program takes, which only print."""
+def names(text: str) -> frozenset[str]:
+    """The space-separated words of `text`, to keep long lists of names short."""
+    return frozenset(text.split())
 
 
-def pipes_or(effect: Effect, value: Word | None) -> Effect:
+def grammar(spec: str) -> Options:
+    """How a program read by code of its own reads its options, in `program`'s notation."""
+    return program(spec).options
+
+
+_SWITCHES = ("numbers", "lone_dash", "permute", "lenient_long")
+
+
+def _pipes(value: Word | None) -> Effect:
     """strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written."""
-    if value is None or value.literal is None or value.literal.startswith(("|", "!")):
-        return "runs"
-    return effect
+    return "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
 
 
-def mentions(effect: Effect, value: Word | None, needle: str) -> Effect | None:
+def _mentions(effect: Effect, needle: str) -> ValueCheck:
     """The effect when the value names `needle` (or cannot be read): tar's `--checkpoint-action=exec=...`."""
-    if value is None or value.literal is None or needle in value.literal:
-        return effect
-    return None
+    return lambda value: effect if value is None or value.literal is None or needle in value.literal else None
 
 
-def stdin_runs(value: Word | None) -> Effect | None:
+def _stdin(value: Word | None) -> Effect | None:
     """`make -f -` reads its makefile from the input: a program nobody sees."""
     return "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None
 
@@ -280,9 +294,18 @@ _SSH_RUNNING_KEYS = frozenset(
 )
 
 
-def ssh_option(value: Word | None) -> Effect | None:
+def _ssh(value: Word | None) -> Effect | None:
     """An ssh `-o Key=value` (or `Key value`) that runs a command."""
     if value is None or value.literal is None:
         return "runs"
     key = re.split(r"[=\s]", value.literal.strip(), maxsplit=1)[0].lower()
     return "runs" if key in _SSH_RUNNING_KEYS else None
+
+
+_CHECKS: dict[str, ValueCheck] = {
+    "pipes": _pipes,
+    "ssh": _ssh,
+    "stdin": _stdin,
+    "exec": _mentions("runs", "exec"),
+    "output": _mentions("writes", "%output{"),
+}
