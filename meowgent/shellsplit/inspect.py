@@ -15,10 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from meowgent.shellsplit.options import Options, parse_options
-from meowgent.shellsplit.programs import MAX_NESTED, read_program, runs_value, variable_name
-from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, short
-
-__all__ = ["Finding", "RunsText", "Starts", "inspect_segment"]
+from meowgent.shellsplit.programs import MAX_NESTED, read_program
+from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, short, variable_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 from meowgent.shellsplit.words import Word
 
-__all__ = ["Option", "Options", "Parsed", "may_be_option", "parse_options"]
-
 
 @dataclass(frozen=True, slots=True)
 class Options:

@@ -22,22 +22,11 @@ import re
 from collections.abc import Iterator, Sequence
 
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Program, Reading, Write, read_table
+from meowgent.shellsplit.reading import Program, Reading, read_table
+from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.variables import runs_value, variable_name
 from meowgent.shellsplit.words import Word, program_name
-
-__all__ = [
-    "MAX_NESTED",
-    "PROGRAMS",
-    "Program",
-    "Reading",
-    "Write",
-    "invocations",
-    "read_program",
-    "runs_value",
-    "variable_name",
-]
+from meowgent.shellsplit.words import runs_value as runs_value
 
 PROGRAMS: dict[str, Program] = TABLES
 """Option tables by program; a program that `READERS` names is read by code, from its table if it has one."""

@@ -36,11 +36,8 @@ from tree_sitter import Node
 
 from meowgent.shellsplit.inspect import RunsText, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
-from meowgent.shellsplit.result import Findings, SplitResult
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
-from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, Word
-
-__all__ = ["Findings", "SplitResult", "command_word", "forget_readings", "parse_segment", "split_command"]
+from meowgent.shellsplit.words import Findings, Problem, Redirect, SimpleCommand, SplitResult, Word
 
 
 @functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all

@@ -29,11 +29,7 @@ from meowgent.shellsplit.reading import (
 )
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.variables import variable_name
-from meowgent.shellsplit.words import Word, short
-
-__all__ = ["READERS"]
-
+from meowgent.shellsplit.words import Word, short, variable_name
 
 # ---- interpreters and runners ----
 

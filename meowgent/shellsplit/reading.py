@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Option, Options, Parsed, parse_options
-from meowgent.shellsplit.variables import runs_value, variable_name
-from meowgent.shellsplit.words import Problem, Word, short
+from meowgent.shellsplit.words import Problem, Word, runs_value, short, variable_name
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SedEffects", "awk_runs_or_writes", "sed_effects"]
-
 
 @dataclass(frozen=True, slots=True)
 class SedEffects:

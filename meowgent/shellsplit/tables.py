@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from meowgent.shellsplit.reading import Program, programs
 
-__all__ = ["TABLES"]
-
 TABLES: dict[str, Program] = programs(
     """
 sudo wraps assignments -AbBEeHiKklNnPSsVv -acCDgpRrTtUu= -h=? --askpass --background --bell --edit --help --list
