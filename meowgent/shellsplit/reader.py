@@ -77,6 +77,8 @@ def forget_readings() -> None:
     split_command.cache_clear()
 
 
+# A command of plain words only: ASCII letters, digits and marks that bash reads as themselves, and spaces.
+_PLAIN_COMMAND = re.compile(r"[\w ./,:%+@^~-]*", re.ASCII)
 _JOINED_WORD = re.compile(r"\S\\\n\S")
 _NESTED_BUDGET = 4096
 """Characters that texts and commands handed on may add to the line's length in reading (see `Findings.spend`)."""
@@ -220,7 +222,11 @@ class _Reader:
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
         own: list[tuple[Redirect, str]] = []
-        for field, child in fields(node):
+        plain = _PLAIN_COMMAND.fullmatch(node_text(node))
+        if plain:  # no quote, expansion or operator: its words are its blank-separated text (fast on long lines)
+            words = [Word(text, text) for text in plain.group().split()]
+            parts = list(words)
+        for field, child in () if plain else fields(node):
             if child.type in _REDIRECTS:
                 found, spilled = self._redirect(child, level)
                 own += found
@@ -243,7 +249,8 @@ class _Reader:
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
             self.findings.note(_KEYWORD_COMMANDS[words[dropped].text], node_text(node))
-        parts = [part for part in parts if not any(part is word for word in words[:dropped])]
+        if dropped:
+            parts = [part for part in parts if not any(part is word for word in words[:dropped])]
         text = " ".join([part if isinstance(part, str) else part.text for part in parts] + [t for _, t in redirects])
         every = tuple(r for r, _ in (*own, *redirects))
         if assignments or words[dropped:] or every:
@@ -279,7 +286,8 @@ class _Reader:
 
     def _word(self, node: Node, level: int) -> Word:
         """The node as a word, once its substitutions are read as commands and its unread parts noted."""
-        self._scan(node, level)
+        if node.child_count or node.type != "word":  # a plain word (most of them) holds nothing to scan
+            self._scan(node, level)
         return word_value(node)
 
     def _scan(self, node: Node, level: int, *, quoted: bool = False) -> None:
