@@ -1,7 +1,7 @@
 """Programs read by code of their own, where an option table cannot say what they run or write.
 
-- Interpreters (`python -c`) and runners (`uv run CMD`, `npx`): code given inline or read from the input is a
-  problem, a script file is not (the OS sandbox holds there), a runner's command is read as a command.
+- Runners (`uv run CMD`, `npx`): their command is read as a command; code given as an option (`gdb -ex`) is a
+  problem. Interpreters are tables (`tables`).
 - Hand-offs: `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`, `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`.
   What they run becomes a segment of its own, or, for a text, is split as a command line.
 - git: its own options (`-c`, `--exec-path`), then each subcommand's options that run code (`clone
@@ -31,29 +31,7 @@ from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, short, variable_name
 
-# ---- interpreters and runners ----
-
-
-def _interpreter(spec: str, *, inline: str, info: str = "") -> Reader:
-    """An interpreter: code given inline (`inline` options) or read from the input is a problem; a file is not.
-
-    `info` options (`--version`, python's `-m`) run nothing from the input.
-    """
-    options, inline_names, info_names = grammar(spec), inline.split(), info.split()
-
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        parsed = parse_options(options, arguments)
-        found = Found(name)
-        found.unknown_stops(parsed)
-        for option in parsed.options:
-            if option.name in inline_names:
-                found.problem("runs_code", option.spelling)
-        reads_input = not parsed.operands or parsed.operands[0].literal == "-"
-        if not found.problems and not parsed.has(*info_names) and reads_input:
-            found.problem("runs_input", "")
-        return found.reading()
-
-    return read
+# ---- runners: tools that run a command, or code, given on the line ----
 
 
 def _runner(subcommands: str, before: str, after: str) -> Reader:
@@ -116,20 +94,6 @@ def _read_deno(name: str, arguments: Sequence[Word]) -> Reading:
     return found.reading()
 
 
-_PYTHON = (
-    "-bBdEhiIOPqsSuvVx -cmWX= --help --help-all --help-env --help-xoptions --version --check-hash-based-pycs="
-    " ends: -c -m"
-)
-_PERL = "-acnpsStTuUvVwWX -eEFIMm= -idDx=? -0Cl=# --help --version"
-_RUBY = (
-    "-acdlnpsSvwWyh -CeEIrKF= -x=? -0T=# --copyright --help --jit --verbose --version --yjit --backtrace-limit="
-    " --crash-report= --dump= --encoding= --external-encoding= --internal-encoding= --disable=? --enable=?"
-)
-_NODE = (
-    "lenient_long -icvh -eprC= --check --help --interactive --test --version --conditions= --env-file= --eval="
-    " --experimental-loader= --import= --input-type= --loader= --print= --require= --run= ends: --eval --print -e -p"
-)
-_R = "-q -e= --help --interactive --no-restore --no-save --quiet --save --silent --slave --vanilla --verbose --version"
 _UV = (
     "-qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview"
     " --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory="
@@ -174,27 +138,6 @@ _RUNNING: dict[str, Reader] = {
     **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", _NPX, _NPX)),
     "npm": _runner("exec,x", "", _NPX),
     **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "", _NPX)),
-    "python": _interpreter(
-        _PYTHON, inline="-c", info="-V --version -h --help --help-env --help-xoptions --help-all -m"
-    ),
-    "perl": _interpreter(_PERL, inline="-e -E", info="-v -V --help --version"),
-    "ruby": _interpreter(_RUBY, inline="-e", info="-v -h --help --version --copyright"),
-    "node": _interpreter(_NODE, inline="-e -p --eval --print", info="-v -h --version --help -c --check --test --run"),
-    "bun": _interpreter(_NODE, inline="-e -p --eval --print", info="-v -h --version --help"),
-    "php": _interpreter(
-        "-ahHilmqsvwe -cdfrRBEFtSz= --help --info --version",
-        inline="-r -R -B -E -F",
-        info="-v -h -i -m -l --help --info -S",
-    ),
-    "lua": _interpreter("-ivEW -el=", inline="-e", info="-v"),
-    "expect": _interpreter("-dDinNbv -cf=", inline="-c", info="-v"),
-    "tclsh": _interpreter("", inline=""),
-    **dict.fromkeys(("Rscript", "R"), _interpreter(_R, inline="-e", info="--version --help")),
-    "julia": _interpreter(
-        "lenient_long -hvqi -eEpLJtOg= --eval= --load= --print= --project= --threads=",
-        inline="-e -E --eval --print",
-        info="-v -h",
-    ),
     **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel", "pwsh", "bwrap"), _always),
     "deno": _read_deno,
 }

@@ -71,6 +71,8 @@ class Program:
     """Words it takes before the command: timeout's DURATION, flock's FILE."""
     assignments: bool = False
     """`NAME=value` words may come before the command (env, sudo)."""
+    input: bool = False
+    """Without a file operand (or with `-`) it runs code read from the input: an interpreter (python, perl)."""
 
 
 Reader = Callable[[str, Sequence[Word]], Reading]
@@ -91,6 +93,9 @@ def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...
         found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
     else:
         found.unknown_stops(parsed)
+    reads_input = not parsed.operands or parsed.operands[0].literal == "-"
+    if table.input and reads_input and not found.problems and not found.stopped:
+        found.problem("runs_input", "")
     if not table.wraps or found.problems or found.stopped or len(parsed.operands) < table.operands:
         return ()
     operands = list(parsed.operands[table.operands :])
@@ -218,17 +223,20 @@ def program(spec: str) -> Program:
     `-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an
     optional number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`,
     `assignments`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
-    `lenient_long`) set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:`
+    `lenient_long`) and `input` set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:`
     start a list of options that have that effect.
     """
     short = {"": "", "=": "", "=?": "", "=#": ""}
     longs: dict[str, set[str]] = {"": set(), "=": set(), "=?": set()}
     effects: dict[str, Effect | ValueCheck] = {}
     switches: dict[str, object] = {}
+    ends: set[str] = set()
     section = ""
     for token in spec.split():
         if token.endswith(":"):
             section = token[:-1]
+        elif section == "ends":
+            ends.add(token)
         elif section:
             effects[token] = _CHECKS.get(section, cast(Effect, section))
         elif token.startswith("--"):
@@ -240,12 +248,10 @@ def program(spec: str) -> Program:
         else:
             name, _, number = token.partition("=")
             switches[name] = int(number) if number else True
-    ends = frozenset(name for name, effect in effects.items() if effect == "ends")
     chosen = {name: switches.pop(name) for name in _SWITCHES if name in switches}
     options = Options(
         short[""], short["="], short["=?"], short["=#"], *map(frozenset, longs.values()), ends=ends, **chosen
     )
-    effects = {name: effect for name, effect in effects.items() if effect != "ends"}
     return Program(options, effects, **switches)  # type: ignore[arg-type]
 
 

@@ -1,5 +1,8 @@
 """Option tables: how each program reads its options and what they do, in `reading.program`'s notation.
 
+Interpreters (`input`) run code given inline (`python -c`: `runs`) or read from the input; a script file
+is not a problem (the OS sandbox holds there), and `--version` or python's `-m` read nothing (`stops`).
+
 Wrappers (`wraps`) run a command given as their operands (`sudo -u bob rm x` runs `rm x`); the table says
 where it starts (`env -iu HOME rm x`: `-iu` is `-i -u HOME`) and what options do: run code (`sudo -s`: a
 login shell reads its start-up files; `-e` runs an editor), set the environment (`strace -E`), write a
@@ -130,5 +133,27 @@ make permute lenient_long -bBdeiknpqrRsStvwhL -CfIoWE= -jlO=? --assume-new= --as
     --load-average=? --output-sync=? runs: -E --eval stdin: -f --file --makefile
 tee permute -aip --append --help --ignore-interrupts --version --output-error=?
 yq permute lenient_long -iPre -pIo= --inplace edits: -i --inplace
+python input -bBdEhiIOPqsSuvVx -cmWX= --help --help-all --help-env --help-xoptions --version
+    --check-hash-based-pycs= ends: -c -m runs: -c stops: -V --version -h --help --help-env --help-xoptions
+    --help-all -m
+perl input -acnpsStTuUvVwWX -eEFIMm= -idDx=? -0Cl=# --help --version runs: -e -E stops: -v -V --help --version
+ruby input -acdlnpsSvwWyh -CeEIrKF= -x=? -0T=# --copyright --help --jit --verbose --version --yjit
+    --backtrace-limit= --crash-report= --dump= --encoding= --external-encoding= --internal-encoding= --disable=?
+    --enable=? runs: -e stops: -v -h --help --version --copyright
+node input lenient_long -icvh -eprC= --check --help --interactive --test --version --conditions= --env-file=
+    --eval= --experimental-loader= --import= --input-type= --loader= --print= --require= --run= ends: --eval
+    --print -e -p runs: -e -p --eval --print stops: -v -h --version --help -c --check --test --run
+bun input lenient_long -icvh -eprC= --check --help --interactive --test --version --conditions= --env-file=
+    --eval= --experimental-loader= --import= --input-type= --loader= --print= --require= --run= ends: --eval
+    --print -e -p runs: -e -p --eval --print stops: -v -h --version --help
+php input -ahHilmqsvwe -cdfrRBEFtSz= --help --info --version runs: -r -R -B -E -F stops: -v -h -i -m -l --help
+    --info -S
+lua input -ivEW -el= runs: -e stops: -v
+expect input -dDinNbv -cf= runs: -c stops: -v
+tclsh input
+R,Rscript input -q -e= --help --interactive --no-restore --no-save --quiet --save --silent --slave --vanilla
+    --verbose --version runs: -e stops: --version --help
+julia input lenient_long -hvqi -eEpLJtOg= --eval= --load= --print= --project= --threads= runs: -e -E --eval
+    --print stops: -v -h
 """
 )
