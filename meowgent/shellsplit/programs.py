@@ -51,7 +51,7 @@ MAX_NESTED = 8
 def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
     """The command with its arguments, then again the command each wrapper runs (`sudo env rm x`: three).
 
-    The wrappers' own option tables (below) say where their command starts: `env -iu HOME rm x`
+    The wrappers' own option tables (`tables`) say where their command starts: `env -iu HOME rm x`
     runs `rm x`. Past `MAX_NESTED` wrappers it stops; the reader marks such a line hidden.
     """
     for _ in range(MAX_NESTED):

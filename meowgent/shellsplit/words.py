@@ -155,7 +155,7 @@ class SplitResult:
 
     @property
     def hidden(self) -> bool:
-        """Whether the line may run code that its commands do not show; see the module docstring."""
+        """Whether the line may run code that its commands do not show (see `reader`)."""
         return bool(self.problems)
 
     @property
@@ -226,7 +226,7 @@ def runs_value(name: str) -> bool:
 
     BASH_XTRACEFD is not here: it only picks the descriptor the trace goes to, which runs nothing.
     Search paths such as PYTHONPATH are not either: they pick which file a program that runs files loads,
-    which is the boundary of what this reading promises (see the module docstring).
+    which is the boundary of what this reading promises (see `programs`).
     """
     return name in _RUNNING_VARIABLES or name.startswith(_RUNNING_PREFIXES)
 
