@@ -36,14 +36,10 @@ class Write:
 class Reading:
     """What one command does with its arguments, as far as the program's table tells."""
 
-    command: tuple[Word, ...] = ()
-    """The command a wrapper runs in turn (`sudo -u bob rm x` gives `rm x`); empty if none or not known."""
-    adds_input: bool = False
-    """Whether `command` also gets arguments read from the input (xargs)."""
-    started: tuple[tuple[Word, ...], ...] = ()
-    """Other commands it starts, each with its own arguments (`find -exec rm {} ;` gives `rm {}`)."""
-    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()
-    """Shell lines it runs, each as who runs it and the words that joined with spaces make the line."""
+    command: tuple[Word, ...] = ()  # what a wrapper runs in turn (`sudo -u bob rm x`: `rm x`); empty if not known
+    adds_input: bool = False  # `command` also gets arguments read from the input (xargs)
+    started: tuple[tuple[Word, ...], ...] = ()  # other commands it starts, with their arguments (`find -exec`)
+    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()  # shell lines it runs: who, and the words that make one
     problems: tuple[Problem, ...] = ()
     writes: tuple[Write, ...] = ()
 
@@ -65,14 +61,10 @@ class Program:
 
     options: Options
     effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
-    wraps: bool = False
-    """Its operands (after `operands` of them) are a command it runs: sudo, env, timeout."""
-    operands: int = 0
-    """Words it takes before the command: timeout's DURATION, flock's FILE."""
-    assignments: bool = False
-    """`NAME=value` words may come before the command (env, sudo)."""
-    input: bool = False
-    """Without a file operand (or with `-`) it runs code read from the input: an interpreter (python, perl)."""
+    wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
+    operands: int = 0  # words it takes before the command: timeout's DURATION
+    assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
+    input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
 
 
 Reader = Callable[[str, Sequence[Word]], Reading]
@@ -158,7 +150,7 @@ class Found:
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:
-            self.writes.append(Write(spelling, target, _WRITE_HOW[how]))
+            self.writes.append(Write(spelling, target, "replaces" if how == "writes" else cast(WriteHow, how)))
 
     def assignment(self, word: Word) -> None:
         name = variable_name(word)
@@ -202,13 +194,6 @@ class Found:
 
 
 _NOT_FILES = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr"})
-_WRITE_HOW: dict[str, WriteHow] = {
-    "writes": "replaces",
-    "appends": "appends",
-    "edits": "edits",
-    "deletes": "deletes",
-    "sets": "sets",
-}
 
 
 def is_assignment(word: Word) -> bool:
@@ -218,13 +203,13 @@ def is_assignment(word: Word) -> bool:
 
 
 def program(spec: str) -> Program:
-    """A program's table from its spec, getopt's notation in words (see `programs`).
+    """A program's table from its spec, getopt's notation in words (see `tables`).
 
     `-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an
     optional number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`,
-    `assignments`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
-    `lenient_long`) and `input` set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:`
-    start a list of options that have that effect.
+    `assignments`, `input`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
+    `lenient_long`) set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:` start a
+    list of options that have that effect.
     """
     short = {"": "", "=": "", "=?": "", "=#": ""}
     longs: dict[str, set[str]] = {"": set(), "=": set(), "=?": set()}
