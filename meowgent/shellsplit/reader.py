@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from tree_sitter import Node
 
@@ -218,6 +219,12 @@ class _Reader:
         piped: bool = False,
     ) -> None:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
+        if _past_a_line_end(node):  # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
+            root = parse(node_text(node)).root_node
+            if root.has_error or more:
+                self.findings.note("syntax", node_text(node))
+            self._statement(root, redirects, level + 1)
+            return
         assignments: list[Word] = []
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
@@ -384,37 +391,36 @@ class _Reader:
     def _started(self, words: Sequence[Word], tail: str) -> None:
         """A command started by another (what `xargs` or `find -exec` runs), as a command of its own."""
         text = " ".join(word.text for word in words) + tail
-        if self.depth >= MAX_NESTED:
-            self.findings.note("too_many", text)
-            return
-        if not self.findings.spend(text):
-            return
         marker = (Word(tail.strip(), tail.strip()),) if tail else ()  # xargs: `rm -f ...` for the words it reads
-        every = (*words, *marker)
-        self.depth += 1
-        try:
-            self._add(SimpleCommand((), every, (), text))
-        finally:
-            self.depth -= 1
+        self._nested(text, text, lambda: self._add(SimpleCommand((), (*words, *marker), (), text)))
 
     def _run_text(self, words: Sequence[Word], who: str) -> None:
         """Read a text a command runs as a command line (eval joins its arguments with spaces)."""
-        if not words:
-            return
         if any(word.literal is None for word in words):
             self.findings.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
-            return
+        elif words:
+            text = " ".join(word.value for word in words)
+            self._nested(text, who, lambda: self.line(text))
+
+    def _nested(self, text: str, snippet: str, read: Callable[[], None]) -> None:
+        """Read what a command hands on one level deeper; past `MAX_NESTED` levels or the budget, a problem."""
         if self.depth >= MAX_NESTED:
-            self.findings.note("too_many", who)
-            return
-        text = " ".join(word.value for word in words)
-        if not self.findings.spend(text):
-            return
-        self.depth += 1
-        try:
-            self.line(text)
-        finally:
-            self.depth -= 1
+            self.findings.note("too_many", snippet)
+        elif self.findings.spend(text):
+            self.depth += 1
+            try:
+                read()
+            finally:
+                self.depth -= 1
+
+
+def _past_a_line_end(node: Node) -> bool:
+    """Whether a line break that bash ends a command at lies between two of the command's children."""
+    source, at = node.text or b"", node.start_byte
+    if b"\n" not in source:
+        return False
+    gaps = (source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children))
+    return any(b"\n" in gap.replace(b"\\\n", b"") for gap in gaps)
 
 
 def _keyword_words(words: Sequence[Word]) -> int:
