@@ -219,17 +219,19 @@ class _Reader:
         piped: bool = False,
     ) -> None:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
-        if _past_a_line_end(node):  # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
-            root = parse(node_text(node)).root_node
+        written = node_text(node)
+        # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
+        if "\n" in written and _past_a_line_end(node):
+            root = parse(written).root_node
             if root.has_error or more:
-                self.findings.note("syntax", node_text(node))
+                self.findings.note("syntax", written)
             self._statement(root, redirects, level + 1)
             return
         assignments: list[Word] = []
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
         own: list[tuple[Redirect, str]] = []
-        plain = _PLAIN_COMMAND.fullmatch(node_text(node))
+        plain = _PLAIN_COMMAND.fullmatch(written)
         if plain:  # no quote, expansion or operator: its words are its blank-separated text (fast on long lines)
             words = [Word(text, text) for text in plain.group().split()]
             parts = list(words)
@@ -417,8 +419,6 @@ class _Reader:
 def _past_a_line_end(node: Node) -> bool:
     """Whether a line break that bash ends a command at lies between two of the command's children."""
     source, at = node.text or b"", node.start_byte
-    if b"\n" not in source:
-        return False
     gaps = (source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children))
     return any(b"\n" in gap.replace(b"\\\n", b"") for gap in gaps)
 
