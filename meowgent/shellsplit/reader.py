@@ -223,10 +223,12 @@ class _Reader:
         # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
         if "\n" in written and _past_a_line_end(node):
             root = parse(written).root_node
-            if root.has_error or more:
+            again = root.named_child_count == 1 and root.named_children[0].type == "command"  # read as before
+            if root.has_error or more or again:
                 self.findings.note("syntax", written)
-            self._statement(root, redirects, level + 1)
-            return
+            if not again:
+                self._statement(root, redirects, level + 1)
+                return
         assignments: list[Word] = []
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
@@ -417,10 +419,18 @@ class _Reader:
 
 
 def _past_a_line_end(node: Node) -> bool:
-    """Whether a line break that bash ends a command at lies between two of the command's children."""
+    """Whether a line break that bash ends a command at lies between two of the command's children, or in a word
+    (tree-sitter reads `! echo *<new line>\\touch b` as one command, the break inside the word `\\touch`)."""
     source, at = node.text or b"", node.start_byte
-    gaps = (source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children))
-    return any(b"\n" in gap.replace(b"\\\n", b"") for gap in gaps)
+    pieces = [source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children)]
+    names = [
+        child.named_children[0] for child in node.children if child.type == "command_name" and child.named_children
+    ]
+    pieces += [child.text or b"" for child in (*node.children, *names) if child.type == "word"]
+    return any(b"\n" in _ESCAPED.sub(b"", piece) for piece in pieces)
+
+
+_ESCAPED = re.compile(rb"\\.", re.DOTALL)  # a backslash and the character it quotes (a line continuation too)
 
 
 def _keyword_words(words: Sequence[Word]) -> int:
