@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
 
 
@@ -132,7 +133,7 @@ def _read_option(
     if not text.startswith("-"):
         return None
     if grammar.numbers and text.lstrip("-").isdigit() and len(text) - len(text.lstrip("-")) <= 2:
-        return [Option("-N", Word.of(text.lstrip("-")), word)], index, False
+        return [Option("-N", word_of(text.lstrip("-")), word)], index, False
     if text.startswith("--"):
         return _read_long(grammar, text, word, words, index)
     found: list[Option] = []

@@ -28,6 +28,7 @@ from meowgent.shellsplit.reading import (
     program,
 )
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
+from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, short, variable_name
 
@@ -400,7 +401,7 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
         operands = operands[1:]
     elif operands and operands[0].literal in ("get", "list", "unset", "get-regexp", "get-all"):
         return
-    if len(operands) >= 2 and _git_config_runs(Word.of(f"{operands[0].value}=")):
+    if len(operands) >= 2 and _git_config_runs(word_of(f"{operands[0].value}=")):
         found.problem("runs_code", f"config {operands[0].text}")
     elif any(word.literal is None for word in words):
         found.problem("unknown_word", "config")
@@ -466,7 +467,7 @@ def _read_sed(name: str, arguments: Sequence[Word]) -> Reading:
         if effects.runs and not parsed.has("--sandbox"):
             found.problem("runs_code", short(script.text))
         for written in effects.writes:
-            found.write(script.text, Word.of(written), "writes")
+            found.write(script.text, word_of(written), "writes")
     return found.reading()
 
 
@@ -490,7 +491,7 @@ def _read_tar(name: str, arguments: Sequence[Word]) -> Reading:
     """tar: options that run a program (`--to-command`, `-I`, `-F`, `--checkpoint-action=exec=...`)."""
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
-        words[0] = Word.of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
+        words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
     parsed = parse_options(_TAR.options, words)
     found = Found(name)
     found.options(parsed, _TAR.effects)
@@ -577,7 +578,7 @@ def _read_dd(name: str, arguments: Sequence[Word]) -> Reading:
     found = Found(name)
     for word in arguments:
         if word.value.startswith("of="):
-            found.write("of=", Word.of(word.value[3:]) if word.literal is not None else None, "writes")
+            found.write("of=", word_of(word.value[3:]) if word.literal is not None else None, "writes")
         elif word.literal is None:
             found.write(word.text, None, "writes")
     return found.reading()

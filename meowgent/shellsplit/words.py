@@ -27,13 +27,6 @@ class Word:
     text: str
     literal: str | None
 
-    @classmethod
-    def of(cls, text: str) -> Word:
-        """The word written as `text`, with its literal value, read by bash's grammar (see `syntax.word_of`)."""
-        from meowgent.shellsplit.syntax import word_of  # the grammar reads words into this class
-
-        return word_of(text)
-
     @property
     def value(self) -> str:
         """The literal value where there is one, else the text as written (for matching and showing)."""

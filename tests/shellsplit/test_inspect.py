@@ -7,7 +7,8 @@ import pytest
 from meowgent.shellsplit.inspect import RunsText, Starts, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
 from meowgent.shellsplit.reader import parse_segment
-from meowgent.shellsplit.words import Problem, Word, short
+from meowgent.shellsplit.syntax import word_of
+from meowgent.shellsplit.words import Problem, short
 
 
 def findings(segment: str) -> list[object]:
@@ -22,12 +23,12 @@ def test_a_plain_command_hands_nothing_on() -> None:
 def test_eval_says_so_then_hands_on_its_text() -> None:
     assert findings("eval 'rm x' y") == [
         Problem("runs_text", "eval"),
-        RunsText((Word.of("'rm x'"), Word.of("y")), "eval"),
+        RunsText((word_of("'rm x'"), word_of("y")), "eval"),
     ]
 
 
 def test_a_shell_with_c_hands_on_its_text_and_a_script_is_a_file() -> None:
-    assert findings("bash -c 'rm x'") == [Problem("runs_text", "bash -c"), RunsText((Word.of("'rm x'"),), "bash -c")]
+    assert findings("bash -c 'rm x'") == [Problem("runs_text", "bash -c"), RunsText((word_of("'rm x'"),), "bash -c")]
     assert findings("sh build.sh") == [Problem("runs_file", "sh build.sh")]
     assert findings("sh") == [Problem("runs_input", "sh")]
 
@@ -35,17 +36,17 @@ def test_a_shell_with_c_hands_on_its_text_and_a_script_is_a_file() -> None:
 def test_a_trap_runs_its_text_later() -> None:
     assert findings("trap 'rm x' EXIT") == [
         Problem("runs_later", "trap 'rm x'"),
-        RunsText((Word.of("'rm x'"),), "trap"),
+        RunsText((word_of("'rm x'"),), "trap"),
     ]
     assert findings("trap '' EXIT") == []
 
 
 def test_commands_handed_on_come_after_the_problems_of_their_wrapper() -> None:
-    assert findings("xargs -0 rm") == [Starts((Word.of("rm"),), " ...")]
-    assert findings("find . -exec rm {} \\;") == [Starts((Word.of("rm"), Word.of("{}")))]
+    assert findings("xargs -0 rm") == [Starts((word_of("rm"),), " ...")]
+    assert findings("find . -exec rm {} \\;") == [Starts((word_of("rm"), word_of("{}")))]
     assert findings("flock f -c 'rm x'") == [
         Problem("runs_text", "flock -c"),
-        RunsText((Word.of("'rm x'"),), "flock -c"),
+        RunsText((word_of("'rm x'"),), "flock -c"),
     ]
 
 

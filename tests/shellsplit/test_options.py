@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from meowgent.shellsplit.options import Options, parse_options
+from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
 
 ENV = Options(flags="i0v", values="uCS", long_flags=frozenset({"ignore-environment"}),
@@ -10,7 +11,7 @@ ENV = Options(flags="i0v", values="uCS", long_flags=frozenset({"ignore-environme
 
 
 def parse(options: Options, line: str):
-    return parse_options(options, [Word.of(text) for text in line.split()])
+    return parse_options(options, [word_of(text) for text in line.split()])
 
 
 def names(parsed) -> list[tuple[str, str | None]]:
@@ -36,10 +37,10 @@ def test_an_unknown_option_stops_a_program_whose_options_end_at_its_operands() -
 
 
 def test_a_word_only_known_when_it_runs_could_be_an_option() -> None:
-    parsed = parse_options(ENV, [Word('"$X"', None), Word.of("rm")])
+    parsed = parse_options(ENV, [Word('"$X"', None), word_of("rm")])
     assert [word.text for word in parsed.unread] == ['"$X"']
     assert parsed.operands == ()
-    value = parse_options(ENV, [Word("FOO=$x", None), Word.of("rm")])
+    value = parse_options(ENV, [Word("FOO=$x", None), word_of("rm")])
     assert value.unread == ()  # a word that starts with a letter never becomes an option
     assert [word.text for word in value.operands] == ["FOO=$x", "rm"]
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from meowgent.shellsplit.programs import PROGRAMS, Program, Write, read_program, runs_value
 from meowgent.shellsplit.reader import parse_segment
+from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word, program_name
 
 
@@ -237,7 +238,7 @@ def wrapped(draw: st.DrawFn) -> tuple[str, list[str], list[str]]:
 @given(wrapped())
 def test_known_options_never_change_the_program_a_wrapper_runs(case: tuple[str, list[str], list[str]]) -> None:
     name, before, command = case
-    reading = read_program(name, [Word.of(text) for text in before + command])
+    reading = read_program(name, [word_of(text) for text in before + command])
     assert reading.problems == (), case
     assert [word.value for word in reading.command] == command, case
 
@@ -255,7 +256,7 @@ def test_any_unknown_option_of_a_wrapper_is_a_problem_and_hides_the_command(
     # Never between an option and its value: insert only at the start or after a whole option word group.
     assume(position == 0 or not _takes_next(name, before[position - 1]))
     line = [*before[:position], unknown, *before[position:], *command]
-    reading = read_program(name, [Word.of(text) for text in line])
+    reading = read_program(name, [word_of(text) for text in line])
     assert "option" in {problem.kind for problem in reading.problems}, (name, line)
     assert reading.command == ()
 
