@@ -15,10 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from meowgent.shellsplit.options import Options, parse_options
-from meowgent.shellsplit.programs import MAX_NESTED, read_program, runs_value, variable_name
-from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, short
-
-__all__ = ["Finding", "RunsText", "Starts", "inspect_segment"]
+from meowgent.shellsplit.programs import MAX_NESTED, read_program
+from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, short, variable_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +83,8 @@ def _assignment(word: Word) -> Iterator[Problem]:
 
 def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
     """What a bash builtin leaves open: values it evaluates, variables it sets, code it binds to a name."""
+    if program not in _BUILTINS:
+        return  # most commands: no need to look at their words (a 1 MB line of them, say)
     texts = [argument.value for argument in arguments]
     snippet = " ".join([program, *texts])
     if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
@@ -172,6 +172,13 @@ _SETS_NAMED = {
     "printf": (Options(values="v"), "-v", 0),
     "wait": (Options(flags="nf", values="p"), "-p", 0),
 }
+
+
+_BUILTINS = (
+    _NAMES_VARIABLES
+    | _SETS_NAMED.keys()
+    | {"getopts", "for", "hash", "alias", "enable", "mapfile", "readarray", "bind", "compgen", "complete", "fc"}
+)
 
 
 def _evaluates(option: str) -> bool:

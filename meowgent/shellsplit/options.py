@@ -2,7 +2,7 @@
 
 `parse_options(Options(flags="i", values="u"), words)` reads `env -iu HOME rm x` as `-i`, `-u HOME` and
 the operands `rm x`, where a naive reading takes `HOME` for the command. The tables of which programs
-take which options live in `programs`; this module only reads words by such a table. Linear in the
+take which options live in `tables`; this module only reads words by such a table. Linear in the
 number of words.
 """
 
@@ -14,36 +14,23 @@ from dataclasses import dataclass
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
 
-__all__ = ["Option", "Options", "Parsed", "may_be_option", "parse_options"]
-
 
 @dataclass(frozen=True, slots=True)
 class Options:
     """How a program reads its options. Long names are written without their dashes."""
 
-    flags: str = ""
-    """Short options without a value, which may be combined: `-iu` is `-i -u`."""
-    values: str = ""
-    """Short options that take a value: the rest of the word, or else the next word."""
-    optional: str = ""
-    """Short options whose value, if any, is the rest of the word: `-i.bak`."""
-    digits: str = ""
-    """Short options followed by an optional number only: perl's `-l0`."""
+    flags: str = ""  # short options without a value, which may be combined: `-iu` is `-i -u`
+    values: str = ""  # short options that take a value: the rest of the word, or else the next word
+    optional: str = ""  # short options whose value, if any, is the rest of the word: `-i.bak`
+    digits: str = ""  # short options followed by an optional number only: perl's `-l0`
     long_flags: frozenset[str] = frozenset()
-    long_values: frozenset[str] = frozenset()
-    """Long options that take a value: `--name=value`, or else the next word."""
-    long_optional: frozenset[str] = frozenset()
-    """Long options whose value, if any, follows `=`."""
-    numbers: bool = False
-    """A dash and a number is an option: nice's `-5`."""
-    lone_dash: bool = False
-    """A lone `-` is an option (env's `-` is `-i`)."""
-    permute: bool = False
-    """Options may follow operands, as GNU programs allow; else they end at the first operand."""
-    ends: frozenset[str] = frozenset()
-    """Options after which the rest are operands: python's `-c` and `-m`."""
-    lenient_long: bool = False
-    """An unknown long option is taken as a flag (for programs with too many to list, and values after `=`)."""
+    long_values: frozenset[str] = frozenset()  # `--name=value`, or else the next word
+    long_optional: frozenset[str] = frozenset()  # their value, if any, follows `=`
+    numbers: bool = False  # a dash and a number is an option: nice's `-5`
+    lone_dash: bool = False  # a lone `-` is an option (env's `-` is `-i`)
+    permute: bool = False  # options may follow operands, as GNU programs allow; else they end at the first operand
+    ends: frozenset[str] = frozenset()  # options after which the rest are operands: python's `-c` and `-m`
+    lenient_long: bool = False  # an unknown long option is a flag (too many to list; values after `=`)
 
     def names(self) -> frozenset[str]:
         return self.long_flags | self.long_values | self.long_optional

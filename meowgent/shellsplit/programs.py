@@ -21,33 +21,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit import git, handoff, runners, writing
-from meowgent.shellsplit.reading import Program, Reader, Reading, Write, read_table
-from meowgent.shellsplit.variables import runs_value, variable_name
+from meowgent.shellsplit.readers import READERS
+from meowgent.shellsplit.reading import Program, Reading, read_table
+from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
+from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, program_name
-from meowgent.shellsplit.wrappers import WRAPPERS
+from meowgent.shellsplit.words import runs_value as runs_value
 
-__all__ = [
-    "MAX_NESTED",
-    "PROGRAMS",
-    "Program",
-    "Reading",
-    "Write",
-    "invocations",
-    "read_program",
-    "runs_value",
-    "variable_name",
-]
-
-PROGRAMS: dict[str, Program] = {**WRAPPERS, **writing.OPTION_TABLES}
-"""Option tables by program; a program that `_READERS` names is read by code, from its table if it has one."""
-_READERS: dict[str, Reader] = {**git.READERS, **handoff.READERS, **writing.READERS, **runners.READERS}
+PROGRAMS: dict[str, Program] = TABLES
+"""Option tables by program; a program that `READERS` names is read by code, from its table if it has one."""
 
 
 def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
     name = _family(program)
-    custom = _READERS.get(name)
+    custom = READERS.get(name)
     if custom is not None:
         return custom(program, arguments)
     table = PROGRAMS.get(name)
@@ -63,7 +51,7 @@ MAX_NESTED = 8
 def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
     """The command with its arguments, then again the command each wrapper runs (`sudo env rm x`: three).
 
-    The wrappers' own option tables (below) say where their command starts: `env -iu HOME rm x`
+    The wrappers' own option tables (`tables`) say where their command starts: `env -iu HOME rm x`
     runs `rm x`. Past `MAX_NESTED` wrappers it stops; the reader marks such a line hidden.
     """
     for _ in range(MAX_NESTED):

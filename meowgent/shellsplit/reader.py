@@ -30,17 +30,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from tree_sitter import Node
 
 from meowgent.shellsplit.inspect import RunsText, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
-from meowgent.shellsplit.result import Findings, SplitResult
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
-from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, Word
-
-__all__ = ["Findings", "SplitResult", "command_word", "forget_readings", "parse_segment", "split_command"]
+from meowgent.shellsplit.words import Findings, Problem, Redirect, SimpleCommand, SplitResult, Word
 
 
 @functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all
@@ -80,6 +78,8 @@ def forget_readings() -> None:
     split_command.cache_clear()
 
 
+# A command of plain words only: ASCII letters, digits and marks that bash reads as themselves, and spaces.
+_PLAIN_COMMAND = re.compile(r"[\w ./,:%+@^~-]*", re.ASCII)
 _JOINED_WORD = re.compile(r"\S\\\n\S")
 _NESTED_BUDGET = 4096
 """Characters that texts and commands handed on may add to the line's length in reading (see `Findings.spend`)."""
@@ -219,11 +219,25 @@ class _Reader:
         piped: bool = False,
     ) -> None:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
+        written = node_text(node)
+        # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
+        if "\n" in written and _past_a_line_end(node):
+            root = parse(written).root_node
+            again = root.named_child_count == 1 and root.named_children[0].type == "command"  # read as before
+            if root.has_error or more or again:
+                self.findings.note("syntax", written)
+            if not again:
+                self._statement(root, redirects, level + 1)
+                return
         assignments: list[Word] = []
         words: list[Word] = []
         parts: list[str | Word] = []  # as written; a redirection as its text
         own: list[tuple[Redirect, str]] = []
-        for field, child in fields(node):
+        plain = _PLAIN_COMMAND.fullmatch(written)
+        if plain:  # no quote, expansion or operator: its words are its blank-separated text (fast on long lines)
+            words = [Word(text, text) for text in plain.group().split()]
+            parts = list(words)
+        for field, child in () if plain else fields(node):
             if child.type in _REDIRECTS:
                 found, spilled = self._redirect(child, level)
                 own += found
@@ -246,7 +260,8 @@ class _Reader:
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
             self.findings.note(_KEYWORD_COMMANDS[words[dropped].text], node_text(node))
-        parts = [part for part in parts if not any(part is word for word in words[:dropped])]
+        if dropped:
+            parts = [part for part in parts if not any(part is word for word in words[:dropped])]
         text = " ".join([part if isinstance(part, str) else part.text for part in parts] + [t for _, t in redirects])
         every = tuple(r for r, _ in (*own, *redirects))
         if assignments or words[dropped:] or every:
@@ -282,7 +297,8 @@ class _Reader:
 
     def _word(self, node: Node, level: int) -> Word:
         """The node as a word, once its substitutions are read as commands and its unread parts noted."""
-        self._scan(node, level)
+        if node.child_count or node.type != "word":  # a plain word (most of them) holds nothing to scan
+            self._scan(node, level)
         return word_value(node)
 
     def _scan(self, node: Node, level: int, *, quoted: bool = False) -> None:
@@ -379,37 +395,42 @@ class _Reader:
     def _started(self, words: Sequence[Word], tail: str) -> None:
         """A command started by another (what `xargs` or `find -exec` runs), as a command of its own."""
         text = " ".join(word.text for word in words) + tail
-        if self.depth >= MAX_NESTED:
-            self.findings.note("too_many", text)
-            return
-        if not self.findings.spend(text):
-            return
         marker = (Word(tail.strip(), tail.strip()),) if tail else ()  # xargs: `rm -f ...` for the words it reads
-        every = (*words, *marker)
-        self.depth += 1
-        try:
-            self._add(SimpleCommand((), every, (), text))
-        finally:
-            self.depth -= 1
+        self._nested(text, text, lambda: self._add(SimpleCommand((), (*words, *marker), (), text)))
 
     def _run_text(self, words: Sequence[Word], who: str) -> None:
         """Read a text a command runs as a command line (eval joins its arguments with spaces)."""
-        if not words:
-            return
         if any(word.literal is None for word in words):
             self.findings.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
-            return
+        elif words:
+            text = " ".join(word.value for word in words)
+            self._nested(text, who, lambda: self.line(text))
+
+    def _nested(self, text: str, snippet: str, read: Callable[[], None]) -> None:
+        """Read what a command hands on one level deeper; past `MAX_NESTED` levels or the budget, a problem."""
         if self.depth >= MAX_NESTED:
-            self.findings.note("too_many", who)
-            return
-        text = " ".join(word.value for word in words)
-        if not self.findings.spend(text):
-            return
-        self.depth += 1
-        try:
-            self.line(text)
-        finally:
-            self.depth -= 1
+            self.findings.note("too_many", snippet)
+        elif self.findings.spend(text):
+            self.depth += 1
+            try:
+                read()
+            finally:
+                self.depth -= 1
+
+
+def _past_a_line_end(node: Node) -> bool:
+    """Whether a line break that bash ends a command at lies between two of the command's children, or in a word
+    (tree-sitter reads `! echo *<new line>\\touch b` as one command, the break inside the word `\\touch`)."""
+    source, at = node.text or b"", node.start_byte
+    pieces = [source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children)]
+    names = [
+        child.named_children[0] for child in node.children if child.type == "command_name" and child.named_children
+    ]
+    pieces += [child.text or b"" for child in (*node.children, *names) if child.type == "word"]
+    return any(b"\n" in _ESCAPED.sub(b"", piece) for piece in pieces)
+
+
+_ESCAPED = re.compile(rb"\\.", re.DOTALL)  # a backslash and the character it quotes (a line continuation too)
 
 
 def _keyword_words(words: Sequence[Word]) -> int:

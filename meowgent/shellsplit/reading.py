@@ -1,6 +1,6 @@
 """How a program's words are read: what it does with them (`Reading`), by its option table (`Program`).
 
-The tables themselves are grouped by kind in `wrappers`, `writing`, `runners`, `handoff` and `git`;
+The tables are in `tables`, in the notation `program` reads; programs read by code are in `readers`;
 `programs.read_program` picks the table or the reader of a program. `Found` gathers what one reading
 finds, failing closed: an option the table does not know, or a word only known when it runs where an
 option could stand, is a `Problem`.
@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Option, Options, Parsed, parse_options
-from meowgent.shellsplit.variables import runs_value, variable_name
-from meowgent.shellsplit.words import Problem, Word, short
+from meowgent.shellsplit.words import Problem, Word, runs_value, short, variable_name
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -37,14 +36,10 @@ class Write:
 class Reading:
     """What one command does with its arguments, as far as the program's table tells."""
 
-    command: tuple[Word, ...] = ()
-    """The command a wrapper runs in turn (`sudo -u bob rm x` gives `rm x`); empty if none or not known."""
-    adds_input: bool = False
-    """Whether `command` also gets arguments read from the input (xargs)."""
-    started: tuple[tuple[Word, ...], ...] = ()
-    """Other commands it starts, each with its own arguments (`find -exec rm {} ;` gives `rm {}`)."""
-    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()
-    """Shell lines it runs, each as who runs it and the words that joined with spaces make the line."""
+    command: tuple[Word, ...] = ()  # what a wrapper runs in turn (`sudo -u bob rm x`: `rm x`); empty if not known
+    adds_input: bool = False  # `command` also gets arguments read from the input (xargs)
+    started: tuple[tuple[Word, ...], ...] = ()  # other commands it starts, with their arguments (`find -exec`)
+    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()  # shell lines it runs: who, and the words that make one
     problems: tuple[Problem, ...] = ()
     writes: tuple[Write, ...] = ()
 
@@ -66,12 +61,10 @@ class Program:
 
     options: Options
     effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
-    wraps: bool = False
-    """Its operands (after `operands` of them) are a command it runs: sudo, env, timeout."""
-    operands: int = 0
-    """Words it takes before the command: timeout's DURATION, flock's FILE."""
-    assignments: bool = False
-    """`NAME=value` words may come before the command (env, sudo)."""
+    wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
+    operands: int = 0  # words it takes before the command: timeout's DURATION
+    assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
+    input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
 
 
 Reader = Callable[[str, Sequence[Word]], Reading]
@@ -92,6 +85,9 @@ def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...
         found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
     else:
         found.unknown_stops(parsed)
+    reads_input = not parsed.operands or parsed.operands[0].literal == "-"
+    if table.input and reads_input and not found.problems and not found.stopped:
+        found.problem("runs_input", "")
     if not table.wraps or found.problems or found.stopped or len(parsed.operands) < table.operands:
         return ()
     operands = list(parsed.operands[table.operands :])
@@ -154,7 +150,7 @@ class Found:
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:
-            self.writes.append(Write(spelling, target, _WRITE_HOW[how]))
+            self.writes.append(Write(spelling, target, "replaces" if how == "writes" else cast(WriteHow, how)))
 
     def assignment(self, word: Word) -> None:
         name = variable_name(word)
@@ -198,13 +194,6 @@ class Found:
 
 
 _NOT_FILES = frozenset({"-", "/dev/null", "/dev/stdout", "/dev/stderr"})
-_WRITE_HOW: dict[str, WriteHow] = {
-    "writes": "replaces",
-    "appends": "appends",
-    "edits": "edits",
-    "deletes": "deletes",
-    "sets": "sets",
-}
 
 
 def is_assignment(word: Word) -> bool:
@@ -213,62 +202,77 @@ def is_assignment(word: Word) -> bool:
     return bool(equals and name) and not name.startswith("-") and not any(char.isspace() for char in name)
 
 
-def option_table(
-    flags: str = "",
-    values: str = "",
-    *,
-    optional: str = "",
-    digits: str = "",
-    long_flags: str = "",
-    long_values: str = "",
-    long_optional: str = "",
-    numbers: bool = False,
-    lone_dash: bool = False,
-    permute: bool = False,
-    ends: frozenset[str] = frozenset(),
-    lenient_long: bool = False,
-) -> Options:
-    """An option table from space-separated long names, to keep the tables short."""
-    return Options(
-        flags,
-        values,
-        optional,
-        digits,
-        frozenset(long_flags.split()),
-        frozenset(long_values.split()),
-        frozenset(long_optional.split()),
-        numbers=numbers,
-        lone_dash=lone_dash,
-        permute=permute,
-        ends=ends,
-        lenient_long=lenient_long,
+def program(spec: str) -> Program:
+    """A program's table from its spec, getopt's notation in words (see `tables`).
+
+    `-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an
+    optional number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`,
+    `assignments`, `input`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
+    `lenient_long`) set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:` start a
+    list of options that have that effect.
+    """
+    short = {"": "", "=": "", "=?": "", "=#": ""}
+    longs: dict[str, set[str]] = {"": set(), "=": set(), "=?": set()}
+    effects: dict[str, Effect | ValueCheck] = {}
+    switches: dict[str, object] = {}
+    ends: set[str] = set()
+    section = ""
+    for token in spec.split():
+        if token.endswith(":"):
+            section = token[:-1]
+        elif section == "ends":
+            ends.add(token)
+        elif section:
+            effects[token] = _CHECKS.get(section, cast(Effect, section))
+        elif token.startswith("--"):
+            name, equals, kind = token[2:].partition("=")
+            longs[equals + kind].add(name)
+        elif token.startswith("-"):
+            letters, equals, kind = token[1:].partition("=")
+            short[equals + kind] += letters
+        else:
+            name, _, number = token.partition("=")
+            switches[name] = int(number) if number else True
+    chosen = {name: switches.pop(name) for name in _SWITCHES if name in switches}
+    options = Options(
+        short[""], short["="], short["=?"], short["=#"], *map(frozenset, longs.values()), ends=ends, **chosen
     )
+    return Program(options, effects, **switches)  # type: ignore[arg-type]
 
 
-def option_effects(**groups: str) -> dict[str, Effect | ValueCheck]:
-    """`runs="-c --command"` → {"-c": "runs", "--command": "runs"}."""
-    return {name: cast(Effect, effect) for effect, names in groups.items() for name in names.split()}
+def programs(block: str) -> dict[str, Program]:
+    """Tables from a block of specs, one a line (continued on indented lines), each after its comma-separated names."""
+    tables: dict[str, Program] = {}
+    for entry in re.split(r"\n(?=\S)", block.strip()):
+        names, _, spec = entry.partition(" ")
+        tables |= dict.fromkeys(names.split(","), program(spec))
+    return tables
 
 
-HELP = "help version"
-"""The long options nearly every program takes, which only print."""
+def names(text: str) -> frozenset[str]:
+    """The space-separated words of `text`, to keep long lists of names short."""
+    return frozenset(text.split())
 
 
-def pipes_or(effect: Effect, value: Word | None) -> Effect:
+def grammar(spec: str) -> Options:
+    """How a program read by code of its own reads its options, in `program`'s notation."""
+    return program(spec).options
+
+
+_SWITCHES = ("numbers", "lone_dash", "permute", "lenient_long")
+
+
+def _pipes(value: Word | None) -> Effect:
     """strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written."""
-    if value is None or value.literal is None or value.literal.startswith(("|", "!")):
-        return "runs"
-    return effect
+    return "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
 
 
-def mentions(effect: Effect, value: Word | None, needle: str) -> Effect | None:
+def _mentions(effect: Effect, needle: str) -> ValueCheck:
     """The effect when the value names `needle` (or cannot be read): tar's `--checkpoint-action=exec=...`."""
-    if value is None or value.literal is None or needle in value.literal:
-        return effect
-    return None
+    return lambda value: effect if value is None or value.literal is None or needle in value.literal else None
 
 
-def stdin_runs(value: Word | None) -> Effect | None:
+def _stdin(value: Word | None) -> Effect | None:
     """`make -f -` reads its makefile from the input: a program nobody sees."""
     return "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None
 
@@ -280,9 +284,18 @@ _SSH_RUNNING_KEYS = frozenset(
 )
 
 
-def ssh_option(value: Word | None) -> Effect | None:
+def _ssh(value: Word | None) -> Effect | None:
     """An ssh `-o Key=value` (or `Key value`) that runs a command."""
     if value is None or value.literal is None:
         return "runs"
     key = re.split(r"[=\s]", value.literal.strip(), maxsplit=1)[0].lower()
     return "runs" if key in _SSH_RUNNING_KEYS else None
+
+
+_CHECKS: dict[str, ValueCheck] = {
+    "pipes": _pipes,
+    "ssh": _ssh,
+    "stdin": _stdin,
+    "exec": _mentions("runs", "exec"),
+    "output": _mentions("writes", "%output{"),
+}

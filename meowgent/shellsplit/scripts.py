@@ -1,15 +1,14 @@
 """What a sed or awk program does besides reading and printing: run commands, or write files.
 
-Both readers are single passes over the program text, so they are linear in its length. Each fails
-closed: text it cannot follow counts as running code. They answer only whether the program can run
-code or write a file, not what the program means.
+Both readers are single passes over the program text (sed's: one regex match a command), so they are
+linear in its length. Each fails closed: text it cannot follow counts as running code. They answer only
+whether the program can run code or write a file, not what the program means.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-
-__all__ = ["SedEffects", "awk_runs_or_writes", "sed_effects"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,145 +19,53 @@ class SedEffects:
     writes: tuple[str, ...]
 
 
-class _Unfollowed(Exception):
-    """The program goes where this reader does not follow."""
-
-
 # ---- sed ----
 
-# Commands that take no argument, or at most a number (`q 5`, `l 70`), up to `;`, `}` or the line's end.
-_SED_PLAIN = frozenset("=dDgGhHlLnNpPqQxzF")
-_SED_TEXT = frozenset("aic")  # text to the end of the line
-_SED_FILE = frozenset("rRwW")  # a file name to the end of the line
-_SED_LABEL = frozenset(":btTv")  # a label (or a version) to `;` or the line's end
+
+def _delimited(name: str) -> str:
+    """A regex or replacement up to the next unescaped delimiter, which the group `name` caught."""
+    return rf"(?:(?!(?P={name}))[^\\\n]|\\.)*(?P={name})"
+
+
+def _address(name: str) -> str:
+    r"""A line number (`1`, `0~2`), `$`, a regex (`/x/I`, `\%x%`) or GNU's `+N` / `~N`."""
+    return rf"(?:[0-9][0-9~]*|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(?P<{name}>[^\n\\]){_delimited(name)}[IM]*|[+~][0-9]*)"
+
+
+# One command (GNU syntax) after its separators, or the end. Its alternatives start with different characters
+# and their repeats cannot overlap, so a match (or a failure: text it does not follow) takes one pass.
+_SED_COMMAND = re.compile(
+    rf"""[ \t\n;}}]*(?:
+        \#[^\n]* | \Z
+      | (?:{_address("a")}(?:[ \t]*,[ \t]*{_address("b")})?)?[ \t]*(?:![ \t!]*)?
+        (?:\{{
+          | s(?P<s>[^\n\\]){_delimited("s")}{_delimited("s")}[gpiImM0-9]*(?P<flag>[ew][^\n]*)?
+          | y(?P<y>[^\n\\]){_delimited("y")}{_delimited("y")}
+          | [aic](?:[^\\\n]|\\.)*
+          | (?P<file>[rRwW])(?P<name>[^\n]*)
+          | [:btTv][^;\n]*
+          | [=dDgGhHlLnNpPqQxzF][ \t]*[0-9]*
+        )
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
 
 
 def sed_effects(script: str) -> SedEffects:
-    """What a sed script (GNU syntax) may do besides editing its stream."""
+    """What a sed script (GNU syntax) may do besides editing its stream: `e` and `s///e` run commands."""
     writes: list[str] = []
-    try:
-        _SedReader(script, writes).read()
-    except (_Unfollowed, IndexError):
-        return SedEffects(True, tuple(writes))
+    at = 0
+    while at < len(script):
+        command = _SED_COMMAND.match(script, at)
+        if command is None:
+            return SedEffects(True, tuple(writes))  # `e`, or text this reader does not follow
+        flag, file = command.group("flag") or "", command.group("file") or ""
+        if flag.startswith("e"):
+            return SedEffects(True, tuple(writes))
+        if flag.startswith("w") or file in ("w", "W"):
+            writes.append((flag[1:] or command.group("name")).strip())
+        at = command.end()
     return SedEffects(False, tuple(writes))
-
-
-class _SedReader:
-    def __init__(self, text: str, writes: list[str]) -> None:
-        self.text = text
-        self.pos = 0
-        self.writes = writes
-
-    def read(self) -> None:
-        while True:
-            self._skip(" \t\n;}")
-            if self.pos >= len(self.text):
-                return
-            if self.text[self.pos] == "#":
-                self._to_line_end()
-                continue
-            self._address()
-            self._skip(" \t")
-            if self._peek() == ",":
-                self.pos += 1
-                self._skip(" \t")
-                self._address()
-            self._skip(" \t")
-            if self._peek() == "!":
-                self.pos += 1
-                self._skip(" \t!")
-            self._command(self._take())
-
-    def _command(self, command: str) -> None:
-        if command == "{":
-            return
-        if command == "s":
-            self._substitute()
-        elif command == "y":
-            delimiter = self._take()
-            self._delimited(delimiter)
-            self._delimited(delimiter)
-        elif command in _SED_TEXT:
-            self._text_argument()
-        elif command in _SED_FILE:
-            name = self._to_line_end().strip()
-            if command in "wW":
-                self.writes.append(name)
-        elif command in _SED_LABEL:
-            self._until(";\n")
-        elif command in _SED_PLAIN:
-            self._skip(" \t")
-            while self._peek().isdigit():
-                self.pos += 1
-        else:  # `e` runs a command; anything else is not sed as this reader knows it
-            raise _Unfollowed(command)
-
-    def _substitute(self) -> None:
-        delimiter = self._take()
-        if delimiter in "\n\\":
-            raise _Unfollowed(delimiter)
-        self._delimited(delimiter)
-        self._delimited(delimiter)
-        while (flag := self._peek()) and flag in "gpiImM0123456789":
-            self.pos += 1
-        if flag == "e":
-            raise _Unfollowed("s///e")
-        if flag == "w":
-            self.pos += 1
-            self.writes.append(self._to_line_end().strip())
-
-    def _address(self) -> None:
-        char = self._peek()
-        if char.isdigit():
-            while self._peek().isdigit() or self._peek() == "~":
-                self.pos += 1
-        elif char == "$":
-            self.pos += 1
-        elif char in "/\\":
-            self.pos += 1
-            delimiter = "/" if char == "/" else self._take()
-            self._delimited(delimiter)
-            while self._peek() in ("I", "M"):
-                self.pos += 1
-        elif char in "+~":  # GNU `addr1,+N` and `addr1,~N`
-            self.pos += 1
-            while self._peek().isdigit():
-                self.pos += 1
-
-    def _delimited(self, delimiter: str) -> None:
-        """Skip past the next unescaped `delimiter` (a regex or a replacement)."""
-        while (char := self._take()) != delimiter:
-            if char == "\\":
-                self._take()
-            elif char == "\n":
-                raise _Unfollowed("newline")
-
-    def _text_argument(self) -> None:
-        """`a text`, `a\\` and a line, with backslash-newline continuing the text."""
-        while self.pos < len(self.text) and self.text[self.pos] != "\n":
-            self.pos += 2 if self.text[self.pos] == "\\" else 1
-
-    def _to_line_end(self) -> str:
-        start = self.pos
-        end = self.text.find("\n", start)
-        self.pos = len(self.text) if end < 0 else end
-        return self.text[start : self.pos]
-
-    def _until(self, stops: str) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] not in stops:
-            self.pos += 1
-
-    def _skip(self, chars: str) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in chars:
-            self.pos += 1
-
-    def _peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def _take(self) -> str:
-        char = self.text[self.pos]  # IndexError at the end: the program is cut off
-        self.pos += 1
-        return char
 
 
 # ---- awk ----

@@ -19,8 +19,6 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from meowgent.shellsplit.words import Word
 
-__all__ = ["deepest", "fields", "first_error", "has_glob", "node_text", "parse", "shown", "word_of", "word_value"]
-
 _LANGUAGE = Language(tree_sitter_bash.language())
 
 

@@ -55,6 +55,8 @@ SPLITS = [
     # tree-sitter attaches the redirection to the whole list; bash only to `echo`: both count as writing
     ("a && echo x > out.txt", ["a > out.txt", "echo x > out.txt"]),
     ("touch >out c", ["touch c > out"]),  # tree-sitter reads `c` as a second target; bash gives it to touch
+    # tree-sitter reads on past the line break in a third pipeline stage (`cat rm -rf docs`); bash ends `cat` there
+    ("a | b | cat \n rm -rf docs && y", ["a", "b", "cat", "rm -rf docs", "y"]),
     ("ls &>/dev/null", ["ls &> /dev/null"]),
     ("cat <<EOF\nrm x\nEOF", ["cat << EOF"]),  # the body is cat's input
     ("cat <<'E' >out\n$(rm x)\nE\nwc", ["cat << 'E' > out", "wc"]),  # quoted: the body stays literal
@@ -82,6 +84,7 @@ UNREAD = [
     ("{ ls", "syntax"),
     ("ls; }", "syntax"),
     ("! ! rm x", "syntax"),  # tree-sitter reads the second `!` as a command's name
+    ("! echo *\n\\touch b", "syntax"),  # tree-sitter takes the line break into the word `\touch`; bash runs touch
     ("time ! rm x", "syntax"),
     ("ls; ( rm x; }", "syntax"),
     ("ls >", "syntax"),
