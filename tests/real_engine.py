@@ -2,7 +2,7 @@
 
     engine = find_engine()          # None when there is none: skip with `missing_reason()`
     with running_server(engine) as url:   # http://127.0.0.1:PORT/v1, what --openai-url takes
-        ...
+        speed = measure_speed(url)        # its rates now, on this machine as loaded as it is: for deadlines
 
 Found through `MEOWGENT_LLAMA_SERVER` (the binary) and `MEOWGENT_TEST_MODEL` (a GGUF file), else in the cache that
 `../shared/engines/build_llama.sh` fills (~/.cache/meowgent-engine: bin/llama-server, models/*.gguf). The server is
@@ -95,6 +95,34 @@ def running_server(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(10)
+
+
+@dataclass(frozen=True)
+class Speed:
+    """How fast the server reads a prompt and writes an answer, as measured (llama.cpp's own `timings`)."""
+
+    prompt_per_second: float
+    tokens_per_second: float
+
+    def reply_seconds(self, *, prompt_tokens: int, output_tokens: int, margin: float = 3.0) -> float:
+        """A generous bound on one reply: the whole prompt read uncached and every token written, `margin` times
+        (the machine's load changes between the measurement and the reply), and a few seconds for the rest."""
+        work = prompt_tokens / self.prompt_per_second + output_tokens / self.tokens_per_second
+        return margin * work + 10.0
+
+
+def measure_speed(url: str) -> Speed:
+    """One short uncached request (about 200 prompt tokens, 16 answer tokens) timed by the server itself."""
+    words = " ".join(f"cat{n}" for n in range(100))
+    body = {
+        "messages": [{"role": "user", "content": f"Repeat the first word of this list: {words}"}],
+        "max_tokens": 16,
+        "cache_prompt": False,
+        "ignore_eos": True,  # all 16 tokens, however short its answer would be
+        "temperature": 0,
+    }
+    timings = httpx.post(f"{url}/chat/completions", json=body, timeout=600).json()["timings"]
+    return Speed(timings["prompt_per_second"], timings["predicted_per_second"])
 
 
 def root_of(url: str) -> str:
