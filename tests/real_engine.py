@@ -39,6 +39,13 @@ class Engine:
     model: Path
     """The GGUF model the tests use unless they name another."""
 
+    def tool_model(self) -> Path:
+        """The model of the multi-turn tool tests: the one `MEOWGENT_TEST_MODEL` names, else the cache's
+        Qwen2.5-Coder 1.5B (the smallest that answers from a tool's result 4 times in 5: bench/bench_engine_calls.py),
+        else the default."""
+        named = os.environ.get("MEOWGENT_TEST_MODEL")
+        return self.model if named else self.model_named("qwen2.5-coder-1.5b") or self.model
+
     def model_named(self, name: str) -> Path | None:
         """A model of the cache by its name ("qwen2.5-coder-1.5b"), if it is there."""
         path = CACHE / "models" / f"{name}.gguf"
