@@ -164,15 +164,16 @@ class _Chat:
         screen = self._event("/on_approve", "")
         if screen is None:
             return Outcome(number, TIMEOUT, "no answer in time after approval")
-        answer = self._written(seen)
+        since = self._written(seen)
+        answer = self._written(len(self._tap.replies) - 1)  # calls that run unasked (reading a file) may come first
         if screen.error:
             return Outcome(number, APP_ERROR, screen.error)
         if not turn.done(self._workspace):
             return Outcome(number, BAD_ARGS, written)
-        if screen.card or _called(answer):
-            return Outcome(number, CALLED_AGAIN, answer)
-        if not answer.strip() or turn.told.lower() not in answer.lower():
-            return Outcome(number, MISSED, answer)
+        if screen.card:
+            return Outcome(number, CALLED_AGAIN, since)
+        if not answer.strip() or _called(answer) or turn.told.lower() not in answer.lower():
+            return Outcome(number, MISSED, since)
         return Outcome(number, "ok", answer)
 
     def _event(self, api: str, text: str) -> _Screen | None:
