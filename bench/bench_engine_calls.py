@@ -47,6 +47,7 @@ def run(quick: bool = False, *, trials: int = TRIALS, model: str = MODEL, thread
             started, first = time.monotonic(), len(tap.replies)
             trial = run_trial(tap, model=model, speed=speed, folder=Path(folder))
             rows.append(_row(number, trial, time.monotonic() - started, load))
+            print(" | ".join(rows[-1][:-1]), file=sys.stderr)  # as it goes: a long run still says how far it got
             for reply in tap.replies[first:]:  # the whole evidence, where a person reading the table can look
                 print(f"trial {number}, {rows[-1][1]}: the model wrote {''.join(reply.text)!r}", file=sys.stderr)
     passed = sum(row[1] == "ok" for row in rows)
