@@ -30,6 +30,10 @@ CACHE = Path.home() / ".cache" / "meowgent-engine"
 MODELS = ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "smollm2-135m")
 """The cache's models, the test's default first: the smallest that calls tools."""
 START_SECONDS = 120.0
+NO_AMX = ("--no-repack",)
+"""No extra weight buffers, AMX's among them: the build is for this CPU (GGML_NATIVE), which reports AMX, but this
+virtual machine does not let a process use it, and the server died of an illegal instruction (`tilezero`) at its
+first matrix product."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ def running_server(
     model = model or engine.model
     command = [
         str(engine.server), "-m", str(model), "-a", model.stem, "--jinja", "--host", "127.0.0.1", "--port", str(port),
-        "-c", str(ctx), "-np", "1", "-t", str(threads), "-n", str(max_tokens), "--no-webui",
+        "-c", str(ctx), "-np", "1", "-t", str(threads), "-n", str(max_tokens), "--no-webui", *NO_AMX,
         *(["--temp", "0"] if greedy else []),
     ]  # fmt: skip
     with tempfile.TemporaryFile("w+") as log:  # a file, not a pipe: a full pipe would block the server
