@@ -13,6 +13,7 @@ not fixed seconds, so a busy machine is slower, not failed.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import shutil
@@ -35,8 +36,9 @@ ANSWER_TOKENS = 256
 """The server's `-n`: the longest reply."""
 TOKEN = "the-start-token-of-the-real-chat"
 HEADERS = {"Authorization": f"token {TOKEN}"}
-NO_CALL, WRONG_TOOL, BAD_ARGS, CALLED_AGAIN, MISSED, APP_ERROR, TIMEOUT = (
+NO_CALL, UNREADABLE, WRONG_TOOL, BAD_ARGS, CALLED_AGAIN, MISSED, APP_ERROR, TIMEOUT = (
     "no call",
+    "call not JSON",
     "wrong tool",
     "bad arguments",
     "called again instead of answering",
@@ -44,7 +46,7 @@ NO_CALL, WRONG_TOOL, BAD_ARGS, CALLED_AGAIN, MISSED, APP_ERROR, TIMEOUT = (
     "app error",
     "timeout",
 )
-MODELS_FAULT = frozenset({NO_CALL, WRONG_TOOL, BAD_ARGS, CALLED_AGAIN, MISSED})
+MODELS_FAULT = frozenset({NO_CALL, UNREADABLE, WRONG_TOOL, BAD_ARGS, CALLED_AGAIN, MISSED})
 """Outcomes where the app did its part (offered the tool, read the call, ran it, sent the result back)."""
 
 
@@ -231,6 +233,16 @@ def _missing_call(written: str, tool: str, error: str) -> str:
     called = _called(written)
     if _UNREADABLE in error:
         return BAD_ARGS
-    if error or tool in called:
+    if error:
         return APP_ERROR
+    if tool in called:  # the app did not take it: fair only if its JSON is no JSON
+        return APP_ERROR if _is_json(written[written.find("{") : written.rfind("}") + 1]) else UNREADABLE
     return WRONG_TOOL if called else NO_CALL
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
