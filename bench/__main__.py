@@ -38,6 +38,7 @@ BENCHES = (
     "files",
     "watch",
     "engine",
+    "engine_calls",
     "load",
 )
 """Short names, in running order; each is the module bench.bench_<name>, or bench.<name> for load."""

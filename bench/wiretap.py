@@ -35,6 +35,8 @@ class Reply:
     """When the client closed the connection before the reply ended (0.0 if it never did)."""
     timings: dict[str, Any] | None = None
     """llama.cpp's `timings` from the last chunk (its own count of the tokens and their rate)."""
+    text: list[str] = field(default_factory=list)
+    """What the model wrote: its content, and each native call's name and arguments as they came."""
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -143,5 +145,10 @@ def _note(line: bytes, reply: Reply) -> None:
     delta = (chunk.get("choices") or [{}])[0].get("delta") or {}
     if delta.get("content") or delta.get("reasoning_content"):
         reply.tokens.append(time.time())
+    reply.text.append(delta.get("content") or "")
+    for call in delta.get("tool_calls") or ():
+        function = call.get("function") or {}
+        named = f"\n[call {function['name']}] " if function.get("name") else ""
+        reply.text.append(named + (function.get("arguments") or ""))
     if chunk.get("timings"):
         reply.timings = chunk["timings"]

@@ -18,13 +18,14 @@ def system_prompt(
     operating_system: str | None = None,
     native: bool = False,
     told_format: bool = False,
+    brief: bool = False,
 ) -> str:
     """The instructions sent first in every request.
 
     `native`: the tools go to the server as `tools=`, and the model calls them in the format it was trained on, so the
     prompt names only what asks the person first and describes no competing call format; unless `told_format`
     (see `ModelProfile.told_format`): then one line says to write `<tool_call>` JSON, which the server's parser or
-    ours reads.
+    ours reads. `brief`: each tool is described in its first sentence only (a small context window).
     """
     tools = list(tools)
     system = operating_system or f"{platform.system()} {platform.release()}".strip()
@@ -36,7 +37,8 @@ def system_prompt(
 - These tools ask the person first: {risky}."""
     else:
         tool_lines = "\n".join(
-            f"- {json.dumps(t.spec().as_json(), ensure_ascii=False)}" + ("  (asks the person first)" if t.risky else "")
+            f"- {json.dumps((t.spec().brief() if brief else t.spec()).as_json(), ensure_ascii=False)}"
+            + ("  (asks the person first)" if t.risky else "")
             for t in tools
         )
         how = f"""Tools (JSON schema of each):

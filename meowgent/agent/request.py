@@ -11,6 +11,11 @@ from meowgent.llm.types import ChatRequest, ModelProfile
 from meowgent.prompt import system_prompt
 from meowgent.tools.registry import AnyTool
 
+BRIEF_TOOLS_UP_TO = 8192
+"""A context window this small or smaller gets each tool in its first sentence (`ToolSpec.brief`). The builtin tools
+told whole take about 2,100 tokens (estimated; 1,400 brief): half of the 4,096-token window a small model's server
+often runs with, all read by a CPU before the first word of an answer."""
+
 
 def build_request(
     conversation: Conversation,
@@ -28,11 +33,16 @@ def build_request(
     """
     info = profile.info
     offered = list(tools)
-    system = system_prompt(
-        offered, workspace=settings.workspace, native=profile.native_tools, told_format=profile.told_format
-    )
-    specs = tuple(tool.spec() for tool in offered) if profile.native_tools else None
     context = info.window(settings.num_ctx)
+    brief = context <= BRIEF_TOOLS_UP_TO
+    system = system_prompt(
+        offered,
+        workspace=settings.workspace,
+        native=profile.native_tools,
+        told_format=profile.told_format,
+        brief=brief,
+    )
+    specs = tuple(tool.spec().brief() if brief else tool.spec() for tool in offered) if profile.native_tools else None
     fit = fit_messages(
         [{"role": "system", "content": system}, *conversation.messages],
         budget=budget_for(context),

@@ -6,8 +6,9 @@ rest of the code base (and `tools/`, which only needs `ToolSpec`) imports these 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal, NamedTuple
 
@@ -30,6 +31,16 @@ class ToolSpec:
 
     def as_json(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def brief(self) -> ToolSpec:
+        """The same tool in fewer words, for a small context window: the description's first sentence, on one line.
+        The arguments' schema stays whole: a call must still fit it."""
+        first = _FIRST_SENTENCE.match(self.description)
+        return replace(self, description=" ".join((first.group(1) if first else self.description).split()))
+
+
+_FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)", re.DOTALL)
+"""Up to the first full stop that ends a sentence (followed by a space or the end), not one inside "1.5" or "a.txt"."""
 
 
 @dataclass(frozen=True, slots=True)

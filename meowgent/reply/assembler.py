@@ -85,11 +85,18 @@ class ReplyAssembler:
         holding: Holding,
         prompt_seconds: float,
         tools: Collection[str] = (),
+        native: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`check` says why a call cannot run as written (its tool is not offered, its arguments do not fit), or
         None; `prompt_seconds` is how long a silence before the first line is prompt processing (see HeldCalls);
-        `tools` are the names offered, which a fenced JSON block must name to be a call."""
+        `tools` are the names offered, which a fenced JSON block must name to be a call.
+
+        `native`: the server got the tools natively, so its chat template writes calls and results in the format the
+        model was trained on. Calls the model wrote in its text instead are then kept in the transcript as the
+        server's own calls are, out of the message's text: the model reads its call back in its own format, answered
+        by a result tied to it (a small model that reads back a fenced block and a result in a user message tends to
+        make the same call again)."""
         self._guard = ReplyGuard(limits)
         self._check = check
         self._risky = risky
@@ -102,6 +109,9 @@ class ReplyAssembler:
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._native: list[dict[str, Any]] = []  # the server's calls as the transcript keeps them
+        self._native_history = native
+        self._prose: list[str] = []  # the text without the calls written in it
+        self._written: list[ToolCall] = []  # the usable calls written in the text
         self._calls: list[ToolCall | InvalidCall] = []
         self._open_call: str | None = None  # the id of the call being written in the text, if any
         self._thinking_since: float | None = None
@@ -167,19 +177,30 @@ class ReplyAssembler:
             retried = retry_left and self._rejected is not None and not cut
             reason = cut.reason if cut else self._notes.unclaimed(ended, self._rejected, retried)
             events += self._guard.admit(list(self._held.abandon(reason, retried=retried)))
-        message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip("".join(self._content))}
-        if ended != "complete" and not cut:
-            message["content"] += self._notes.cut_off("rejected" if self._rejected is not None else ended)
-        if self._thinking:
-            message["thinking"] = "".join(self._thinking)
-        if self._native:
-            message["tool_calls"] = self._native
+        message = self._message(ended)
         calls = [call for call in self._calls if self._guard.may_run(call.id)]
         if self._guard.refused:
             call_id, error = self._guard.refused
             calls.append(InvalidCall(call_id, "", error))
         reply = Reply(message, calls if ended == "complete" else [], ended, self._rejected, self._final)
         return events, reply
+
+    def _message(self, ended: Ended) -> dict[str, Any]:
+        """The assistant message for the transcript (see `native` in __init__ for where the calls go)."""
+        cut = self._guard.cut
+        whole = self._native_history and ended == "complete" and not cut
+        as_native = whole and bool(self._written) and not any(isinstance(c, InvalidCall) for c in self._calls)
+        text = "".join(self._prose if as_native else self._content)
+        message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip(text)}
+        if ended != "complete" and not cut:
+            message["content"] += self._notes.cut_off("rejected" if self._rejected is not None else ended)
+        if self._thinking:
+            message["thinking"] = "".join(self._thinking)
+        written_calls = self._written if as_native else []
+        calls = self._native + [{"function": {"name": c.name, "arguments": c.arguments}} for c in written_calls]
+        if calls:
+            message["tool_calls"] = calls
+        return message
 
     def _split(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
         """A piece from the splitter: its prose read for fenced calls; a tagged call as it is, after what the fenced
@@ -195,6 +216,7 @@ class ReplyAssembler:
     def _piece(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
         """A piece of the text protocol: prose, more of the call being written, or its end."""
         if type(piece) is TextDelta:
+            self._prose.append(piece.text)
             events.append(piece)
             return
         if self._open_call is None:
@@ -215,6 +237,8 @@ class ReplyAssembler:
             self._invalid(InvalidCall(call_id, "", f"Error: {exc}"), piece.raw, events)
             return
         self._accept(call, events)
+        if self._calls[-1] is call:  # usable
+            self._written.append(call)
 
     def _native_call(self, native: NativeToolCall) -> list[AgentEvent]:
         """The server's parsed call, which is the one that runs; it takes the oldest live panel, if one shows it."""

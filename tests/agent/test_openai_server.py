@@ -88,3 +88,26 @@ def test_a_fenced_json_call_in_the_text_is_shown_live_gated_and_run_like_a_tagge
         shown = "".join(e.text for e in resumed if isinstance(e, TextDelta))
         assert "rm_rf" in shown  # a block naming no offered tool is prose
         assert resumed[-1].reason == "complete"
+
+
+def test_a_call_written_in_the_text_goes_back_to_the_template_as_its_own_call_answered_by_role_tool(tmp_path):
+    """The server's template then writes the call and its result in the model's trained format (Qwen's <tool_call>
+    and <tool_response>), not a fenced block the model wrote and a result in a user message."""
+    block = '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n```'
+    with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
+        server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.")
+        agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
+        conversation = Conversation("chat-1", MODEL)
+        (waiting,) = [
+            e for e in agent.run(conversation, "write a.txt", threading.Event()) if isinstance(e, ApprovalNeeded)
+        ]
+        list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+        *_, user, call, result = server.chat_requests[1]["messages"]
+    assert user == {"role": "user", "content": "write a.txt"}
+    assert call["content"] == "I'll write it.\n\n"
+    ((sent,),) = [call["tool_calls"]]
+    assert json.loads(sent["function"]["arguments"]) == {"path": "a.txt", "content": "meow"}
+    assert sent["function"]["name"] == "write_file"
+    assert result["role"] == "tool"
+    assert result["tool_call_id"] == sent["id"]
+    assert "a.txt" in result["content"]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from meowgent.agent.request import build_request
+from meowgent.agent.request import BRIEF_TOOLS_UP_TO, build_request
 from meowgent.config import Settings
 from meowgent.context import TokenEstimator, budget_for
 from meowgent.conversation import Conversation
@@ -74,3 +74,18 @@ def test_the_transcript_is_fitted_with_room_for_the_native_tools_schemas():
     assert offered_fit.estimated_tokens < bare_fit.estimated_tokens  # the schemas, sent apart, take room too
     assert offered_fit.dropped_messages > bare_fit.dropped_messages
     assert len(conversation.messages) == 25  # the transcript itself is kept whole
+
+
+@pytest.mark.parametrize("parser", ["qwen3", None])
+def test_a_small_window_gets_each_tool_in_its_first_sentence_and_a_larger_one_whole(parser):
+    conversation = Conversation("c", "m", messages=[{"role": "user", "content": "hi"}])
+    small, _ = build(conversation, model(BRIEF_TOOLS_UP_TO, parser=parser))
+    large, _ = build(conversation, model(BRIEF_TOOLS_UP_TO * 2, parser=parser))
+    run_shell = TOOLS["run_shell"].spec()
+    told = {"small": small.system + repr(small.tools), "large": large.system + repr(large.tools)}
+    assert "sandbox" in told["large"]  # a later sentence of run_shell's description
+    assert "sandbox" not in told["small"]
+    assert len(told["small"]) < len(told["large"]) * 0.75
+    if parser:  # natively: the same tools, their arguments' schemas whole
+        assert [(s.name, s.parameters) for s in small.tools] == [(s.name, s.parameters) for s in large.tools]
+        assert small.tools[list(TOOLS).index("run_shell")].description == run_shell.brief().description
