@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, sign_in
+from tests.ui.conftest import CHROMIUM, open_app, reload_app, wait_for_load
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -51,13 +51,6 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 @pytest.fixture
 def page(context: BrowserContext) -> Page:
     return context.new_page()
-
-
-def open_app(page: Page, url: str, *, banner: str = "Connected") -> None:
-    """Load the page and wait until its load event has finished (the banner is filled in right after it)."""
-    sign_in(page, url)
-    page.goto(url)
-    expect(page.locator("#status")).to_contain_text(banner)
 
 
 def send(page: Page, text: str) -> None:
@@ -334,7 +327,7 @@ def test_a_pending_approval_comes_back_after_a_reload_and_approve_works(running_
     open_app(page, running_app.url)
     send(page, "save a note")
     wait_for_card(page, "still here")
-    page.reload()
+    reload_app(page)
     wait_for_card(page, "still here")
     page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("Saved it.")
@@ -459,7 +452,7 @@ def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in
         page.get_by_label("使用者名稱").fill("ann")
         page.get_by_label("密碼").fill("pw")
         page.get_by_role("button", name="登入").click()
-        expect(page.locator("#status")).to_contain_text("已連上 Ollama")
+        wait_for_load(page, banner="已連上 Ollama")
     finally:
         context.close()
 
@@ -472,8 +465,7 @@ def test_rules_saved_in_the_page_are_this_browsers_own(running_app, browser, pag
     page.keyboard.type('[{"tool": "read_file", "action": "allow"}]')
     page.locator("#save_rules").click()
     expect(page.locator("#rules_status")).to_contain_text("Saved 1 rule(s) for your chats")
-    page.reload()
-    expect(page.locator("#status")).to_contain_text("Connected")
+    reload_app(page)
     page.get_by_text("Rules", exact=True).click()
     expect(page.locator("#rules .cm-content")).to_have_text('[{"tool": "read_file", "action": "allow"}]')
     other = new_context(browser)
