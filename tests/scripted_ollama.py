@@ -427,7 +427,7 @@ class ScriptedOllama:
         with self._lock:
             return [body for path, body in self.requests if path == "/api/chat"]
 
-    def wait_for_disconnects(self, count: int = 1, timeout: float = 5.0) -> bool:
+    def wait_for_disconnects(self, count: int = 1, timeout: float = 30.0) -> bool:
         """Wait until at least `count` streamed responses were cut off by their client."""
         with self._lock:
             return self._lock.wait_for(lambda: self.disconnects >= count, timeout)
