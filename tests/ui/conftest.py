@@ -150,14 +150,14 @@ def wait_for_load(page, *, banner: str = "Connected") -> None:
 def open_app(page, url: str, *, banner: str = "Connected") -> None:
     """Open the app as the owner's browser does (its cookie, see `sign_in`) and wait for the page's on_load."""
     sign_in(page, url)
-    page.goto(url)
+    page.goto(url, timeout=LOAD_MS)
     wait_for_load(page, banner=banner)
 
 
 def reload_app(page, *, banner: str = "Connected") -> None:
     """Reload the page and wait for its on_load. Only for an app that kept running: after a restart, Gradio's tab
     reloads itself once it reconnects, racing this reload; open a new tab with `open_app` instead."""
-    page.reload()
+    page.reload(timeout=LOAD_MS)
     wait_for_load(page, banner=banner)
 
 
