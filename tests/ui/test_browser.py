@@ -4,6 +4,7 @@ One Chromium serves the whole file; each test gets a fresh browser context (its 
 owner key) against a fresh app and scripted model server.
 """
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ if not CHROMIUM.exists():
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from meowgent.ui.app import serve
-from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text
+from tests.scripted_ollama import Drop, Hold, Text, Turn, reply, tool_call_text
 
 VIEWPORT = {"width": 1280, "height": 900}
 WAIT_MS = 10_000
@@ -254,17 +255,18 @@ def test_two_browsers_at_once_are_independent(running_app, browser, page):
 
 
 def test_a_reload_mid_stream_reattaches_to_the_answer(running_app, page):
-    running_app.ollama.script(reply(numbered_words(600) + " THE-END", chunk_size=6, delay=0.01))  # ~6 s
+    rest = threading.Event()  # the answer's end waits for the reloaded page, however long it takes to load
+    running_app.ollama.script(Turn(Text(numbered_words(300)), Hold(rest), Text(" THE-END"), chunk_size=6, delay=0.01))
     open_app(page, running_app.url)
     send(page, "count slowly")
     chat = page.locator("#chat")
     expect(chat).to_contain_text("w0050")
-    page.reload()
+    page.reload()  # not reload_app: the page's on_load follows the answer, so it ends with it
     expect(chat).to_contain_text("count slowly")  # the same chat came back, from its beginning
-    expect(chat).to_contain_text("w0001")
+    expect(chat).to_contain_text("w0300")
     midway = chat_text(page)
-    assert "THE-END" not in midway, "the answer finished before the reloaded page could follow it"
-    expect(chat).to_contain_text("THE-END")
+    rest.set()
+    expect(chat).to_contain_text("THE-END")  # sent only now: the reloaded page follows the live answer
     assert len(chat_text(page)) > len(midway)
     assert len(running_app.ollama.chat_requests) == 1  # re-attached, not asked again
     assert_stops_growing(page, settle=0.3)
