@@ -12,10 +12,19 @@ from tests.scripted_ollama import ScriptedOllama
 # Tests only talk to servers on loopback; a proxy configured in the environment must not get in between.
 os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 
+MOST_WORKERS = 4
+"""More workers than this on a bigger machine gain little: the slowest test files set the wall time."""
+
 # The suite runs in three workers on two cores beside browsers: a property's examples may come slowly while another
 # worker holds the CPU. Time is what bench/ measures; a property test judges only what its examples show.
 settings.register_profile("shared_cores", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("shared_cores")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Workers for `-n auto` (pyproject's default): one more than the cores this process may use, at most 4. Browser
+    tests wait on pages and servers much of the time, so a spare worker fills the gaps; more only add contention."""
+    return min(len(os.sched_getaffinity(0)) + 1, MOST_WORKERS)
 
 
 @pytest.fixture

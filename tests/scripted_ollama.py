@@ -216,6 +216,15 @@ class Stall:
 
 
 @dataclass(frozen=True)
+class Hold:
+    """Send nothing until the test sets `release` (at most `most` seconds), then go on: an answer that is still
+    streaming for as long as the test needs, however slow the machine."""
+
+    release: threading.Event
+    most: float = 60.0
+
+
+@dataclass(frozen=True)
 class Status:
     """Answer the whole request with this HTTP status and body (a dict is sent as JSON); must be a turn's only step."""
 
@@ -234,7 +243,7 @@ class Generated:
     """Seconds before each token, whether or not a chunk goes out for it."""
 
 
-Step = Text | Thinking | NativeToolCalls | ErrorLine | Drop | Stall | Status | Generated
+Step = Text | Thinking | NativeToolCalls | ErrorLine | Drop | Stall | Hold | Status | Generated
 
 
 class Turn:
@@ -427,7 +436,7 @@ class ScriptedOllama:
         with self._lock:
             return [body for path, body in self.requests if path == "/api/chat"]
 
-    def wait_for_disconnects(self, count: int = 1, timeout: float = 5.0) -> bool:
+    def wait_for_disconnects(self, count: int = 1, timeout: float = 30.0) -> bool:
         """Wait until at least `count` streamed responses were cut off by their client."""
         with self._lock:
             return self._lock.wait_for(lambda: self.disconnects >= count, timeout)
@@ -704,8 +713,8 @@ class _Handler(BaseHTTPRequestHandler):
         """Write NDJSON lines in chunked encoding, as Ollama does, carrying out Stall, Drop and errors on the way."""
         started = False
         for kind, value in actions:
-            if kind == "stall":
-                self._wait(value)
+            if kind in ("stall", "hold"):
+                self._pause(kind, value)
                 continue
             if kind == "drop":
                 raise _Dropped
@@ -739,8 +748,8 @@ class _Handler(BaseHTTPRequestHandler):
         """`"stream": false`: one JSON object with everything joined, as Ollama does."""
         content, thinking, calls, logprobs, final = [], [], [], [], None
         for kind, value in actions:
-            if kind == "stall":
-                self._wait(value)
+            if kind in ("stall", "hold"):
+                self._pause(kind, value)
             elif kind == "drop":
                 raise _Dropped
             elif kind == "error":
@@ -787,6 +796,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _write_failure(self) -> Exception:
         return _Stopping() if self.server.stopping.is_set() else _ClientGone()
 
+    def _pause(self, kind: str, value: Any) -> None:
+        """A Stall's seconds, or a Hold until its release (noticing a client gone or the server stopping)."""
+        if kind == "stall":
+            self._wait(value)
+            return
+        deadline = time.monotonic() + value.most
+        while not value.release.is_set() and time.monotonic() < deadline:
+            self._wait(0.05)
+
     def _wait(self, seconds: float) -> None:
         """Sleep, but notice at once when the client hangs up or the server stops."""
         deadline = time.monotonic() + seconds
@@ -807,7 +825,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _plan(turn: Turn, model: str, *, prompt_tokens: int, generation: Generation) -> list[tuple[str, Any]]:
-    """The turn as actions: ("line", json), ("error", text), ("drop", None), ("stall", seconds)."""
+    """The turn as actions: ("line", json), ("error", text), ("drop", None), ("stall", seconds), ("hold", Hold)."""
     actions: list[tuple[str, Any]] = []
     generated = 0
     for step in turn.steps:
@@ -842,6 +860,8 @@ def _plan(turn: Turn, model: str, *, prompt_tokens: int, generation: Generation)
             return [*actions, ("drop", None)]
         elif isinstance(step, Stall):
             actions.append(("stall", step.seconds))
+        elif isinstance(step, Hold):
+            actions.append(("hold", step))
     if turn.finish:
         try:
             last = generation.finish()

@@ -185,7 +185,7 @@ class ScriptedOpenAI:
         with self._lock:
             return [body for path, body in self.requests if path.endswith("/chat/completions")]
 
-    def wait_for_disconnects(self, count: int = 1, timeout: float = 5.0) -> bool:
+    def wait_for_disconnects(self, count: int = 1, timeout: float = 30.0) -> bool:
         with self._lock:
             return self._lock.wait_for(lambda: self.disconnects >= count, timeout)
 

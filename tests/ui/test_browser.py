@@ -4,13 +4,14 @@ One Chromium serves the whole file; each test gets a fresh browser context (its 
 owner key) against a fresh app and scripted model server.
 """
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, sign_in
+from tests.ui.conftest import CHROMIUM, open_app, reload_app, wait_for_load
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -18,7 +19,7 @@ if not CHROMIUM.exists():
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from meowgent.ui.app import serve
-from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text
+from tests.scripted_ollama import Drop, Hold, Text, Turn, reply, tool_call_text
 
 VIEWPORT = {"width": 1280, "height": 900}
 WAIT_MS = 10_000
@@ -51,13 +52,6 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 @pytest.fixture
 def page(context: BrowserContext) -> Page:
     return context.new_page()
-
-
-def open_app(page: Page, url: str, *, banner: str = "Connected") -> None:
-    """Load the page and wait until its load event has finished (the banner is filled in right after it)."""
-    sign_in(page, url)
-    page.goto(url)
-    expect(page.locator("#status")).to_contain_text(banner)
 
 
 def send(page: Page, text: str) -> None:
@@ -194,8 +188,8 @@ def test_stop_halts_a_slow_stream(running_app, page):
     chat = page.locator("#chat")
     expect(chat).to_contain_text("w0040")
     page.locator("#stop").click()
-    expect(chat).to_contain_text("Stopped", timeout=2_000)
-    assert running_app.ollama.wait_for_disconnects(1, timeout=2.0)
+    expect(chat).to_contain_text("Stopped")
+    assert running_app.ollama.wait_for_disconnects(1)
     shown = assert_stops_growing(page)
     assert "w2999" not in shown
     expect(page.locator("#stop")).to_be_hidden()
@@ -213,12 +207,10 @@ def test_stop_ends_an_approved_slow_command(running_app, page):
     page.locator("#approve").click()
     stop = page.locator("#stop")
     expect(stop).to_be_visible()
-    clicked = time.perf_counter()
     stop.click()
     chat = page.locator("#chat")
-    expect(chat).to_contain_text("stopped by the person", timeout=5_000)
-    expect(stop).to_be_hidden(timeout=5_000)
-    assert time.perf_counter() - clicked < 5
+    expect(chat).to_contain_text("stopped by the person")  # long before the command's 100 s
+    expect(stop).to_be_hidden()
     send(page, "and now?")
     expect(chat).to_contain_text("Okay, after the stop.")
 
@@ -263,17 +255,18 @@ def test_two_browsers_at_once_are_independent(running_app, browser, page):
 
 
 def test_a_reload_mid_stream_reattaches_to_the_answer(running_app, page):
-    running_app.ollama.script(reply(numbered_words(600) + " THE-END", chunk_size=6, delay=0.01))  # ~6 s
+    rest = threading.Event()  # the answer's end waits for the reloaded page, however long it takes to load
+    running_app.ollama.script(Turn(Text(numbered_words(300)), Hold(rest), Text(" THE-END"), chunk_size=6, delay=0.01))
     open_app(page, running_app.url)
     send(page, "count slowly")
     chat = page.locator("#chat")
     expect(chat).to_contain_text("w0050")
-    page.reload()
+    page.reload()  # not reload_app: the page's on_load follows the answer, so it ends with it
     expect(chat).to_contain_text("count slowly")  # the same chat came back, from its beginning
-    expect(chat).to_contain_text("w0001")
+    expect(chat).to_contain_text("w0300")
     midway = chat_text(page)
-    assert "THE-END" not in midway, "the answer finished before the reloaded page could follow it"
-    expect(chat).to_contain_text("THE-END")
+    rest.set()
+    expect(chat).to_contain_text("THE-END")  # sent only now: the reloaded page follows the live answer
     assert len(chat_text(page)) > len(midway)
     assert len(running_app.ollama.chat_requests) == 1  # re-attached, not asked again
     assert_stops_growing(page, settle=0.3)
@@ -283,7 +276,7 @@ def test_the_banner_says_how_to_start_ollama_and_recovers(running_app, page):
     running_app.ollama.stop()
     open_app(page, running_app.url, banner="ollama serve")
     running_app.ollama.start()
-    expect(page.locator("#status")).to_contain_text("Connected", timeout=11_000)  # rechecked every 5 s
+    expect(page.locator("#status")).to_contain_text("Connected", timeout=30_000)  # rechecked every 5 s
     expect(page.locator("#status")).not_to_contain_text("ollama serve")
 
 
@@ -334,7 +327,7 @@ def test_a_pending_approval_comes_back_after_a_reload_and_approve_works(running_
     open_app(page, running_app.url)
     send(page, "save a note")
     wait_for_card(page, "still here")
-    page.reload()
+    reload_app(page)
     wait_for_card(page, "still here")
     page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("Saved it.")
@@ -459,7 +452,7 @@ def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in
         page.get_by_label("使用者名稱").fill("ann")
         page.get_by_label("密碼").fill("pw")
         page.get_by_role("button", name="登入").click()
-        expect(page.locator("#status")).to_contain_text("已連上 Ollama")
+        wait_for_load(page, banner="已連上 Ollama")
     finally:
         context.close()
 
@@ -472,8 +465,7 @@ def test_rules_saved_in_the_page_are_this_browsers_own(running_app, browser, pag
     page.keyboard.type('[{"tool": "read_file", "action": "allow"}]')
     page.locator("#save_rules").click()
     expect(page.locator("#rules_status")).to_contain_text("Saved 1 rule(s) for your chats")
-    page.reload()
-    expect(page.locator("#status")).to_contain_text("Connected")
+    reload_app(page)
     page.get_by_text("Rules", exact=True).click()
     expect(page.locator("#rules .cm-content")).to_have_text('[{"tool": "read_file", "action": "allow"}]')
     other = new_context(browser)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, SCREENS, in_view, sign_in
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -28,12 +28,6 @@ def page(chromium: Browser) -> Iterator[Page]:
         yield context.new_page()
     finally:
         context.close()
-
-
-def open_app(page: Page, url: str) -> None:
-    sign_in(page, url)
-    page.goto(url)
-    expect(page.locator("#status")).to_contain_text("Connected")
 
 
 def open_files(page: Page) -> None:

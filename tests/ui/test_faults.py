@@ -191,7 +191,7 @@ def test_a_shell_command_that_times_out_leaves_no_process_behind(running_app, pa
     assert "timed out after 1 s" in text
     assert "It ran out of time." in text
     assert_plain(text)
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30
     while processes_running(nap) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_running(nap) == []
