@@ -37,7 +37,7 @@ def test_the_source_is_read():
     assert "meowgent/llm/client.py" in importers("ollama")
     assert "meowgent/ui/app.py" in importers("gradio")
     assert "meowgent/ui/app.py" in importers("meowgent.agent")
-    assert "meowgent/ui/export.py" in importers("meowgent.chats")
+    assert "meowgent/ui/html/export.py" in importers("meowgent.chats")
 
 
 def test_only_llm_imports_ollama():

@@ -13,8 +13,8 @@ from typing import Any
 import gradio as gr
 
 from meowgent.events import ToolCall
-from meowgent.ui.editform import Field
 from meowgent.ui.i18n import CHINESE, ENGLISH, t
+from meowgent.ui.state.editform import Field
 
 NARROW = "(max-width: 767px)"
 """Below this width the sidebar covers the chat, so it starts closed (Gradio's own breakpoint is 768px)."""

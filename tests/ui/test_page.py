@@ -3,9 +3,9 @@
 import gradio as gr
 
 from meowgent.events import ToolCall
-from meowgent.ui.editform import form_for
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES
 from meowgent.ui.page import EXAMPLES, examples_for, field_update, point_to_card
+from meowgent.ui.state.editform import form_for
 
 NOTE = "⬇ see below"
 

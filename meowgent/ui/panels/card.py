@@ -17,13 +17,13 @@ from meowgent.conversation import Decision
 from meowgent.events import ToolCall
 from meowgent.policy.hosts import parse_hosts
 from meowgent.policy.scopes import scope_offer, typed_scope
-from meowgent.ui.approval import describe_queue
-from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
-from meowgent.ui.frame import cleared_first
+from meowgent.ui.html.scopes import NETWORK_CHOICES, network_options, scope_controls
 from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.page import field_update
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.scopes import NETWORK_CHOICES, network_options, scope_controls
+from meowgent.ui.state.approval import describe_queue
+from meowgent.ui.state.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.state.frame import cleared_first
 
 if TYPE_CHECKING:
     from meowgent.ui.panels.chat import ChatPanel
@@ -77,7 +77,7 @@ class CardPanel:
                 self.approve_all = localized(
                     gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
                 )
-                # Worded for the waiting call (meowgent.ui.scopes), so it says what it allows.
+                # Worded for the waiting call (meowgent.ui.html.scopes), so it says what it allows.
                 self.approve_chat = gr.Button(t(ENGLISH, "approve_chat"), elem_id="approve_chat")
                 self.reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
 

@@ -2,7 +2,7 @@
 
 Every event that shows an answer does the same thing: act through the ChatService, then follow the chat's
 event log and render it (`follow`): five frames a second of the chat alone while text streams, and a whole frame
-on every status change (`meowgent.ui.throttle`).
+on every status change (`meowgent.ui.state.throttle`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Any
 import gradio as gr
 
 from meowgent.chats.errors import ChatError
-from meowgent.ui.approval import link_target
-from meowgent.ui.frame import FrameTargets, Snapshot, chat_frame, cleared_first, frame
 from meowgent.ui.page import examples_for
 from meowgent.ui.panels.card import CardPanel
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.render import ChatView
-from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, Draw, FrameThrottle
+from meowgent.ui.state.approval import link_target
+from meowgent.ui.state.frame import FrameTargets, Snapshot, chat_frame, cleared_first, frame
+from meowgent.ui.state.render import ChatView
+from meowgent.ui.state.throttle import FRAME_SECONDS, POLL_SECONDS, Draw, FrameThrottle
 
 
 class ChatPanel:

@@ -19,14 +19,14 @@ from meowgent.chats.errors import ChatError
 from meowgent.chats.export import write_export
 from meowgent.chats.service import NEW_TITLE
 from meowgent.policy.scopes import Scope
-from meowgent.ui.auditlog import audit_html
-from meowgent.ui.export import chat_markdown
+from meowgent.ui.html.auditlog import audit_html
+from meowgent.ui.html.export import chat_markdown
+from meowgent.ui.html.scopes import NETWORK_ALLOWED, scope_choices
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, chat_error_text, pick_language, t
 from meowgent.ui.page import CLOSE_ON_PHONE
 from meowgent.ui.panels.chat import ChatPanel
 from meowgent.ui.panels.models import ModelPanel
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.scopes import NETWORK_ALLOWED, scope_choices
 
 
 class SidebarPanel:
