@@ -19,11 +19,10 @@ from meowgent.policy.hosts import parse_hosts
 from meowgent.policy.scopes import scope_offer, typed_scope
 from meowgent.ui.html.scopes import NETWORK_CHOICES, network_options, scope_controls
 from meowgent.ui.i18n import ENGLISH, t
-from meowgent.ui.page import field_update
 from meowgent.ui.panels.shared import Page
 from meowgent.ui.state.approval import describe_queue
 from meowgent.ui.state.editform import SLOTS, FormError, edited_arguments, field_values, form_for
-from meowgent.ui.state.frame import cleared_first
+from meowgent.ui.state.frame import cleared_first, field_update
 
 if TYPE_CHECKING:
     from meowgent.ui.panels.chat import ChatPanel

@@ -9,7 +9,7 @@ outputs are a list, so a new output is one field here and one entry in `frame`, 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import gradio as gr
@@ -19,9 +19,8 @@ from meowgent.policy.scopes import Scope
 from meowgent.ui.html.safehtml import Html
 from meowgent.ui.html.scopes import scope_choices
 from meowgent.ui.i18n import t
-from meowgent.ui.page import field_update, point_to_card
 from meowgent.ui.state.approval import Card
-from meowgent.ui.state.editform import SLOTS, Form
+from meowgent.ui.state.editform import SLOTS, Field, Form
 from meowgent.ui.state.models import context_meter
 
 
@@ -114,6 +113,26 @@ def edit_section(form: Form | None, language: str, targets: FrameTargets) -> dic
         cleared = {slots[slot]: gr.update(value="", visible=False) for slot in SLOTS}
         return {targets.edit_section: gr.update(open=False), targets.edit_for: ""} | cleared
     return {slots[slot]: field_update(form.slot(slot), language) for slot in SLOTS}
+
+
+def field_update(field: Field | None, language: str, **value: str) -> dict[str, Any]:
+    """An edit field shown with its label (and `value=`, when given), or hidden when its tool has no such field."""
+    if field is None:
+        return gr.update(visible=False, **value)
+    return gr.update(visible=True, label=t(language, field.label), lines=field.lines, **value)
+
+
+def point_to_card(messages: list[gr.ChatMessage], waiting: tuple[ToolCall, ...], note: str) -> list[gr.ChatMessage]:
+    """Waiting calls' panels say "see below" instead of repeating what the card shows in full."""
+    ids = {call.id for call in waiting}
+    if not ids:
+        return messages
+    return [
+        replace(message, content=note)
+        if isinstance(message.metadata, dict) and message.metadata.get("id") in ids
+        else message
+        for message in messages
+    ]
 
 
 def cleared_first(frames: Iterator[dict[Any, Any]], *, box: Any) -> Iterator[dict[Any, Any]]:
