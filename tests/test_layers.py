@@ -113,3 +113,61 @@ def test_the_catalogs_know_nothing_of_the_page():
             name for name in found[path] if name.startswith("meowgent.ui.") and not name.startswith("meowgent.ui.i18n")
         }
         assert not page, path
+
+
+def module_graph(folder: str) -> dict[str, set[str]]:
+    """The files under meowgent/`folder`/ and the files there each imports (a name's longest module prefix)."""
+    files = under(folder)
+    module_of = {path.removesuffix(".py").removesuffix("/__init__").replace("/", "."): path for path in files}
+    graph = {}
+    for path in files:
+        targets = set()
+        for name in imports()[path]:
+            parts = name.split(".")
+            found = next(
+                (".".join(parts[:n]) for n in range(len(parts), 0, -1) if ".".join(parts[:n]) in module_of), None
+            )
+            if found is not None and module_of[found] != path:
+                targets.add(module_of[found])
+        graph[path] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of `graph`: each strongly connected group of more than one file (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_circles_are_found():
+    """The finder below finds a circle of three and ignores a chain."""
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_page_has_no_import_circles():
+    """Two modules that need each other are one reason to change split in two; TYPE_CHECKING imports count."""
+    assert circles(module_graph("ui")) == []

@@ -8,7 +8,7 @@ handler checks the owner again, since every event is an API endpoint.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gradio as gr
 
@@ -22,10 +22,8 @@ from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.panels.shared import Page
 from meowgent.ui.state.approval import describe_queue
 from meowgent.ui.state.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.state.follow import Follower
 from meowgent.ui.state.frame import cleared_first, field_update
-
-if TYPE_CHECKING:
-    from meowgent.ui.panels.chat import ChatPanel
 
 
 class CardPanel:
@@ -114,7 +112,7 @@ class CardPanel:
             raise ValueError("")
         return (hosts, ()) if choice == "command" else ((), hosts)
 
-    def wire(self, chat: ChatPanel, *, language_picker: Any) -> None:
+    def wire(self, follower: Follower, *, language_picker: Any) -> None:
         page, context, service, tools = self.page, self.page.context, self.page.service, self.page.tools
 
         @context.chat_action
@@ -153,7 +151,7 @@ class CardPanel:
                 return
             except ChatError as exc:
                 context.warn(exc, request)
-            yield from cleared_first(chat.follow(owner, chat_id, request), box=self.reason)
+            yield from cleared_first(follower.follow(owner, chat_id, request), box=self.reason)
 
         @context.chat_action
         def on_approve(
@@ -247,7 +245,7 @@ class CardPanel:
             yield from decide(key, chat_id, {_head(shown_ids): Decision(False, why.strip())}, request)
 
         card_inputs = [page.owner_key, page.chat_id, self.calls]
-        decided = [self.reason, *chat.shown]
+        decided = [self.reason, *follower.shown]
         self.edit_section.expand(
             on_edit, [*card_inputs, self.edit_for], [*self.edit_fields, self.edit_for], concurrency_limit=None
         )

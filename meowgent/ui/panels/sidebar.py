@@ -71,7 +71,7 @@ class SidebarPanel:
             self.title: name,
             self.models.model: gr.update(value=opened.conversation.model),
         }
-        for update in self.chat.follow(owner, chat, request):
+        for update in self.chat.follower.follow(owner, chat, request):
             yield switched | update
 
     def wire(self, demo: gr.Blocks, *, chat: ChatPanel, this_chat: ThisChatPanel, status_line: Any) -> list[Any]:
@@ -105,7 +105,7 @@ class SidebarPanel:
             owner = context.owner_of(key, request)
             status = self.models.status(key, model_name, request)
             yield {page.saved_language: picked, status_line: status[status_line]} | self.wording(picked)
-            yield from chat.follow(owner, chat_id, request)
+            yield from chat.follower.follow(owner, chat_id, request)
 
         def on_language_facts(key: str, chat_id: str, picked: str, model_name: str, request: gr.Request):
             """The model facts and chat names, which on_language's stream doesn't carry, in the new language."""
