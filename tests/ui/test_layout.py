@@ -51,6 +51,8 @@ def open_page(page: Page, app: RunningApp, language: str = ENGLISH) -> None:
     """Load the page, wait for the model server's status, and pick `language` with the language switch."""
     page.goto(app.url)
     expect(page.locator("#status")).to_contain_text("Ollama")
+    # The status line also fills on a timer; the chat list's open chat is the load's own last news (on_load).
+    expect(page.locator("#chats input:checked")).to_have_count(1)
     if language == ENGLISH:
         return
     # The page's script opens the sidebar on a wide screen after load; on a narrow one it stays behind the menu.

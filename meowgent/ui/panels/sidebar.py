@@ -87,15 +87,20 @@ class SidebarPanel:
 
         def on_load(key: str, saved: str, request: gr.Request):
             key = key or secrets.token_urlsafe(24)
-            language = saved if saved in LANGUAGES else pick_language(request.headers.get("accept-language"))
-            context.set_language(request, language)
+            if context.picked(request) is None:  # a language the tab switched to meanwhile stays
+                first = saved if saved in LANGUAGES else pick_language(request.headers.get("accept-language"))
+                context.set_language(request, first)
             owner = context.owner_of(key, request)
             rows = service.chats(owner)
             chat_id = rows[0].id if rows else service.new_chat(owner).id
-            known = {page.owner_key: key, self.language: language}
-            yield known | self.wording(language)  # a frame of its own: a component has one update a frame
+
+            def known() -> dict[Any, Any]:
+                """Read at each frame: the tab may switch its language while the load runs."""
+                return {page.owner_key: key, self.language: context.language_of(request)}
+
+            yield known() | self.wording(context.language_of(request))  # a frame of its own: one update a frame
             for update in self.show_chat(owner, chat_id, request):
-                yield known | update
+                yield known() | update
 
         def on_language(key: str, chat_id: str, picked: str, model_name: str, request: gr.Request):
             context.set_language(request, picked)

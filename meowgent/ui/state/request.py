@@ -37,7 +37,11 @@ class PageContext:
     owner_of = staticmethod(owner_of)
 
     def language_of(self, request: gr.Request) -> str:
-        return self._languages.get(request.session_hash or "", ENGLISH)
+        return self.picked(request) or ENGLISH
+
+    def picked(self, request: gr.Request) -> str | None:
+        """The language this tab has so far, if any: its switch may come before the page's load has finished."""
+        return self._languages.get(request.session_hash or "")
 
     def set_language(self, request: gr.Request, language: str) -> None:
         self._languages[request.session_hash or ""] = language
