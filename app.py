@@ -23,7 +23,7 @@ def login_for(settings: Settings) -> tuple[tuple[str, str] | None, bool]:
 
     A public link or a non-loopback address never serves without a login: a page that runs
     shell commands must not be open to whoever finds the URL. Both the name and the password
-    we make up are random: wrong guesses for a known name would pause its logins (meowgent.ui.login).
+    we make up are random: wrong guesses for a known name would pause its logins (meowgent.ui.routes.login).
     """
     if settings.auth is not None:
         return settings.auth, False
@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def page_link(settings: Settings, local_url: str, *, login: bool) -> str:
     """The address to open: with the start token when the page has no login and checks it."""
-    from meowgent.ui.owner import OwnerToken  # imported late, as the page is: `--help` needs no web stack
+    from meowgent.ui.routes.owner import OwnerToken  # imported late, as the page is: `--help` needs no web stack
 
     if login or settings.token is None:
         return local_url

@@ -30,8 +30,8 @@ from meowgent.llm.client import OllamaClient
 from meowgent.llm.types import ChatChunk, ChatRequest
 from meowgent.reply.formats import CallPiece, CallTextReader
 from meowgent.reply.held import HeldCalls
-from meowgent.ui.render import ChatView
-from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, FrameThrottle
+from meowgent.ui.state.render import ChatView
+from meowgent.ui.state.throttle import FRAME_SECONDS, POLL_SECONDS, FrameThrottle
 from tests.scripted_ollama import (
     DEFAULT_MODELS,
     PARSER_MODELS,

@@ -16,7 +16,7 @@ from meowgent.config import Settings
 from meowgent.files.download import plan, zip_chunks
 from meowgent.files.tree import list_folder, search
 from meowgent.tools.workspace import Workspace
-from meowgent.ui.fileview import found_rows, tree_rows
+from meowgent.ui.html.fileview import found_rows, tree_rows
 
 FILES = 50_000
 FOLDERS = 100

@@ -25,9 +25,9 @@ from meowgent.reply.parse import CallParseError, parse_tool_call
 from meowgent.tools.extract import extract_markdown
 from meowgent.tools.globs import MAX_GLOB_CHARS, Glob
 from meowgent.tools.registry import run_tool
-from meowgent.ui.approval import describe_queue
-from meowgent.ui.render import ChatView
-from meowgent.ui.safehtml import visible_lines
+from meowgent.ui.html.safehtml import visible_lines
+from meowgent.ui.state.approval import describe_queue
+from meowgent.ui.state.render import ChatView
 
 REPEATS = 3
 HOSTILE_PAIRS = 14

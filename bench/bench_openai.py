@@ -42,11 +42,11 @@ from meowgent.events import Done, TextDelta
 from meowgent.llm.deltas import ToolCallDeltas
 from meowgent.llm.openai_client import OpenAIClient
 from meowgent.persist.store import Store
-from meowgent.ui.frame import FrameTargets, Snapshot, frame
+from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import ENGLISH
-from meowgent.ui.render import ChatView
-from meowgent.ui.safehtml import shown_text
-from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, FrameThrottle
+from meowgent.ui.state.frame import FrameTargets, Snapshot, frame
+from meowgent.ui.state.render import ChatView
+from meowgent.ui.state.throttle import FRAME_SECONDS, POLL_SECONDS, FrameThrottle
 from tests.scripted_openai import Calls, Content, ScriptedOpenAI, Turn
 
 REPEATS = 3

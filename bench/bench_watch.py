@@ -24,8 +24,8 @@ from bench.report import machine, table
 from meowgent.chats.runs import RunRegistry
 from meowgent.events import Done, TextDelta, UserMessage
 from meowgent.ui.i18n import CHINESE, ENGLISH
-from meowgent.ui.watchpage import WatchView
-from meowgent.ui.watchroutes import viewer_stream
+from meowgent.ui.routes.watchpage import WatchView
+from meowgent.ui.routes.watchroutes import viewer_stream
 from meowgent.watch.broadcast import Broadcasts
 from meowgent.watch.links import WatchLinks
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from bench.report import machine, table
 from meowgent.config import Secret, Settings
-from meowgent.ui.safehtml import shown_text
+from meowgent.ui.html.safehtml import shown_text
 from tests.scripted_ollama import ScriptedOllama, Text, Turn, tool_call_text
 
 CHUNK = 4

@@ -27,7 +27,7 @@ from gradio_client import Client
 from bench.wiretap import Tap
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
-from meowgent.ui.safehtml import shown_text
+from meowgent.ui.html.safehtml import shown_text
 from tests.real_engine import Speed, _free_port
 
 CONTEXT = 4096

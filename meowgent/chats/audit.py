@@ -1,6 +1,6 @@
 """What a chat's calls leave in the store: a row per call, and for each risky one a row of the audit trail.
 
-The rows hold codes and values (see `meowgent.persist.calls`); `meowgent.ui.auditlog` words them.
+The rows hold codes and values (see `meowgent.persist.calls`); `meowgent.ui.html.auditlog` words them.
 A `CallLedger` remembers, for one chat, the calls proposed and the person's decisions until each call
 has its result; it does no I/O, so the recorder writes its rows with the event that made them.
 """

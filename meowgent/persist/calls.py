@@ -1,6 +1,6 @@
 """A chat's tool calls and the audit trail of its risky ones: the rows, and how the store reads and writes them.
 
-Rows hold codes and values, never sentences: `meowgent.ui.auditlog` words them in the person's language.
+Rows hold codes and values, never sentences: `meowgent.ui.html.auditlog` words them in the person's language.
 The functions take a connection inside a transaction that the store opened.
 """
 

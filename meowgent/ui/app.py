@@ -29,18 +29,6 @@ from meowgent.persist.store import Store
 from meowgent.policy.rulebook import Rulebook
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
-from meowgent.ui.approval import Commands
-from meowgent.ui.fileroutes import FileRoutes, Links
-from meowgent.ui.guard import Guard, addresses_for
-from meowgent.ui.login import (
-    LOGIN_MESSAGE,
-    LoginThrottle,
-    RememberedBrowsers,
-    RememberLogins,
-    logged_in,
-    login_key,
-)
-from meowgent.ui.owner import LoginGate, OwnerToken, TokenGate
 from meowgent.ui.page import CSS, ON_LOAD
 from meowgent.ui.panels.chat import ChatPanel
 from meowgent.ui.panels.files import FilesPanel
@@ -50,11 +38,23 @@ from meowgent.ui.panels.shared import Page
 from meowgent.ui.panels.sidebar import SidebarPanel, ThisChatPanel
 from meowgent.ui.panels.topbar import TopBar
 from meowgent.ui.panels.watch import WatchPanel
-from meowgent.ui.presenter import PRESENTER_CSS
-from meowgent.ui.render import CHAT_CSS
-from meowgent.ui.request import PageContext
-from meowgent.ui.snapshot import ContextWindows, Snapshots
-from meowgent.ui.watchroutes import Watching
+from meowgent.ui.routes.fileroutes import FileRoutes, Links
+from meowgent.ui.routes.guard import Guard, addresses_for
+from meowgent.ui.routes.login import (
+    LOGIN_MESSAGE,
+    LoginThrottle,
+    RememberedBrowsers,
+    RememberLogins,
+    logged_in,
+    login_key,
+)
+from meowgent.ui.routes.owner import LoginGate, OwnerToken, TokenGate
+from meowgent.ui.routes.watchroutes import Watching
+from meowgent.ui.state.approval import Commands
+from meowgent.ui.state.presenter import PRESENTER_CSS
+from meowgent.ui.state.render import CHAT_CSS
+from meowgent.ui.state.request import PageContext
+from meowgent.ui.state.snapshot import ContextWindows, Snapshots
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The page's look and manners: CSS, the browser script, the examples, and what the main view points at.
+"""The page's look and manners: CSS, the browser script, the examples.
 
 The main view is one screen tall and never scrolls as a whole: a status line, the chat (which gives up
 room), the approval card and the message box. So the card's buttons are in view the moment it shows,
@@ -7,14 +7,7 @@ on a laptop and on a phone, and a long file scrolls inside its own box.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
-import gradio as gr
-
-from meowgent.events import ToolCall
-from meowgent.ui.editform import Field
-from meowgent.ui.i18n import CHINESE, ENGLISH, t
+from meowgent.ui.i18n import CHINESE, ENGLISH
 
 NARROW = "(max-width: 767px)"
 """Below this width the sidebar covers the chat, so it starts closed (Gradio's own breakpoint is 768px)."""
@@ -94,23 +87,3 @@ ON_LOAD = f"""
 def examples_for(language: str) -> list[dict[str, str]]:
     """The chat's examples in `language`; Gradio shows them only while the chat is empty."""
     return [{"text": example} for example in EXAMPLES[language]]
-
-
-def field_update(field: Field | None, language: str, **value: str) -> dict[str, Any]:
-    """An edit field shown with its label (and `value=`, when given), or hidden when its tool has no such field."""
-    if field is None:
-        return gr.update(visible=False, **value)
-    return gr.update(visible=True, label=t(language, field.label), lines=field.lines, **value)
-
-
-def point_to_card(messages: list[gr.ChatMessage], waiting: tuple[ToolCall, ...], note: str) -> list[gr.ChatMessage]:
-    """Waiting calls' panels say "see below" instead of repeating what the card shows in full."""
-    ids = {call.id for call in waiting}
-    if not ids:
-        return messages
-    return [
-        dataclasses.replace(message, content=note)
-        if isinstance(message.metadata, dict) and message.metadata.get("id") in ids
-        else message
-        for message in messages
-    ]

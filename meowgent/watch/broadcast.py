@@ -29,7 +29,7 @@ FRAME_SECONDS = 0.2
 
 
 class FrameSource(Protocol):
-    """A chat's view, folded from its events (`meowgent.ui.watchpage.WatchView`)."""
+    """A chat's view, folded from its events (`meowgent.ui.routes.watchpage.WatchView`)."""
 
     def apply(self, event: AgentEvent) -> object: ...
 

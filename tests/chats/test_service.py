@@ -23,7 +23,7 @@ from meowgent.persist.store import Store
 from meowgent.policy.rules import Policy, Rule
 from meowgent.policy.scopes import Scope
 from meowgent.tools.registry import ExternalTool, ToolRegistry
-from meowgent.ui.render import ChatView
+from meowgent.ui.state.render import ChatView
 from tests.sandboxing import GREETING, fetch, needs_sandbox
 from tests.scripted_ollama import ScriptedOllama, Stall, Text, Turn, reply, tool_call_text
 

@@ -8,7 +8,7 @@ from meowgent.files.access import preview_file, read_chunks
 from meowgent.files.errors import FileRefused
 from meowgent.files.preview import Binary, Image, MarkdownText, TextPage, image_type, text_page
 from meowgent.tools.workspace import Workspace
-from meowgent.ui.filepreview import preview_html
+from meowgent.ui.html.filepreview import preview_html
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 20
 

@@ -19,8 +19,8 @@ from playwright.sync_api import expect
 
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
-from meowgent.ui.owner import OwnerToken
-from meowgent.ui.safehtml import shown_text as html_text
+from meowgent.ui.html.safehtml import shown_text as html_text
+from meowgent.ui.routes.owner import OwnerToken
 from tests.scripted_ollama import ScriptedOllama
 
 OWNER_TOKEN = "the-owners-start-token-in-tests"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from gradio_client import Client
 
-from meowgent.ui.approval import CARD_BOX_CHARS
+from meowgent.ui.state.approval import CARD_BOX_CHARS
 from tests.scripted_ollama import Text, reply, tool_call_text
 from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text
 

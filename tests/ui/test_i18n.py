@@ -32,7 +32,6 @@ from meowgent.llm.errors import (
     response_error,
 )
 from meowgent.policy.risks import Risk
-from meowgent.ui.approval import describe_queue
 from meowgent.ui.i18n import (
     CHINESE,
     ENGLISH,
@@ -45,10 +44,11 @@ from meowgent.ui.i18n import (
     t,
     zh_tw,
 )
-from meowgent.ui.models import model_facts, server_status
-from meowgent.ui.render import ChatView
+from meowgent.ui.state.approval import describe_queue
+from meowgent.ui.state.models import model_facts, server_status
+from meowgent.ui.state.render import ChatView
 from tests.ui.conftest import html_text
-from tests.ui.test_models import PLAIN, QWEN
+from tests.ui.state.test_models import PLAIN, QWEN
 
 
 def fields(text):

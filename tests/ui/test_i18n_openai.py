@@ -7,8 +7,8 @@ from meowgent.events import ErrorEvent
 from meowgent.llm.errors import ModelError, busy, missing_model, openai_error, openai_failure, stalled_at
 from meowgent.llm.hosts import HOST_FAILURES, HostStatus
 from meowgent.llm.openai_client import OpenAIClient
-from meowgent.ui.hostwords import host_state
 from meowgent.ui.i18n import CHINESE, ENGLISH, error_text
+from meowgent.ui.state.hostwords import host_state
 from tests.ui.test_i18n import CJK
 
 HOST = "http://gpu-box:8000/v1"

@@ -5,9 +5,9 @@ import pytest
 from meowgent.events import ToolCall
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ExternalTool
-from meowgent.ui.approval import describe_call, describe_queue
+from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import CHINESE
-from meowgent.ui.safehtml import shown_text
+from meowgent.ui.state.approval import describe_call, describe_queue
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from meowgent.chats.runs import RunRegistry
 from meowgent.events import Done, TextDelta, UserMessage
+from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import CHINESE, ENGLISH
-from meowgent.ui.safehtml import shown_text
-from meowgent.ui.watchpage import WatchView
+from meowgent.ui.routes.watchpage import WatchView
 from meowgent.watch.broadcast import Broadcast, Broadcasts, patch
 from meowgent.watch.links import WatchLink
 

@@ -202,7 +202,7 @@ TEXT: dict[str, str] = {
     "field_command": "Command",
     "field_url": "Web address",
     "field_json": "All details (JSON)",
-    # "Allow for this chat": what each tool's chat scope allows (meowgent.ui.scopes)
+    # "Allow for this chat": what each tool's chat scope allows (meowgent.ui.html.scopes)
     "approve_chat_command": "✅ Allow this exact command for this chat",
     "approve_chat_write_file": "✅ Allow writing {path} for this chat",
     "approve_chat_edit_file": "✅ Allow editing {path} for this chat",
@@ -248,7 +248,7 @@ TEXT: dict[str, str] = {
     "audit_reached": "reached {hosts}",
     "audit_reached_none": "reached no host",
     "audit_refused": "refused {hosts}",
-    # what the card shows of long or misleading text (meowgent.ui.approval, meowgent.ui.render)
+    # what the card shows of long or misleading text (meowgent.ui.state.approval, meowgent.ui.state.render)
     "diff_rough": "This change is too big to compare line by line, so all of its old lines show as removed and all of "
     "its new lines as added, even lines that stay the same.",
     "through_link": "⚠️ {path} is a link to another file: this changes {target}.",

@@ -8,7 +8,7 @@ handler checks the owner again, since every event is an API endpoint.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gradio as gr
 
@@ -17,16 +17,13 @@ from meowgent.conversation import Decision
 from meowgent.events import ToolCall
 from meowgent.policy.hosts import parse_hosts
 from meowgent.policy.scopes import scope_offer, typed_scope
-from meowgent.ui.approval import describe_queue
-from meowgent.ui.editform import SLOTS, FormError, edited_arguments, field_values, form_for
-from meowgent.ui.frame import cleared_first
+from meowgent.ui.html.scopes import NETWORK_CHOICES, network_options, scope_controls
 from meowgent.ui.i18n import ENGLISH, t
-from meowgent.ui.page import field_update
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.scopes import NETWORK_CHOICES, network_options, scope_controls
-
-if TYPE_CHECKING:
-    from meowgent.ui.panels.chat import ChatPanel
+from meowgent.ui.state.approval import describe_queue
+from meowgent.ui.state.editform import SLOTS, FormError, edited_arguments, field_values, form_for
+from meowgent.ui.state.follow import Follower
+from meowgent.ui.state.frame import cleared_first, field_update
 
 
 class CardPanel:
@@ -77,7 +74,7 @@ class CardPanel:
                 self.approve_all = localized(
                     gr.Button, {"value": "approve_all"}, variant="primary", visible=False, elem_id="approve_all"
                 )
-                # Worded for the waiting call (meowgent.ui.scopes), so it says what it allows.
+                # Worded for the waiting call (meowgent.ui.html.scopes), so it says what it allows.
                 self.approve_chat = gr.Button(t(ENGLISH, "approve_chat"), elem_id="approve_chat")
                 self.reject = localized(gr.Button, {"value": "reject"}, variant="stop", elem_id="reject")
 
@@ -115,160 +112,175 @@ class CardPanel:
             raise ValueError("")
         return (hosts, ()) if choice == "command" else ((), hosts)
 
-    def wire(self, chat: ChatPanel, *, language_picker: Any) -> None:
-        page, context, service, tools = self.page, self.page.context, self.page.service, self.page.tools
-
-        @context.chat_action
-        def on_edit(key: str, chat_id: str, shown_ids: list[str], loaded_for: str, request: gr.Request):
-            """Opening "Change it before approving" fills its fields with the head call's arguments."""
-            if loaded_for and loaded_for == _head(shown_ids):  # opened again: keep what the person changed
-                return gr.skip()
-            head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
-            form, values, language = (
-                form_for(head, tools=tools),
-                field_values(head, tools=tools),
-                context.language_of(request),
-            )
-            fields = zip(self.edit_fields, SLOTS, strict=True)
-            filled = {field: field_update(form.slot(slot), language, value=values[slot]) for field, slot in fields}
-            return filled | {self.edit_for: head.id}
-
-        def decide(
-            key: str,
-            chat_id: str,
-            decisions: dict[str, Decision],
-            request: gr.Request,
-            *,
-            network: tuple[str, str] = ("", ""),
-        ):
-            owner = context.owner_of(key, request)
-            try:
-                for_command, for_chat = self.network_of(owner, chat_id, list(decisions), *network)
-                decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
-                service.decide(owner, chat_id, decisions, account=request.username or "", chat_network=for_chat)
-            except ValueError as exc:  # the hosts typed: said on the page, and the card stays to fix them
-                language = context.language_of(request)
-                word = str(exc)
-                said = t(language, "network_hosts_invalid", word=word) if word else t(language, "network_hosts_missing")
-                gr.Warning(said)
-                return
-            except ChatError as exc:
-                context.warn(exc, request)
-            yield from cleared_first(chat.follow(owner, chat_id, request), box=self.reason)
-
-        @context.chat_action
-        def on_approve(
-            key: str,
-            chat_id: str,
-            shown_ids: list[str],
-            loaded_for: str,
-            path: str,
-            old: str,
-            main: str,
-            network_choice: str,
-            hosts: str,
-            request: gr.Request,
-        ):
-            arguments = None
-            if loaded_for and loaded_for == _head(shown_ids):  # the person opened the fields of this call
-                values = {"path": path, "old": old, "main": main}
-                try:
-                    head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
-                    arguments = edited_arguments(head, values, tools=tools)
-                except FormError as exc:
-                    gr.Warning(t(context.language_of(request), "invalid_edit_json", detail=exc.detail))
-                    return
-            decision = {_head(shown_ids): Decision(True, arguments=arguments)}
-            yield from decide(key, chat_id, decision, request, network=(network_choice, hosts))
-
-        @context.chat_action
-        def on_approve_all(
-            key: str, chat_id: str, shown_ids: list[str], network_choice: str, hosts: str, request: gr.Request
-        ):
-            waiting = service.waiting(context.owner_of(key, request), chat_id)
-            # The button is hidden then, but every event is an endpoint: a call the card cut short is never
-            # approved with the others.
-            language = context.language_of(request)
-            if set(shown_ids) & set(describe_queue(waiting, page.workspace, language, tools=tools).cut_short):
-                gr.Warning(t(language, "approve_all_cut"))
-                return
-            decisions = {call_id: Decision(True) for call_id in shown_ids}
-            yield from decide(key, chat_id, decisions, request, network=(network_choice, hosts))
-
-        def on_card_change(key: str, chat_id: str, shown_ids: list[str], language: str, request: gr.Request):
-            """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
-            owner = context.owner_of(key, request)
-            try:
-                head = self.shown_head(owner, chat_id, shown_ids)
-                chat_network = service.network(owner, chat_id)
-                hosts = chat_network or service.known_hosts(owner, chat_id)
-            except ChatError:
-                head, chat_network, hosts = None, (), ()
-            allow = scope_controls(head, page.workspace, language, tools=tools)
-            return {
-                self.approve_chat: gr.update(value=allow.button or "", visible=allow.button is not None),
-                self.scope_prefix: gr.update(label=allow.box, visible=allow.box is not None, value=""),
-                self.network: gr.update(
-                    choices=network_options(language),
-                    label=t(language, "network_label"),
-                    value="chat" if chat_network else "off",
-                    visible=self.has_network_control(head),
-                ),
-                self.network_hosts: gr.update(
-                    label=t(language, "network_hosts_label"),
-                    info=t(language, "network_hosts_info"),
-                    value=", ".join(hosts),
-                    visible=self.has_network_control(head),
-                ),
-            }
-
-        @context.chat_action
-        def on_approve_chat(
-            key: str,
-            chat_id: str,
-            shown_ids: list[str],
-            typed: str,
-            network_choice: str,
-            hosts: str,
-            request: gr.Request,
-        ):
-            head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
-            offer = scope_offer(head, page.workspace, tools=tools)
-            if offer is None:
-                raise ChatError(ChatErrorKind.NOT_WAITING)
-            try:
-                scope = typed_scope(head, typed, page.workspace, tools=tools) if typed.strip() else offer.scope
-            except ValueError as exc:  # typed words that are not the start of a command, or a path outside
-                gr.Warning(str(exc))
-                return
-            decision = {_head(shown_ids): Decision(True, scope=scope)}
-            yield from decide(key, chat_id, decision, request, network=(network_choice, hosts))
-
-        def on_reject(key: str, chat_id: str, shown_ids: list[str], why: str, request: gr.Request):
-            yield from decide(key, chat_id, {_head(shown_ids): Decision(False, why.strip())}, request)
-
+    def wire(self, follower: Follower, *, language_picker: Any) -> None:
+        """Bind the card's buttons (their frames follow the chat into `follower`'s components) and its wording."""
+        self.follower = follower
+        page, context = self.page, self.page.context
         card_inputs = [page.owner_key, page.chat_id, self.calls]
-        decided = [self.reason, *chat.shown]
+        decided = [self.reason, *follower.shown]
         self.edit_section.expand(
-            on_edit, [*card_inputs, self.edit_for], [*self.edit_fields, self.edit_for], concurrency_limit=None
+            context.chat_action(self.on_edit),
+            [*card_inputs, self.edit_for],
+            [*self.edit_fields, self.edit_for],
+            concurrency_limit=None,
         )
         network = [self.network, self.network_hosts]
         approve_inputs = [*card_inputs, self.edit_for, *self.edit_fields, *network]
         page.answers += [
-            self.approve.click(on_approve, approve_inputs, decided, concurrency_limit=None),
-            self.approve_all.click(on_approve_all, [*card_inputs, *network], decided, concurrency_limit=None),
-            self.approve_chat.click(
-                on_approve_chat, [*card_inputs, self.scope_prefix, *network], decided, concurrency_limit=None
+            self.approve.click(context.chat_action(self.on_approve), approve_inputs, decided, concurrency_limit=None),
+            self.approve_all.click(
+                context.chat_action(self.on_approve_all), [*card_inputs, *network], decided, concurrency_limit=None
             ),
-            self.reject.click(on_reject, [*card_inputs, self.reason], decided, concurrency_limit=None),
+            self.approve_chat.click(
+                context.chat_action(self.on_approve_chat),
+                [*card_inputs, self.scope_prefix, *network],
+                decided,
+                concurrency_limit=None,
+            ),
+            self.reject.click(self.on_reject, [*card_inputs, self.reason], decided, concurrency_limit=None),
         ]
         gr.on(
             [self.calls.change, language_picker.input],
-            on_card_change,
+            self.on_card_change,
             [*card_inputs, language_picker],  # the picker: on a switch, the new language
             [self.approve_chat, self.scope_prefix, *network],
             concurrency_limit=None,
         )
+
+    def on_edit(self, key: str, chat_id: str, shown_ids: list[str], loaded_for: str, request: gr.Request):
+        """Opening "Change it before approving" fills its fields with the head call's arguments."""
+        if loaded_for and loaded_for == _head(shown_ids):  # opened again: keep what the person changed
+            return gr.skip()
+        context, tools = self.page.context, self.page.tools
+        head = self.head_call(context.owner_of(key, request), chat_id, shown_ids)
+        form, values, language = (
+            form_for(head, tools=tools),
+            field_values(head, tools=tools),
+            context.language_of(request),
+        )
+        fields = zip(self.edit_fields, SLOTS, strict=True)
+        filled = {field: field_update(form.slot(slot), language, value=values[slot]) for field, slot in fields}
+        return filled | {self.edit_for: head.id}
+
+    def decide(
+        self,
+        key: str,
+        chat_id: str,
+        decisions: dict[str, Decision],
+        request: gr.Request,
+        *,
+        network: tuple[str, str] = ("", ""),
+    ):
+        """Hand the decisions to the service, then follow the chat; hosts that are not hosts keep the card."""
+        context = self.page.context
+        owner = context.owner_of(key, request)
+        try:
+            for_command, for_chat = self.network_of(owner, chat_id, list(decisions), *network)
+            decisions = {call_id: replace(d, network=for_command) for call_id, d in decisions.items()}
+            self.page.service.decide(owner, chat_id, decisions, account=request.username or "", chat_network=for_chat)
+        except ValueError as exc:  # the hosts typed: said on the page, and the card stays to fix them
+            language = context.language_of(request)
+            word = str(exc)
+            gr.Warning(
+                t(language, "network_hosts_invalid", word=word) if word else t(language, "network_hosts_missing")
+            )
+            return
+        except ChatError as exc:
+            context.warn(exc, request)
+        yield from cleared_first(self.follower.follow(owner, chat_id, request), box=self.reason)
+
+    def on_approve(
+        self,
+        key: str,
+        chat_id: str,
+        shown_ids: list[str],
+        loaded_for: str,
+        path: str,
+        old: str,
+        main: str,
+        network_choice: str,
+        hosts: str,
+        request: gr.Request,
+    ):
+        arguments = None
+        if loaded_for and loaded_for == _head(shown_ids):  # the person opened the fields of this call
+            values = {"path": path, "old": old, "main": main}
+            try:
+                head = self.head_call(self.page.context.owner_of(key, request), chat_id, shown_ids)
+                arguments = edited_arguments(head, values, tools=self.page.tools)
+            except FormError as exc:
+                gr.Warning(t(self.page.context.language_of(request), "invalid_edit_json", detail=exc.detail))
+                return
+        decision = {_head(shown_ids): Decision(True, arguments=arguments)}
+        yield from self.decide(key, chat_id, decision, request, network=(network_choice, hosts))
+
+    def on_approve_all(
+        self, key: str, chat_id: str, shown_ids: list[str], network_choice: str, hosts: str, request: gr.Request
+    ):
+        page, context = self.page, self.page.context
+        waiting = page.service.waiting(context.owner_of(key, request), chat_id)
+        # The button is hidden then, but every event is an endpoint: a call the card cut short is never
+        # approved with the others.
+        language = context.language_of(request)
+        if set(shown_ids) & set(describe_queue(waiting, page.workspace, language, tools=page.tools).cut_short):
+            gr.Warning(t(language, "approve_all_cut"))
+            return
+        decisions = {call_id: Decision(True) for call_id in shown_ids}
+        yield from self.decide(key, chat_id, decisions, request, network=(network_choice, hosts))
+
+    def on_card_change(self, key: str, chat_id: str, shown_ids: list[str], language: str, request: gr.Request):
+        """Word "Allow for this chat" for the call that now waits, and show the box only where typing applies."""
+        page = self.page
+        owner = page.context.owner_of(key, request)
+        try:
+            head = self.shown_head(owner, chat_id, shown_ids)
+            chat_network = page.service.network(owner, chat_id)
+            hosts = chat_network or page.service.known_hosts(owner, chat_id)
+        except ChatError:
+            head, chat_network, hosts = None, (), ()
+        allow = scope_controls(head, page.workspace, language, tools=page.tools)
+        return {
+            self.approve_chat: gr.update(value=allow.button or "", visible=allow.button is not None),
+            self.scope_prefix: gr.update(label=allow.box, visible=allow.box is not None, value=""),
+            self.network: gr.update(
+                choices=network_options(language),
+                label=t(language, "network_label"),
+                value="chat" if chat_network else "off",
+                visible=self.has_network_control(head),
+            ),
+            self.network_hosts: gr.update(
+                label=t(language, "network_hosts_label"),
+                info=t(language, "network_hosts_info"),
+                value=", ".join(hosts),
+                visible=self.has_network_control(head),
+            ),
+        }
+
+    def on_approve_chat(
+        self,
+        key: str,
+        chat_id: str,
+        shown_ids: list[str],
+        typed: str,
+        network_choice: str,
+        hosts: str,
+        request: gr.Request,
+    ):
+        page = self.page
+        head = self.head_call(page.context.owner_of(key, request), chat_id, shown_ids)
+        offer = scope_offer(head, page.workspace, tools=page.tools)
+        if offer is None:
+            raise ChatError(ChatErrorKind.NOT_WAITING)
+        try:
+            scope = typed_scope(head, typed, page.workspace, tools=page.tools) if typed.strip() else offer.scope
+        except ValueError as exc:  # typed words that are not the start of a command, or a path outside
+            gr.Warning(str(exc))
+            return
+        decision = {_head(shown_ids): Decision(True, scope=scope)}
+        yield from self.decide(key, chat_id, decision, request, network=(network_choice, hosts))
+
+    def on_reject(self, key: str, chat_id: str, shown_ids: list[str], why: str, request: gr.Request):
+        yield from self.decide(key, chat_id, {_head(shown_ids): Decision(False, why.strip())}, request)
 
     def show_after(self, events: list[Any]) -> None:
         """After each of `events`, show the card the frames prepared, with the head call's whole content."""

@@ -1,27 +1,21 @@
 """The chat: the conversation, the approval card under it (`CardPanel`), retry, and the message box.
 
-Every event that shows an answer does the same thing: act through the ChatService, then follow the chat's
-event log and render it (`follow`): five frames a second of the chat alone while text streams, and a whole frame
-on every status change (`meowgent.ui.throttle`).
+Every event that shows an answer acts through the ChatService, then follows the chat into the same components
+(`follower`, a `meowgent.ui.state.follow.Follower`), as the card's decisions and the sidebar's navigation do.
 """
 
 from __future__ import annotations
 
-import functools
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import gradio as gr
 
 from meowgent.chats.errors import ChatError
-from meowgent.ui.approval import link_target
-from meowgent.ui.frame import FrameTargets, Snapshot, chat_frame, cleared_first, frame
 from meowgent.ui.page import examples_for
 from meowgent.ui.panels.card import CardPanel
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.render import ChatView
-from meowgent.ui.throttle import FRAME_SECONDS, POLL_SECONDS, Draw, FrameThrottle
+from meowgent.ui.state.follow import Follower
+from meowgent.ui.state.frame import FrameTargets, cleared_first
 
 
 class ChatPanel:
@@ -76,39 +70,8 @@ class ChatPanel:
             stop=self.stop,
             retry=self.retry,
         )
-        self.link_target = functools.partial(link_target, page.workspace)  # panels name a link's real target
-
-    @property
-    def shown(self) -> list[Any]:
-        """The outputs of every event that shows a frame of the chat."""
-        return self.targets.outputs()
-
-    def view(self, language: str) -> ChatView:
-        return ChatView(language, link_target=self.link_target, tools=self.page.tools)
-
-    def frame_of(self, view: ChatView, owner: str, chat: str, previous: Snapshot | None = None) -> Snapshot:
-        return self.page.snapshots.take(owner, chat, view, previous=previous)
-
-    def follow(self, owner: str, chat: str, request: gr.Request) -> Iterator[dict[Any, Any]]:
-        """Render the chat's log, then keep streaming while an answer runs; a chat not the owner's shows empty."""
-        language = self.page.context.language_of(request)
-        view = self.view(language)
-        try:
-            batches = self.page.service.follow(owner, chat, poll=POLL_SECONDS)
-        except ChatError as exc:
-            self.page.context.warn(exc, request)
-            batches = iter(())
-        throttle = FrameThrottle(FRAME_SECONDS)
-        snapshot: Snapshot | None = None
-        for batch in batches:
-            changed = False
-            for event in batch:
-                changed |= view.apply(event)
-            draw = throttle.due(news=bool(batch), status=changed, now=time.monotonic())
-            if draw is not None:
-                snapshot = self.frame_of(view, owner, chat, snapshot)
-                yield (frame if draw is Draw.WHOLE else chat_frame)(snapshot, language, self.targets)
-        yield frame(self.frame_of(view, owner, chat, snapshot), language, self.targets)
+        self.follower = Follower(page.service, page.context, page.snapshots, page.tools, page.workspace, self.targets)
+        self.shown = self.follower.shown
 
     def wire(self, *, language_picker: Any) -> None:
         page, context, service = self.page, self.page.context, self.page.service
@@ -121,7 +84,7 @@ class ChatPanel:
                 context.warn(exc, request)
                 yield {self.msg: text}  # what was typed stays, to send again
                 return
-            yield from cleared_first(self.follow(owner, chat, request), box=self.msg)
+            yield from cleared_first(self.follower.follow(owner, chat, request), box=self.msg)
 
         def on_example(key: str, chat: str, picked: gr.SelectData, request: gr.Request):
             yield from on_send(key, chat, picked.value["text"], request)
@@ -130,7 +93,7 @@ class ChatPanel:
         def on_retry(key: str, chat: str, request: gr.Request):
             owner = context.owner_of(key, request)
             service.retry(owner, chat)
-            yield from self.follow(owner, chat, request)
+            yield from self.follower.follow(owner, chat, request)
 
         @context.chat_action
         def on_stop(key: str, chat: str, request: gr.Request) -> None:
@@ -147,6 +110,6 @@ class ChatPanel:
         example = self.chatbot.example_select(on_example, chat_inputs, [self.msg, *self.shown], concurrency_limit=None)
         self.sent = [send, example]
         page.answers += self.sent
-        self.card.wire(self, language_picker=language_picker)
+        self.card.wire(self.follower, language_picker=language_picker)
         page.answers.append(self.retry.click(on_retry, chat_inputs, self.shown, concurrency_limit=None))
         self.stop.click(on_stop, chat_inputs, None, queue=False)

@@ -27,11 +27,11 @@ from meowgent.files.preview import TextPage
 from meowgent.files.sizes import human_size
 from meowgent.files.upload import check_count
 from meowgent.tools.workspace import Workspace
-from meowgent.ui import fileview
-from meowgent.ui.filepreview import preview_html
-from meowgent.ui.fileroutes import TICKET_COOKIE, Links
+from meowgent.ui.html import fileview
+from meowgent.ui.html.filepreview import preview_html
 from meowgent.ui.i18n import t
 from meowgent.ui.panels.shared import Page
+from meowgent.ui.routes.fileroutes import TICKET_COOKIE, Links
 
 UNDO_CLICKS = """
 () => {

@@ -11,10 +11,10 @@ from meowgent.chats.errors import ChatError
 from meowgent.llm.errors import ModelError
 from meowgent.llm.hosts import HostPool
 from meowgent.tools.sandbox import NoSandbox
-from meowgent.ui.hostwords import hosts_line, local_host, picker_choices
 from meowgent.ui.i18n import chat_error_text, error_text, t
-from meowgent.ui.models import can_download, describe_pull, model_facts, pick_model, server_status
 from meowgent.ui.panels.shared import Page
+from meowgent.ui.state.hostwords import hosts_line, local_host, picker_choices
+from meowgent.ui.state.models import can_download, describe_pull, model_facts, pick_model, server_status
 
 STATUS_SECONDS = 5.0
 

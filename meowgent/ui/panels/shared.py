@@ -20,8 +20,8 @@ from meowgent.llm.backend import ModelBackend
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, Sandbox
 from meowgent.ui.i18n import ENGLISH, t
-from meowgent.ui.request import PageContext
-from meowgent.ui.snapshot import Snapshots
+from meowgent.ui.state.request import PageContext
+from meowgent.ui.state.snapshot import Snapshots
 
 OWNER_KEY_ENCODING = "meowgent-owner-key"
 

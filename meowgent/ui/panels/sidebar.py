@@ -19,14 +19,14 @@ from meowgent.chats.errors import ChatError
 from meowgent.chats.export import write_export
 from meowgent.chats.service import NEW_TITLE
 from meowgent.policy.scopes import Scope
-from meowgent.ui.auditlog import audit_html
-from meowgent.ui.export import chat_markdown
+from meowgent.ui.html.auditlog import audit_html
+from meowgent.ui.html.export import chat_markdown
+from meowgent.ui.html.scopes import NETWORK_ALLOWED, scope_choices
 from meowgent.ui.i18n import ENGLISH, LANGUAGES, chat_error_text, pick_language, t
 from meowgent.ui.page import CLOSE_ON_PHONE
 from meowgent.ui.panels.chat import ChatPanel
 from meowgent.ui.panels.models import ModelPanel
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.scopes import NETWORK_ALLOWED, scope_choices
 
 
 class SidebarPanel:
@@ -71,100 +71,25 @@ class SidebarPanel:
             self.title: name,
             self.models.model: gr.update(value=opened.conversation.model),
         }
-        for update in self.chat.follow(owner, chat, request):
+        for update in self.chat.follower.follow(owner, chat, request):
             yield switched | update
 
     def wire(self, demo: gr.Blocks, *, chat: ChatPanel, this_chat: ThisChatPanel, status_line: Any) -> list[Any]:
         """Bind the page's navigation; returns the events that show another chat (they end the current answer)."""
-        page, context, service = self.page, self.page.context, self.page.service
-        self.chat, self.title = chat, this_chat.title
+        page, context = self.page, self.page.context
+        self.chat, self.title, self.status_line = chat, this_chat.title, status_line
         self.opened = [page.chat_id, self.chats, self.title, self.models.model, *chat.shown]
-        worded = [*page.wording.components(), self.workspace]
-
-        def relabeled(besides: list[Any]) -> list[Any]:
-            """The worded components that `besides` does not list (an event lists a component once)."""
-            return [item for item in worded if item not in besides]
-
-        def on_load(key: str, saved: str, request: gr.Request):
-            key = key or secrets.token_urlsafe(24)
-            language = saved if saved in LANGUAGES else pick_language(request.headers.get("accept-language"))
-            context.set_language(request, language)
-            owner = context.owner_of(key, request)
-            rows = service.chats(owner)
-            chat_id = rows[0].id if rows else service.new_chat(owner).id
-            known = {page.owner_key: key, self.language: language}
-            yield known | self.wording(language)  # a frame of its own: a component has one update a frame
-            for update in self.show_chat(owner, chat_id, request):
-                yield known | update
-
-        def on_language(key: str, chat_id: str, picked: str, model_name: str, request: gr.Request):
-            context.set_language(request, picked)
-            if not context.is_known(key, request):  # the words would name the workspace folder and the models
-                yield gr.skip()
-                return
-            owner = context.owner_of(key, request)
-            status = self.models.status(key, model_name, request)
-            yield {page.saved_language: picked, status_line: status[status_line]} | self.wording(picked)
-            yield from chat.follow(owner, chat_id, request)
-
-        def on_language_facts(key: str, chat_id: str, picked: str, model_name: str, request: gr.Request):
-            """The model facts and chat names, which on_language's stream doesn't carry, in the new language."""
-            context.set_language(request, picked)
-            facts = self.models.facts_of(key, chat_id, model_name, request)
-            chat_list = {self.chats: self.chat_list(context.owner_of(key, request), chat_id, request)}
-            return facts | chat_list
-
-        def on_new_chat(key: str, chat_id: str, picked: str, request: gr.Request):
-            owner = context.owner_of(key, request)
-            try:
-                current = service.get(owner, chat_id)
-            except ChatError:
-                current = None
-            # An untouched chat is already a fresh start; don't pile up empty ones.
-            fresh = current if current and not current.conversation.messages else service.new_chat(owner, picked)
-            yield from self.show_chat(owner, fresh.id, request)
-
-        @context.chat_action
-        def on_open(key: str, picked: str, request: gr.Request):
-            yield from self.show_chat(context.owner_of(key, request), picked, request)
-
-        def chat_list_of(key: str, chat_id: str, request: gr.Request):
-            return self.chat_list(context.owner_of(key, request), chat_id, request)
-
-        def forget_language(request: gr.Request) -> None:
-            context.forget(request)
-
-        def on_revoke(key: str, chat_id: str, picked: list[str], request: gr.Request):
-            owner = context.owner_of(key, request)
-            try:
-                for value in picked:
-                    if value == NETWORK_ALLOWED:
-                        service.set_network(owner, chat_id, ())
-                        continue
-                    scope = Scope.from_stored(json.loads(value), tools=page.tools)
-                    if scope is not None:
-                        service.revoke(owner, chat_id, scope)
-                scopes, chat_network = tuple(service.scopes(owner, chat_id)), service.network(owner, chat_id)
-            except ChatError as exc:
-                context.warn(exc, request)
-                scopes, chat_network = (), ()
-            # The card's control shows the chat's setting too: revoked here, it must not turn it back on.
-            choices = scope_choices(scopes, chat_network, context.language_of(request))
-            return {
-                self.scopes: gr.update(choices=choices, value=[]),
-                chat.card.network: gr.update(value="chat" if chat_network else "off"),
-            }
-
+        self.worded = [*page.wording.components(), self.workspace]
         load = demo.load(
-            on_load,
+            self.on_load,
             [page.owner_key, page.saved_language],
-            [page.owner_key, self.language, *relabeled(self.opened), *self.opened],
+            [page.owner_key, self.language, *self.relabeled(self.opened), *self.opened],
             concurrency_limit=None,
         )
         self.models.wire(status_line=status_line, after=[load])
-        demo.unload(forget_language)
+        demo.unload(self.forget_language)
         for sent in chat.sent:
-            sent.then(chat_list_of, [page.owner_key, page.chat_id], [self.chats])
+            sent.then(self.chat_list_of, [page.owner_key, page.chat_id], [self.chats])
         for picks_a_chat in (self.new_chat.click, self.chats.input):
             picks_a_chat(None, js=CLOSE_ON_PHONE)
         # Showing another chat ends this page's view of the current one (its answer keeps running on the server).
@@ -172,29 +97,110 @@ class SidebarPanel:
         chat_model = [page.owner_key, page.chat_id, self.models.model]
         switches = [
             self.language.input(
-                on_language,
+                self.on_language,
                 [page.owner_key, page.chat_id, self.language, self.models.model],
-                [page.saved_language, status_line, *relabeled(chat.shown), *chat.shown],
+                [page.saved_language, status_line, *self.relabeled(chat.shown), *chat.shown],
                 **switch,
             ),
-            self.new_chat.click(on_new_chat, chat_model, self.opened, **switch),
+            self.new_chat.click(self.on_new_chat, chat_model, self.opened, **switch),
             # The chatbot's own trash button would empty only the page; make it a real fresh start.
-            chat.chatbot.clear(on_new_chat, chat_model, self.opened, **switch),
-            self.chats.input(on_open, [page.owner_key, self.chats], self.opened, **switch),
+            chat.chatbot.clear(self.on_new_chat, chat_model, self.opened, **switch),
+            self.chats.input(context.chat_action(self.on_open), [page.owner_key, self.chats], self.opened, **switch),
         ]
         self.language.input(
-            on_language_facts,
+            self.on_language_facts,
             [page.owner_key, page.chat_id, self.language, self.models.model],
             [self.models.facts, self.models.think, self.chats],
             concurrency_limit=None,
         )
         self.revoke.click(
-            on_revoke,
+            self.on_revoke,
             [page.owner_key, page.chat_id, self.scopes],
             [self.scopes, chat.card.network],
             concurrency_limit=None,
         )
         return [load, *switches]
+
+    def relabeled(self, besides: list[Any]) -> list[Any]:
+        """The worded components that `besides` does not list (an event lists a component once)."""
+        return [item for item in self.worded if item not in besides]
+
+    def on_load(self, key: str, saved: str, request: gr.Request):
+        key = key or secrets.token_urlsafe(24)
+        if self.page.context.picked(request) is None:  # a language the tab switched to meanwhile stays
+            first = saved if saved in LANGUAGES else pick_language(request.headers.get("accept-language"))
+            self.page.context.set_language(request, first)
+        owner = self.page.context.owner_of(key, request)
+        rows = self.page.service.chats(owner)
+        chat_id = rows[0].id if rows else self.page.service.new_chat(owner).id
+
+        def known() -> dict[Any, Any]:
+            """Read at each frame: the tab may switch its language while the load runs."""
+            return {self.page.owner_key: key, self.language: self.page.context.language_of(request)}
+
+        yield known() | self.wording(self.page.context.language_of(request))  # a frame of its own: one update a frame
+        for update in self.show_chat(owner, chat_id, request):
+            yield known() | update
+
+    def on_language(self, key: str, chat_id: str, picked: str, model_name: str, request: gr.Request):
+        self.page.context.set_language(request, picked)
+        if not self.page.context.is_known(key, request):  # the words would name the workspace folder and the models
+            yield gr.skip()
+            return
+        owner = self.page.context.owner_of(key, request)
+        status = self.models.status(key, model_name, request)
+        yield {self.page.saved_language: picked, self.status_line: status[self.status_line]} | self.wording(picked)
+        yield from self.chat.follower.follow(owner, chat_id, request)
+
+    def on_language_facts(self, key: str, chat_id: str, picked: str, model_name: str, request: gr.Request):
+        """The model facts and self.chat names, which on_language's stream doesn't carry, in the new language."""
+        self.page.context.set_language(request, picked)
+        facts = self.models.facts_of(key, chat_id, model_name, request)
+        chat_list = {self.chats: self.chat_list(self.page.context.owner_of(key, request), chat_id, request)}
+        return facts | chat_list
+
+    def on_new_chat(self, key: str, chat_id: str, picked: str, request: gr.Request):
+        owner = self.page.context.owner_of(key, request)
+        try:
+            current = self.page.service.get(owner, chat_id)
+        except ChatError:
+            current = None
+        # An untouched self.chat is already a fresh start; don't pile up empty ones.
+        fresh = current if current and not current.conversation.messages else self.page.service.new_chat(owner, picked)
+        yield from self.show_chat(owner, fresh.id, request)
+
+    def on_open(self, key: str, picked: str, request: gr.Request):
+        yield from self.show_chat(self.page.context.owner_of(key, request), picked, request)
+
+    def chat_list_of(self, key: str, chat_id: str, request: gr.Request):
+        return self.chat_list(self.page.context.owner_of(key, request), chat_id, request)
+
+    def forget_language(self, request: gr.Request) -> None:
+        self.page.context.forget(request)
+
+    def on_revoke(self, key: str, chat_id: str, picked: list[str], request: gr.Request):
+        owner = self.page.context.owner_of(key, request)
+        try:
+            for value in picked:
+                if value == NETWORK_ALLOWED:
+                    self.page.service.set_network(owner, chat_id, ())
+                    continue
+                scope = Scope.from_stored(json.loads(value), tools=self.page.tools)
+                if scope is not None:
+                    self.page.service.revoke(owner, chat_id, scope)
+            scopes, chat_network = (
+                tuple(self.page.service.scopes(owner, chat_id)),
+                self.page.service.network(owner, chat_id),
+            )
+        except ChatError as exc:
+            self.page.context.warn(exc, request)
+            scopes, chat_network = (), ()
+        # The card's control shows the self.chat's setting too: revoked here, it must not turn it back on.
+        choices = scope_choices(scopes, chat_network, self.page.context.language_of(request))
+        return {
+            self.scopes: gr.update(choices=choices, value=[]),
+            self.chat.card.network: gr.update(value="self.chat" if chat_network else "off"),
+        }
 
 
 class ThisChatPanel:

@@ -7,7 +7,7 @@ import gradio as gr
 from meowgent.ui.i18n import ENGLISH, t
 from meowgent.ui.page import TOGGLE_SIDEBAR
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.presenter import TOGGLE_PRESENTER
+from meowgent.ui.state.presenter import TOGGLE_PRESENTER
 
 
 class TopBar:

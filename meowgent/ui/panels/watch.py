@@ -2,7 +2,7 @@
 
 The link is shown as a full URL on the address the person is using (`page_origin`), so it works as it is for
 whoever they give it to: the loopback address on this computer, a public name, or the `--share` link. The same
-QR code also goes to a corner that presenter mode shows (`meowgent.ui.presenter`), sent with the link, so
+QR code also goes to a corner that presenter mode shows (`meowgent.ui.state.presenter`), sent with the link, so
 turning presenter mode on costs no request. Every handler checks that the caller owns the chat.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 import gradio as gr
 
 from meowgent.chats.errors import ChatError
-from meowgent.ui.guard import SHARE_DOMAIN
+from meowgent.ui.html.qr import qr_svg
 from meowgent.ui.i18n import t
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.qr import qr_svg
-from meowgent.ui.watchroutes import MOUNT
+from meowgent.ui.routes.guard import SHARE_DOMAIN
+from meowgent.ui.routes.watchroutes import MOUNT
 from meowgent.watch.links import WatchLink, WatchLinks
 
 HOURS_SHOWN_FROM = 2 * 3600
