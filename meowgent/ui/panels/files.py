@@ -193,226 +193,251 @@ class FilesPanel:
 
     def wire(self, demo: gr.Blocks, *, after: list[Any]) -> None:
         """Bind the panel; `after`: the events after which the tree may have changed (opening a chat, an answer)."""
-        page, context, service, settings = self.page, self.page.context, self.page.service, self.page.settings
-        owner_key, chat_id = page.owner_key, page.chat_id
-        panel = [self.listing, self.where, self.note, self.up, self.changes, self.since]
-        shown = [self.preview, self.note, self.previous, self.next, self.download]
-
-        def language_of(request: gr.Request) -> str:
-            return context.language_of(request)
-
-        @context.chat_action
-        def on_list(key: str, chat: str, folder: str, query: str, request: gr.Request):
-            owner = context.known_owner(key, request)
-            return self.listed(owner, chat, folder, query, language_of(request))
-
-        @context.chat_action
-        def on_pick(key: str, chat: str, folder: str, picked: str | None, request: gr.Request):
-            owner = context.known_owner(key, request)
-            kind, _, path = (picked or "").partition(":")
-            language = language_of(request)
-            if kind == "folder":
-                return {self.folder: path, self.search: ""} | self.listed(owner, chat, path, "", language)
-            if kind != "file":
-                return gr.skip()
-            return {self.opened: path, self.page_number: 1} | self.previewed(path, 1, language)
-
-        @context.chat_action
-        def on_up(key: str, chat: str, folder: str, request: gr.Request):
-            owner = context.known_owner(key, request)
-            parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
-            return {self.folder: parent} | self.listed(owner, chat, parent, "", language_of(request))
-
-        def turner(step: int):
-            @context.chat_action
-            def on_turn(key: str, path: str, number: int, request: gr.Request):
-                context.known_owner(key, request)
-                number = max(1, number + step)
-                return {self.page_number: number} | self.previewed(path, number, language_of(request))
-
-            return on_turn
-
-        @context.chat_action
-        def on_download(key: str, path: str, request: gr.Request):
-            context.known_owner(key, request)
-            if not path:
-                return gr.skip()
-            name = path.rsplit("/", 1)[-1]
-            return self.links.add(
-                name, lambda: read_chunks(self.workspace, path), media_type="application/octet-stream"
-            )
-
-        @context.chat_action
-        def on_download_all(key: str, skip_ignored: bool, request: gr.Request):
-            context.known_owner(key, request)
-            cap = settings.zip_max_bytes
-            try:
-                planned = download.plan(self.workspace, cap=cap, skip_ignored=skip_ignored)
-            except FileRefused as refused:
-                gr.Warning(fileview.refusal_text(refused, language_of(request)))
-                return ""
-            name = f"{Path(page.workspace).name or 'workspace'}.zip"
-            return self.links.add(
-                name, lambda: download.zip_chunks(self.workspace, planned, cap=cap), media_type="application/zip"
-            )
-
-        def on_ticket(key: str, request: gr.Request) -> str:
-            """An upload ticket for a known owner's page (`ui/fileroutes.py` gates /upload with it)."""
-            return self.links.ticket() if context.is_known(key, request) else ""
-
-        def save(owner: str, chat: str, files: list[tuple[str, str]], folder: str, *, replace: bool, request):
-            """Save each file; those already there are returned, to ask about."""
-            language, account = language_of(request), request.username or ""
-            said, existing = [], []
-            for name, copy in files:
-                try:
-                    with open(copy, "rb") as source:
-                        written = service.files.upload(
-                            owner, chat, [(name, source)], folder=folder, replace=replace,
-                            max_bytes=settings.upload_max_bytes, max_files=settings.upload_max_files,
-                            account=account,
-                        )  # fmt: skip
-                    said += [
-                        t(language, "files_uploaded", name=item.path, size=human_size(item.size)) for item in written
-                    ]
-                except FileRefused as refused:
-                    if refused.kind == "exists" and not replace:
-                        existing.append((name, copy))
-                        continue
-                    said.append(fileview.refusal_text(refused, language))
-                except OSError:
-                    said.append(t(language, "files_refused_io", path=name))
-            for _, copy in files:
-                if (name, copy) not in existing:
-                    with contextlib.suppress(OSError):
-                        Path(copy).unlink()  # Gradio's copy: the workspace has its own now
-            return said, existing
-
-        @context.chat_action
-        def on_upload(key: str, chat: str, folder: str, payload: Any, request: gr.Request):
-            owner = context.known_owner(key, request)
-            files = named_uploads(payload)
-            language = language_of(request)
-            try:
-                service.get(owner, chat)
-                check_count(len(files), limit=settings.upload_max_files)
-            except FileRefused as refused:
-                return {self.note: fileview.refusal_text(refused, language), self.upload: None}
-            said, existing = save(owner, chat, files, folder, replace=False, request=request)
-            ask = {
-                self.waiting_uploads: existing,
-                self.replace_row: gr.update(visible=bool(existing)),
-                self.replace_question: " ".join(
-                    t(language, "files_replace_question", name=name) for name, _ in existing
-                ),
-            }
-            return (
-                ask | {self.upload: None} | self.listed(owner, chat, folder, "", language) | {self.note: " ".join(said)}
-            )
-
-        @context.chat_action
-        def on_replace(key: str, chat: str, folder: str, waiting: list, request: gr.Request):
-            owner = context.known_owner(key, request)
-            said, _ = save(owner, chat, [tuple(item) for item in waiting], folder, replace=True, request=request)
-            hidden = {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
-            return hidden | self.listed(owner, chat, folder, "", language_of(request)) | {self.note: " ".join(said)}
-
-        def on_keep(waiting: list):
-            for _, copy in waiting:
-                with contextlib.suppress(OSError):
-                    Path(copy).unlink()
-            return {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
-
-        def undone(owner: str, chat: str, folder: str, report: UndoReport, asked: dict, request: gr.Request):
-            language = language_of(request)
-            if report.changed:
-                return {
-                    self.waiting_undo: asked,
-                    self.question: gr.update(visible=True),
-                    self.question_text: str(fileview.changed_since_html(report, language)),
-                }
-            said = " ".join(fileview.undo_said(report, language))
-            gr.Info(said)
-            closed = {self.waiting_undo: {}, self.question: gr.update(visible=False), self.question_text: ""}
-            return closed | self.listed(owner, chat, folder, "", language) | {self.note: said}
-
-        def undo(key: str, chat: str, folder: str, asked: dict, request: gr.Request, *, force: bool):
-            owner = context.known_owner(key, request)
-            account = request.username or ""
-            try:
-                if "since" in asked:
-                    report = service.files.undo_since(owner, chat, int(asked["since"]), force=force, account=account)
-                elif asked.get("call"):
-                    report = service.files.undo(owner, chat, str(asked["call"]), force=force, account=account)
-                else:
-                    return gr.skip()
-            except FileRefused as refused:
-                gr.Warning(fileview.refusal_text(refused, language_of(request)))
-                return gr.skip()
-            return undone(owner, chat, folder, report, asked, request)
-
-        @context.chat_action
-        def on_undo_change(key: str, chat: str, folder: str, call: str | None, request: gr.Request):
-            return undo(key, chat, folder, {"call": call or ""}, request, force=False)
-
-        @context.chat_action
-        def on_undo_since(key: str, chat: str, folder: str, message: int | None, request: gr.Request):
-            if message is None:
-                return gr.skip()
-            return undo(key, chat, folder, {"since": message}, request, force=False)
-
-        @context.chat_action
-        def on_undo_call(key: str, chat: str, call: str, folder: str, request: gr.Request):
-            """A call's Undo button in the chat (its id comes from the page's script)."""
-            return undo(key, chat, folder, {"call": call}, request, force=False)
-
-        @context.chat_action
-        def on_undo_anyway(key: str, chat: str, folder: str, asked: dict, request: gr.Request):
-            return undo(key, chat, folder, asked, request, force=True)
-
-        chat_state = [owner_key, chat_id]
-        listed_by = [*chat_state, self.folder, self.search]
-        undo_out = [*panel, self.waiting_undo, self.question, self.question_text]
-        shown_by = [self.folder, self.search, *panel, *shown, self.opened, self.page_number]
         demo.load(None, js=UNDO_CLICKS)
+        self._wire_browsing(after)
+        self._wire_downloads()
+        self._wire_uploads()
+        self._wire_undo()
+
+    # ---- bindings ----
+
+    @property
+    def _panel(self) -> list[Any]:
+        """What a listing fills."""
+        return [self.listing, self.where, self.note, self.up, self.changes, self.since]
+
+    @property
+    def _chat_state(self) -> list[Any]:
+        return [self.page.owner_key, self.page.chat_id]
+
+    def _wire_browsing(self, after: list[Any]) -> None:
+        page, action = self.page, self.page.context.chat_action
+        on_list, panel = action(self.on_list), self._panel
+        listed_by = [*self._chat_state, self.folder, self.search]
         for event in after:
             event.then(on_list, listed_by, panel, concurrency_limit=None, show_progress="hidden")
-        for trigger in (chat_id.change, self.refresh.click, self.search.submit):
+        for trigger in (page.chat_id.change, self.refresh.click, self.search.submit):
             trigger(on_list, listed_by, panel, concurrency_limit=None)
-        gr.on(
-            [page.owner_key.change, chat_id.change], on_ticket, [owner_key], [self.ticket], concurrency_limit=None
-        ).then(None, [self.ticket], None, js=SET_TICKET)
-        self.listing.input(on_pick, [*chat_state, self.folder, self.listing], shown_by, concurrency_limit=None)
-        self.up.click(on_up, [*chat_state, self.folder], [self.folder, *panel], concurrency_limit=None)
-        paging = [self.page_number, *shown]
-        self.previous.click(turner(-1), [owner_key, self.opened, self.page_number], paging, concurrency_limit=None)
-        self.next.click(turner(+1), [owner_key, self.opened, self.page_number], paging, concurrency_limit=None)
-        self.download.click(on_download, [owner_key, self.opened], [self.link], concurrency_limit=None).then(
+        shown = [self.preview, self.note, self.previous, self.next, self.download]
+        shown_by = [self.folder, self.search, *panel, *shown, self.opened, self.page_number]
+        picked = [*self._chat_state, self.folder, self.listing]
+        self.listing.input(action(self.on_pick), picked, shown_by, concurrency_limit=None)
+        self.up.click(
+            action(self.on_up), [*self._chat_state, self.folder], [self.folder, *panel], concurrency_limit=None
+        )
+        paging, turned_by = [self.page_number, *shown], [page.owner_key, self.opened, self.page_number]
+        self.previous.click(self._turner(-1), turned_by, paging, concurrency_limit=None)
+        self.next.click(self._turner(+1), turned_by, paging, concurrency_limit=None)
+
+    def _wire_downloads(self) -> None:
+        action, key = self.page.context.chat_action, self.page.owner_key
+        self.download.click(action(self.on_download), [key, self.opened], [self.link], concurrency_limit=None).then(
             None, [self.link], None, js=DOWNLOAD
         )
         self.download_all.click(
-            on_download_all, [owner_key, self.skip_ignored], [self.link], concurrency_limit=None
+            action(self.on_download_all), [key, self.skip_ignored], [self.link], concurrency_limit=None
         ).then(None, [self.link], None, js=DOWNLOAD)
-        uploads = [self.waiting_uploads, self.replace_row, self.replace_question, self.upload, *panel]
+
+    def _wire_uploads(self) -> None:
+        action, page = self.page.context.chat_action, self.page
+        gr.on(
+            [page.owner_key.change, page.chat_id.change], self.on_ticket, [page.owner_key], [self.ticket],
+            concurrency_limit=None,
+        ).then(None, [self.ticket], None, js=SET_TICKET)  # fmt: skip
+        uploads = [self.waiting_uploads, self.replace_row, self.replace_question, self.upload, *self._panel]
         self.upload.upload(
-            on_upload, [*chat_state, self.folder, self.upload], uploads, preprocess=False, concurrency_limit=None
+            action(self.on_upload),
+            [*self._chat_state, self.folder, self.upload],
+            uploads,
+            preprocess=False,
+            concurrency_limit=None,
         )
-        replaced = [self.waiting_uploads, self.replace_row, *panel]
-        self.replace.click(on_replace, [*chat_state, self.folder, self.waiting_uploads], replaced)
-        self.keep.click(on_keep, [self.waiting_uploads], [self.waiting_uploads, self.replace_row])
-        undo_in = [*chat_state, self.folder]
-        self.undo_change.click(on_undo_change, [*undo_in, self.changes], undo_out, concurrency_limit=None)
-        self.undo_since.click(on_undo_since, [*undo_in, self.since], undo_out, concurrency_limit=None)
+        replaced = [self.waiting_uploads, self.replace_row, *self._panel]
+        self.replace.click(action(self.on_replace), [*self._chat_state, self.folder, self.waiting_uploads], replaced)
+        self.keep.click(self.on_keep, [self.waiting_uploads], [self.waiting_uploads, self.replace_row])
+
+    def _wire_undo(self) -> None:
+        action = self.page.context.chat_action
+        undo_in = [*self._chat_state, self.folder]
+        undo_out = [*self._panel, self.waiting_undo, self.question, self.question_text]
+        self.undo_change.click(action(self.on_undo_change), [*undo_in, self.changes], undo_out, concurrency_limit=None)
+        self.undo_since.click(action(self.on_undo_since), [*undo_in, self.since], undo_out, concurrency_limit=None)
         self.undo_call_go.click(
-            on_undo_call,
-            [*chat_state, self.undo_call, self.folder],
+            action(self.on_undo_call),
+            [*self._chat_state, self.undo_call, self.folder],
             undo_out,
             js=SEND_UNDO_CALL,
             concurrency_limit=None,
         )
-        self.undo_anyway.click(on_undo_anyway, [*undo_in, self.waiting_undo], undo_out, concurrency_limit=None)
+        self.undo_anyway.click(
+            action(self.on_undo_anyway), [*undo_in, self.waiting_undo], undo_out, concurrency_limit=None
+        )
         self.undo_keep.click(
             lambda: {self.waiting_undo: {}, self.question: gr.update(visible=False)},
             None,
             [self.waiting_undo, self.question],
         )
+
+    # ---- browsing ----
+
+    def _language_of(self, request: gr.Request) -> str:
+        return self.page.context.language_of(request)
+
+    def on_list(self, key: str, chat: str, folder: str, query: str, request: gr.Request):
+        owner = self.page.context.known_owner(key, request)
+        return self.listed(owner, chat, folder, query, self._language_of(request))
+
+    def on_pick(self, key: str, chat: str, folder: str, picked: str | None, request: gr.Request):
+        owner = self.page.context.known_owner(key, request)
+        kind, _, path = (picked or "").partition(":")
+        language = self._language_of(request)
+        if kind == "folder":
+            return {self.folder: path, self.search: ""} | self.listed(owner, chat, path, "", language)
+        if kind != "file":
+            return gr.skip()
+        return {self.opened: path, self.page_number: 1} | self.previewed(path, 1, language)
+
+    def on_up(self, key: str, chat: str, folder: str, request: gr.Request):
+        owner = self.page.context.known_owner(key, request)
+        parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        return {self.folder: parent} | self.listed(owner, chat, parent, "", self._language_of(request))
+
+    def _turner(self, step: int):
+        """The handler of a preview's page turn by `step` pages (both are named `on_turn`, as the API knows them)."""
+
+        @self.page.context.chat_action
+        def on_turn(key: str, path: str, number: int, request: gr.Request):
+            self.page.context.known_owner(key, request)
+            number = max(1, number + step)
+            return {self.page_number: number} | self.previewed(path, number, self._language_of(request))
+
+        return on_turn
+
+    # ---- downloads ----
+
+    def on_download(self, key: str, path: str, request: gr.Request):
+        self.page.context.known_owner(key, request)
+        if not path:
+            return gr.skip()
+        name = path.rsplit("/", 1)[-1]
+        return self.links.add(name, lambda: read_chunks(self.workspace, path), media_type="application/octet-stream")
+
+    def on_download_all(self, key: str, skip_ignored: bool, request: gr.Request):
+        self.page.context.known_owner(key, request)
+        cap = self.page.settings.zip_max_bytes
+        try:
+            planned = download.plan(self.workspace, cap=cap, skip_ignored=skip_ignored)
+        except FileRefused as refused:
+            gr.Warning(fileview.refusal_text(refused, self._language_of(request)))
+            return ""
+        name = f"{Path(self.page.workspace).name or 'workspace'}.zip"
+        return self.links.add(
+            name, lambda: download.zip_chunks(self.workspace, planned, cap=cap), media_type="application/zip"
+        )
+
+    # ---- uploads ----
+
+    def on_ticket(self, key: str, request: gr.Request) -> str:
+        """An upload ticket for a known owner's page (`ui/routes/fileroutes.py` gates /upload with it)."""
+        return self.links.ticket() if self.page.context.is_known(key, request) else ""
+
+    def _save(self, owner: str, chat: str, files: list[tuple[str, str]], folder: str, *, replace: bool, request):
+        """Save each file; those already there are returned, to ask about."""
+        language, account, settings = self._language_of(request), request.username or "", self.page.settings
+        said, existing = [], []
+        for name, copy in files:
+            try:
+                with open(copy, "rb") as source:
+                    written = self.page.service.files.upload(
+                        owner, chat, [(name, source)], folder=folder, replace=replace,
+                        max_bytes=settings.upload_max_bytes, max_files=settings.upload_max_files, account=account,
+                    )  # fmt: skip
+                said += [t(language, "files_uploaded", name=item.path, size=human_size(item.size)) for item in written]
+            except FileRefused as refused:
+                if refused.kind == "exists" and not replace:
+                    existing.append((name, copy))
+                    continue
+                said.append(fileview.refusal_text(refused, language))
+            except OSError:
+                said.append(t(language, "files_refused_io", path=name))
+        _remove_copies([item for item in files if item not in existing])  # the workspace has its own now
+        return said, existing
+
+    def on_upload(self, key: str, chat: str, folder: str, payload: Any, request: gr.Request):
+        owner = self.page.context.known_owner(key, request)
+        files = named_uploads(payload)
+        language = self._language_of(request)
+        try:
+            self.page.service.get(owner, chat)
+            check_count(len(files), limit=self.page.settings.upload_max_files)
+        except FileRefused as refused:
+            return {self.note: fileview.refusal_text(refused, language), self.upload: None}
+        said, existing = self._save(owner, chat, files, folder, replace=False, request=request)
+        ask = {
+            self.waiting_uploads: existing,
+            self.replace_row: gr.update(visible=bool(existing)),
+            self.replace_question: " ".join(t(language, "files_replace_question", name=name) for name, _ in existing),
+        }
+        return ask | {self.upload: None} | self.listed(owner, chat, folder, "", language) | {self.note: " ".join(said)}
+
+    def on_replace(self, key: str, chat: str, folder: str, waiting: list, request: gr.Request):
+        owner = self.page.context.known_owner(key, request)
+        said, _ = self._save(owner, chat, [tuple(item) for item in waiting], folder, replace=True, request=request)
+        hidden = {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
+        return hidden | self.listed(owner, chat, folder, "", self._language_of(request)) | {self.note: " ".join(said)}
+
+    def on_keep(self, waiting: list):
+        _remove_copies(waiting)
+        return {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
+
+    # ---- undo ----
+
+    def _undone(self, owner: str, chat: str, folder: str, report: UndoReport, asked: dict, request: gr.Request):
+        language = self._language_of(request)
+        if report.changed:
+            return {
+                self.waiting_undo: asked,
+                self.question: gr.update(visible=True),
+                self.question_text: str(fileview.changed_since_html(report, language)),
+            }
+        said = " ".join(fileview.undo_said(report, language))
+        gr.Info(said)
+        closed = {self.waiting_undo: {}, self.question: gr.update(visible=False), self.question_text: ""}
+        return closed | self.listed(owner, chat, folder, "", language) | {self.note: said}
+
+    def _undo(self, key: str, chat: str, folder: str, asked: dict, request: gr.Request, *, force: bool):
+        owner = self.page.context.known_owner(key, request)
+        account, files = request.username or "", self.page.service.files
+        try:
+            if "since" in asked:
+                report = files.undo_since(owner, chat, int(asked["since"]), force=force, account=account)
+            elif asked.get("call"):
+                report = files.undo(owner, chat, str(asked["call"]), force=force, account=account)
+            else:
+                return gr.skip()
+        except FileRefused as refused:
+            gr.Warning(fileview.refusal_text(refused, self._language_of(request)))
+            return gr.skip()
+        return self._undone(owner, chat, folder, report, asked, request)
+
+    def on_undo_change(self, key: str, chat: str, folder: str, call: str | None, request: gr.Request):
+        return self._undo(key, chat, folder, {"call": call or ""}, request, force=False)
+
+    def on_undo_since(self, key: str, chat: str, folder: str, message: int | None, request: gr.Request):
+        if message is None:
+            return gr.skip()
+        return self._undo(key, chat, folder, {"since": message}, request, force=False)
+
+    def on_undo_call(self, key: str, chat: str, call: str, folder: str, request: gr.Request):
+        """A call's Undo button in the chat (its id comes from the page's script)."""
+        return self._undo(key, chat, folder, {"call": call}, request, force=False)
+
+    def on_undo_anyway(self, key: str, chat: str, folder: str, asked: dict, request: gr.Request):
+        return self._undo(key, chat, folder, asked, request, force=True)
+
+
+def _remove_copies(files: list) -> None:
+    """Gradio's copies of uploaded files (`(name, copy)` pairs), once saved or declined."""
+    for _, copy in files:
+        with contextlib.suppress(OSError):
+            Path(copy).unlink()
