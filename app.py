@@ -44,18 +44,22 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"Port {settings.port} is already in use. Stop the other program or pick another with --port.")
     auth, generated = login_for(settings)
 
-    from meowgent.llm.hosts import named_servers
+    from meowgent.llm.hosts import UnknownHost, backend_for, named_servers
     from meowgent.llm.openai_client import shown_url
     from meowgent.persist.store import StoreError
     from meowgent.policy.rules import RulesError
     from meowgent.ui.app import serve  # imported late: gradio is slow to import
 
+    try:
+        client = backend_for(settings)
+    except UnknownHost as exc:
+        sys.exit(str(exc))
     servers = ", ".join(shown_url(url) for url, _ in named_servers(settings))
     print(f"Meowgent: workspace {settings.workspace}, model servers: {servers}")
     if generated:
         print(f"Login required. User: {auth[0]}  Password: {auth[1]}")
     try:
-        demo, local_url, share_url = serve(settings, auth=auth)
+        demo, local_url, share_url = serve(settings, auth=auth, client=client)
     except RulesError as exc:
         sys.exit(f"Your rules file can't be used: {exc}")
     except StoreError as exc:

@@ -73,7 +73,7 @@ class Settings:
     openai_key_file: Path | None = None
     """The file the API key was read from, if any: commands in the sandbox cannot read it."""
     model: str = "qwen3"
-    """The model a new chat starts with."""
+    """The model a new chat starts with; "qwen3@gpu-box" pins it to one of the servers (meowgent/llm/pins.py)."""
     host: str = "127.0.0.1"
     """Address the web page binds to; anything but loopback requires a login."""
     port: int = 7860
@@ -389,7 +389,8 @@ def _server_flags(flags: Flags, env: Env, defaults: Settings) -> None:
     flags.add_argument(
         "--model",
         default=_variable(env, "MODEL", defaults.model),
-        help="model a new chat starts with (MEOWGENT_MODEL; default %(default)s)",
+        help="model a new chat starts with; NAME@SERVER pins it to one of the model servers, named by its host "
+        "(with :PORT where two share one), such as qwen3@gpu-box (MEOWGENT_MODEL; default %(default)s)",
     )
     flags.add_argument(
         "--ollama-host",

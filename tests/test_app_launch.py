@@ -274,3 +274,14 @@ def test_with_only_an_openai_server_the_start_names_it_alone_and_the_status_take
     assert model["value"] == "smollm2"
     assert "qwen3" not in banner
     assert "smollm2" in banner
+
+
+def test_a_model_pinned_to_a_host_no_server_is_stops_the_start_with_a_sentence(tmp_path):
+    folders = ("--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
+    servers = ("--openai-url", "http://gpu-box:8000/v1", "--ollama-host", "http://127.0.0.1:11434")
+    app = run_app("--port", str(free_port()), *folders, *servers, MEOWGENT_MODEL="qwen3@gpu-bx")
+    out, _ = app.communicate(timeout=90)
+    assert app.returncode != 0
+    assert "The model qwen3@gpu-bx is pinned to gpu-bx, but no model server is called that." in out
+    assert "The servers are: 127.0.0.1, gpu-box." in out
+    assert "Traceback" not in out

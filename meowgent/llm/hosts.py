@@ -3,8 +3,9 @@
 `HostPool` routes each reply: a chat stays on the host it started on while that host is healthy (the server's
 prompt cache holds its transcript); a new chat goes to the healthy host with the model that runs the fewest
 replies now. A host whose reply fails (unreachable, broken off, stalled, busy) ends that reply with its error and
-is marked unhealthy, so the next reply goes elsewhere; its next good reply marks it healthy again. One server alone
-is used as it is, without a pool (`backend_for`), so a single host sends exactly the requests it always did.
+is marked unhealthy, so the next reply goes elsewhere; its next good reply marks it healthy again. A model pinned
+to a host ("qwen3@gpu-box", llm/pins.py) always goes to that host. One server alone is used as it is, without a pool
+(`backend_for`), so a single host sends exactly the requests it always did, unless the model is pinned to it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 from meowgent.config import Settings, is_loopback
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError, ModelNotFound, missing_model
+from meowgent.llm.pins import Pinned, split_pin, unknown_host
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, ModelInfo, ModelProfile, PullProgress
 
 HOST_FAILURES = frozenset({"unreachable", "broken", "stalled", "busy"})
@@ -43,6 +45,10 @@ class HostStatus:
     """The `ModelError.kind` of its last failure, while unhealthy."""
 
 
+class UnknownHost(ValueError):
+    """The model the settings name is pinned to a host that none of the model servers is: said at start."""
+
+
 class _Host:
     def __init__(self, name: str, backend: ModelBackend, server: str) -> None:
         self.name, self.backend, self.server = name, backend, server
@@ -61,6 +67,7 @@ class HostPool:
             raise ValueError("a pool needs at least one host")
         names = host_names([backend.host for backend, _ in backends])
         self._hosts = [_Host(name, backend, server) for name, (backend, server) in zip(names, backends, strict=True)]
+        self._named = {host.name: host for host in self._hosts}
         self._lock = threading.Lock()
         self._sticky: dict[str, _Host] = {}
         self.host = ", ".join(host.backend.host for host in self._hosts)
@@ -68,8 +75,8 @@ class HostPool:
     def stream_chat(
         self, request: ChatRequest, *, cancel: threading.Event | None = None
     ) -> Generator[ChatChunk, None, None]:
-        host = self._route(request.model, request.chat)
-        return self._streamed(host, request, cancel)
+        host, model = self._route(request.model, request.chat)
+        return self._streamed(host, dataclasses.replace(request, model=model), cancel)
 
     def _streamed(
         self, host: _Host, request: ChatRequest, cancel: threading.Event | None
@@ -90,12 +97,12 @@ class HostPool:
 
     def profile(self, model: str) -> ModelProfile:
         """The profile on the host a new chat with `model` would go to."""
-        host = self._route(model, None)
-        return _labelled_profile(host.backend.profile(model), host.name)
+        host, name = self._route(model, None)
+        return _labelled_profile(host.backend.profile(name), host.name)
 
     def show(self, model: str) -> ModelInfo:
-        host = self._route(model, None)
-        return dataclasses.replace(host.backend.show(model), host=host.name)
+        host, name = self._route(model, None)
+        return dataclasses.replace(host.backend.show(name), host=host.name)
 
     def list_models(self) -> list[ModelInfo]:
         """Every host's models, each labelled with its host (a model on two hosts is listed twice). Hosts that
@@ -155,22 +162,56 @@ class HostPool:
             ]
 
     def pull(self, model: str) -> Iterator[PullProgress]:
-        """Downloads go to the first Ollama host (OpenAI-compatible servers cannot download)."""
+        """Downloads go to the host the name is pinned to, else to the first Ollama host (OpenAI-compatible servers
+        cannot download)."""
+        pin = self.pin(model)
+        if pin.host is not None:
+            return self._named[pin.host].backend.pull(pin.model)
         host = next((h for h in self._hosts if h.server == "ollama"), self._hosts[0])
         return host.backend.pull(model)
 
-    def _route(self, model: str, chat: str | None) -> _Host:
-        having = self._with_model(model)
+    def pin(self, name: str) -> Pinned:
+        """`name` as the model and the host it is pinned to, if it names one of these hosts."""
+        return split_pin(name, self._named)
+
+    def check_pin(self, name: str) -> None:
+        """Raise `UnknownHost` when `name` is pinned to a host none of these servers is."""
+        host = unknown_host(name, self._named)
+        if host is not None:
+            raise UnknownHost(
+                f"The model {name} is pinned to {host}, but no model server is called that. The servers are: "
+                f"{', '.join(self._named)}. Write the model as NAME@SERVER with one of them (--model, MEOWGENT_MODEL)."
+            )
+
+    def answering(self, name: str, chat: str | None) -> Pinned:
+        """The model and the host the next reply of `chat` with `name` goes to (host None when none serves it),
+        without sending it there: what the status line names."""
+        try:
+            host, model = self._choose(name, chat)
+        except ModelError:
+            return Pinned(self.pin(name).model)
+        return Pinned(model, host.name)
+
+    def _route(self, name: str, chat: str | None) -> tuple[_Host, str]:
+        """The host for the next reply of `chat` (kept for its later replies) and the model name that host knows."""
+        host, model = self._choose(name, chat)
+        if chat:
+            with self._lock:
+                self._sticky[chat] = host
+        return host, model
+
+    def _choose(self, name: str, chat: str | None) -> tuple[_Host, str]:
+        pin = self.pin(name)
+        if pin.host is not None:  # the person chose the host: it answers, healthy or not
+            return self._named[pin.host], pin.model
+        having = self._with_model(pin.model)
         with self._lock:
             sticky = self._sticky.get(chat) if chat else None
             if sticky is not None and sticky in having and sticky.healthy:
-                return sticky
+                return sticky, pin.model
             # An unhealthy host is still tried when no healthy one has the model: it may be back.
             candidates = [host for host in having if host.healthy] or having
-            chosen = min(candidates, key=lambda host: host.running)  # the first of equals: the person's order
-            if chat:
-                self._sticky[chat] = chosen
-            return chosen
+            return min(candidates, key=lambda host: host.running), pin.model  # the first of equals: the person's order
 
     def _with_model(self, model: str) -> list[_Host]:
         if not model:
@@ -194,7 +235,8 @@ class HostPool:
 
 
 def backend_for(settings: Settings) -> ModelBackend:
-    """The backend the settings name: one server as it is, or a pool of every host listed."""
+    """The backend the settings name: one server as it is, or a pool of every host listed (or of the one server a
+    model is pinned to). Raises `UnknownHost` when the model is pinned to a host none of them is."""
     from meowgent.llm.client import OllamaClient  # imported here: only a run with Ollama hosts needs it
     from meowgent.llm.openai_client import OpenAIClient
 
@@ -206,9 +248,11 @@ def backend_for(settings: Settings) -> ModelBackend:
         else (OpenAIClient(url, api_key=key, **timeouts), server)
         for url, server in named_servers(settings)
     ]
-    if len(backends) == 1:
+    pool = HostPool(backends)
+    pool.check_pin(settings.model)
+    if len(backends) == 1 and pool.pin(settings.model).host is None:
         return backends[0][0]
-    return HostPool(backends)
+    return pool
 
 
 def named_servers(settings: Settings) -> list[tuple[str, str]]:

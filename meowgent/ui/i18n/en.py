@@ -350,6 +350,7 @@ TEXT: dict[str, str] = {
     "checks again every few seconds.",
     "banner_empty_server": "🟡 {host} answers but serves no models. Start it with the model you want.",
     "this_computer": "this computer",
+    "answered_by": "`{model}`, answered by {host}",
     "where_separator": ", ",
     "hosts_line": "Model servers: {hosts}",
     "host_separator": " · ",

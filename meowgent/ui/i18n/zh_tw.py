@@ -321,6 +321,7 @@ TEXT: dict[str, str] = {
     "這個頁面每隔幾秒會自動重新檢查。",
     "banner_empty_server": "🟡 `{host}` 有回應，但沒有提供任何模型。請用你要的模型啟動它。",
     "this_computer": "這台電腦",
+    "answered_by": "`{model}`，回答來自：{host}",
     "where_separator": "、",
     "hosts_line": "模型伺服器：{hosts}",
     "host_separator": " · ",

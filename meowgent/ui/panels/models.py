@@ -10,10 +10,11 @@ import gradio as gr
 from meowgent.chats.errors import ChatError
 from meowgent.llm.errors import ModelError
 from meowgent.llm.hosts import HostPool
+from meowgent.llm.pins import with_latest
 from meowgent.tools.sandbox import NoSandbox
 from meowgent.ui.i18n import chat_error_text, error_text, t
 from meowgent.ui.panels.shared import Page
-from meowgent.ui.state.hostwords import hosts_line, local_host, picker_choices
+from meowgent.ui.state.hostwords import answered_by, hosts_line, local_host, picker_choices
 from meowgent.ui.state.models import can_download, describe_pull, model_facts, pick_model, server_status
 
 STATUS_SECONDS = 5.0
@@ -42,16 +43,19 @@ class ModelPanel:
             self.pull_status = gr.Markdown(elem_id="pull_status")
         self.timer = gr.Timer(STATUS_SECONDS)
 
-    def status(self, key: str, picked: str, request: gr.Request) -> dict[Any, Any]:
-        """The status line and the model picker's choices, for an owner; nothing ({}) for anyone else."""
+    def status(self, key: str, chat: str, picked: str, request: gr.Request) -> dict[Any, Any]:
+        """The status line and the model picker's choices, for an owner; nothing ({}) for anyone else. With several
+        servers, the line names the host the chat's next reply goes to."""
         page, settings = self.page, self.page.settings
         if not page.context.is_known(key, request):
             return {}
         language = page.context.language_of(request)
         server = server_status(page.client, suggested=settings.model, language=language)
         wanted = picked or settings.model
-        hosts = page.client.statuses() if isinstance(page.client, HostPool) else []
-        choices = picker_choices(server.models, local=local_host(hosts), language=language) or [(wanted, wanted)]
+        pool = page.client if isinstance(page.client, HostPool) else None
+        hosts = pool.statuses() if pool else []
+        local = local_host(hosts)
+        choices = picker_choices(server.models, local=local, language=language) or [(wanted, wanted)]
         installed = [name for _, name in choices] if server.models else []
         value = pick_model(wanted, installed)
         banner = server.banner
@@ -59,9 +63,11 @@ class ModelPanel:
             banner += "  \n" + hosts_line(hosts, language)
         if isinstance(page.sandbox, NoSandbox):  # said on every page, in the status line, in the page's language
             banner += "  \n" + t(language, _sandbox_words(page.sandbox))
-        if installed and value != wanted and f"{wanted}:latest" not in installed and can_download(page.client):
+        if installed and value != wanted and with_latest(wanted) not in installed and can_download(page.client):
             banner += "  \n" + t(language, "banner_missing", model=wanted)
-        elif installed:  # the status line is in the main view, the model picker behind the menu
+        elif installed and pool:  # the status line is in the main view, the model picker behind the menu
+            banner += " · " + answered_by(pool.answering(value, chat or None), local=local, language=language)
+        elif installed:
             banner += f" · `{value}`"
         return {self.status_line: banner, self.model: gr.update(choices=choices, value=value)}
 
@@ -86,8 +92,8 @@ class ModelPanel:
         page, context, service = self.page, self.page.context, self.page.service
         self.status_line = status_line
 
-        def on_tick(key: str, picked: str, request: gr.Request):
-            return self.status(key, picked, request) or gr.skip()
+        def on_tick(key: str, chat: str, picked: str, request: gr.Request):
+            return self.status(key, chat, picked, request) or gr.skip()
 
         def on_model(key: str, chat: str, picked: str, request: gr.Request):
             return self.facts_of(key, chat, picked, request) or gr.skip()
@@ -115,9 +121,10 @@ class ModelPanel:
             yield t(language, "pull_ready", model=name)
 
         ticked = [status_line, self.model]
+        ticking = [page.owner_key, page.chat_id, self.model]
         for event in after:
-            event.then(on_tick, [page.owner_key, self.model], ticked)
-        self.timer.tick(on_tick, [page.owner_key, self.model], ticked, show_progress="hidden", concurrency_limit=None)
+            event.then(on_tick, ticking, ticked)
+        self.timer.tick(on_tick, ticking, ticked, show_progress="hidden", concurrency_limit=None)
         chat_model = [page.owner_key, page.chat_id, self.model]
         self.model.change(on_model, chat_model, [self.facts, self.think], concurrency_limit=None)
         self.think.change(on_think, [page.owner_key, page.chat_id, self.think], None, concurrency_limit=None)
@@ -128,7 +135,7 @@ class ModelPanel:
             [self.pull_status],
             concurrency_limit=None,
         )
-        pull_event.then(on_tick, [page.owner_key, self.model], ticked)
+        pull_event.then(on_tick, ticking, ticked)
 
 
 def _sandbox_words(missing: NoSandbox) -> str:

@@ -148,7 +148,7 @@ class SidebarPanel:
             yield gr.skip()
             return
         owner = self.page.context.owner_of(key, request)
-        status = self.models.status(key, model_name, request)
+        status = self.models.status(key, chat_id, model_name, request)
         yield {self.page.saved_language: picked, self.status_line: status[self.status_line]} | self.wording(picked)
         yield from self.chat.follower.follow(owner, chat_id, request)
 

@@ -1,4 +1,5 @@
-"""Where models run, in plain words: the model picker's "qwen3 · gpu-box" and the status line's health of each host.
+"""Where models run, in plain words: the model picker's "qwen3 · gpu-box", the status line's health of each host and
+the host that answers.
 
 Pure: `HostPool.statuses()` and the listed `ModelInfo`s in, the page's language out. The local Ollama is not named
 by its address but as "this computer", a word of the catalog.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from meowgent.llm.hosts import HostStatus
+from meowgent.llm.pins import Pinned, pinned
 from meowgent.llm.types import ModelInfo
 from meowgent.ui.i18n import en, t
 from meowgent.ui.state.models import model_label
@@ -23,7 +25,8 @@ def picker_choices(
     models: Iterable[ModelInfo], *, local: frozenset[str] = frozenset(), language: str
 ) -> list[tuple[str, str]]:
     """(label, name) per model name, in listing order: a model on several hosts is one choice (the pool picks the
-    host), labelled with every host it runs on. `local`: the names of the hosts on this computer."""
+    host), labelled with every host it runs on, followed by a "qwen3 · gpu-box" choice per host that pins it there.
+    `local`: the names of the hosts on this computer."""
     hosts: dict[str, list[str]] = {}
     first: dict[str, ModelInfo] = {}
     for info in models:
@@ -34,9 +37,20 @@ def picker_choices(
     separator = t(language, "where_separator")
     choices = []
     for name, info in first.items():
-        places = separator.join(where(host, local=host in local, language=language) for host in hosts[name])
-        choices.append((" · ".join([model_label(info), places]) if places else model_label(info), name))
+        places = {host: where(host, local=host in local, language=language) for host in hosts[name]}
+        label = model_label(info)
+        choices.append((" · ".join([label, separator.join(places.values())]) if places else label, name))
+        if len(places) > 1:
+            choices += [(f"{name} · {place}", pinned(name, host)) for host, place in places.items()]
     return choices
+
+
+def answered_by(answering: Pinned, *, local: frozenset[str], language: str) -> str:
+    """The status line's model: "`qwen3:latest`, answered by gpu-box" (the model alone when no host serves it)."""
+    if answering.host is None:
+        return f"`{answering.model}`"
+    host = where(answering.host, local=answering.host in local, language=language)
+    return t(language, "answered_by", model=answering.model, host=host)
 
 
 def local_host(statuses: Iterable[HostStatus]) -> frozenset[str]:

@@ -10,6 +10,7 @@ from meowgent.llm.backend import ModelBackend
 from meowgent.llm.client import OllamaClient
 from meowgent.llm.errors import OPENAI_CASE, ModelError
 from meowgent.llm.hosts import HostPool
+from meowgent.llm.pins import pinned, with_latest
 from meowgent.llm.types import Health, ModelInfo, PullProgress
 from meowgent.ui.i18n import ENGLISH, error_text, t
 
@@ -69,8 +70,9 @@ def can_download(client: ModelBackend) -> bool:
 
 
 def pick_model(wanted: str, installed: list[str]) -> str:
-    """The installed name for `wanted` (`qwen3` is `qwen3:latest`), else the first installed model."""
-    for name in (wanted, f"{wanted}:latest"):
+    """The installed name for `wanted` (`qwen3` is `qwen3:latest`, `qwen3@gpu-box` is `qwen3:latest@gpu-box`), else
+    the first installed model."""
+    for name in (wanted, with_latest(wanted)):
         if name in installed:
             return name
     return installed[0] if installed else wanted
@@ -138,8 +140,9 @@ def _megabytes(size: int) -> str:
 
 
 def _with_facts(client: ModelBackend, info: ModelInfo) -> ModelInfo:
-    """`info` with what `show` adds (capabilities, context), still labelled with the host that listed it."""
+    """`info` with what `show` adds (capabilities, context), asked of and labelled with the host that listed it."""
+    name = pinned(info.name, info.host) if info.host else info.name
     try:
-        return dataclasses.replace(client.show(info.name), host=info.host)
+        return dataclasses.replace(client.show(name), host=info.host)
     except ModelError:
         return info

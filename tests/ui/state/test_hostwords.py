@@ -4,9 +4,10 @@ import socket
 
 from meowgent.llm.hosts import HostPool, HostStatus
 from meowgent.llm.openai_client import OpenAIClient
+from meowgent.llm.pins import Pinned
 from meowgent.llm.types import ModelInfo
 from meowgent.ui.i18n import CHINESE, ENGLISH
-from meowgent.ui.state.hostwords import hosts_line, local_host, picker_choices
+from meowgent.ui.state.hostwords import answered_by, hosts_line, local_host, picker_choices
 from meowgent.ui.state.models import server_status
 from tests.scripted_openai import ScriptedOpenAI
 from tests.ui.state.test_models import QWEN
@@ -19,14 +20,26 @@ def info(name, host):
     return ModelInfo(name, frozenset(), None, None, None, None, None, host=host)
 
 
-def test_a_model_on_two_hosts_is_one_choice_labelled_with_both_and_the_local_one_is_this_computer():
+def test_a_model_on_two_hosts_is_one_choice_labelled_with_both_then_one_per_host_that_pins_it():
     models = [info("qwen3", "127.0.0.1"), info("llama3", "gpu-box"), info("qwen3", "gpu-box")]
     local = frozenset({"127.0.0.1"})
     assert picker_choices(models, local=local, language=ENGLISH) == [
         ("qwen3 · this computer, gpu-box", "qwen3"),
+        ("qwen3 · this computer", "qwen3@127.0.0.1"),
+        ("qwen3 · gpu-box", "qwen3@gpu-box"),
         ("llama3 · gpu-box", "llama3"),
     ]
-    assert picker_choices(models, local=local, language=CHINESE)[0] == ("qwen3 · 這台電腦、gpu-box", "qwen3")
+    assert picker_choices(models, local=local, language=CHINESE)[:2] == [
+        ("qwen3 · 這台電腦、gpu-box", "qwen3"),
+        ("qwen3 · 這台電腦", "qwen3@127.0.0.1"),
+    ]
+
+
+def test_the_status_line_says_which_host_answers():
+    local = frozenset({"127.0.0.1"})
+    assert answered_by(Pinned("qwen3", "gpu-box"), local=local, language=ENGLISH) == "`qwen3`, answered by gpu-box"
+    assert answered_by(Pinned("qwen3", "127.0.0.1"), local=local, language=CHINESE) == "`qwen3`，回答來自：這台電腦"
+    assert answered_by(Pinned("qwen3"), local=local, language=ENGLISH) == "`qwen3`"
 
 
 def test_one_server_s_models_are_labelled_as_they_always_were():
