@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from meowgent.files.access import read_chunks, remove_file, resolve, write_atomic
+from meowgent.files.access import CHUNK, open_file, read_chunks, remove_file, resolve, write_atomic
 from meowgent.files.errors import FileRefused
 from meowgent.files.marks import DIFF_BYTES, Mark, Marker, as_text, current_text
 from meowgent.persist import checkpoints as table
@@ -218,7 +218,7 @@ class Checkpoints:
         changed = []
         for row in rows:  # newest first: each must find what it left, then leaves what it found
             if row.path not in state:
-                state[row.path] = self._digest(row.path)
+                state[row.path] = self._digest(row.path, size=row.after_size)
             if state[row.path] != row.after:
                 changed.append(self._changed_since(row))
             state[row.path] = row.before
@@ -329,15 +329,19 @@ class Checkpoints:
                     if digest is not None and digest not in self._in_flight and not table.blob_in_use(conn, digest):
                         self._remove_blob(digest)
 
-    def _digest(self, path: str) -> str | None:
-        """SHA-256 of the file at `path` now; None if there is none; "" for something else there (a folder)."""
+    def _digest(self, path: str, *, size: int) -> str | None:
+        """SHA-256 of the file at `path` now if it has `size` bytes, else "size" (it differs, and reading it would
+        not tell more); None if there is none; "" for something else there (a folder)."""
         try:
             if not os.path.lexists(resolve(self._workspace, path)):
                 return None
-            hasher = hashlib.sha256()
-            for chunk in read_chunks(self._workspace, path):
-                hasher.update(chunk)
-            return hasher.hexdigest()
+            with open_file(self._workspace, path) as (descriptor, found):
+                if found.st_size != size:
+                    return "size"
+                hasher = hashlib.sha256()
+                while chunk := os.read(descriptor, CHUNK):
+                    hasher.update(chunk)
+                return hasher.hexdigest()
         except FileRefused:
             return ""
 
