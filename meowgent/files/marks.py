@@ -97,7 +97,7 @@ class Marker:
         return self._idle.wait(timeout)
 
     def _stat(self, path: str) -> os.stat_result | None:
-        """The file's stat, not following a link; None when nothing is there or the path leaves the workspace."""
+        """The stat of the file at its real path in the workspace; None when nothing is there or the path leaves it."""
         with contextlib.suppress(FileRefused, OSError):
             return os.lstat(resolve(self._workspace, path))
         return None
