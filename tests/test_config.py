@@ -163,7 +163,11 @@ def test_the_files_caps_come_from_flags_or_variables_in_megabytes_and_counts():
         (["--max-zip-mb", "inf"], {}, "--max-zip-mb must be a number of megabytes above 0"),
         (["--max-uploads", "2.5"], {}, "--max-uploads must be a whole number above 0, not '2.5'"),
         ([], {"MEOWGENT_MAX_UPLOADS": "0"}, "MEOWGENT_MAX_UPLOADS must be a whole number above 0"),
-        ([], {"MEOWGENT_MAX_ZIP_MB": ""}, "MEOWGENT_MAX_ZIP_MB must be a number of megabytes above 0, not ''"),
+        (
+            [],
+            {"MEOWGENT_MAX_ZIP_MB": ""},
+            "MEOWGENT_MAX_ZIP_MB must be a number of megabytes above 0, such as 100 or 0.5, not ''",
+        ),
     ],
 )
 def test_a_bad_cap_is_a_plain_message_naming_its_flag_or_variable(capsys, argv, environ, says):
