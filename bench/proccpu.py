@@ -1,4 +1,4 @@
-"""CPU seconds of processes from /proc: one process, or every Chromium process this one started."""
+"""CPU seconds of processes from /proc: one process, or every Chromium process this one started; bytes this one read."""
 
 from __future__ import annotations
 
@@ -52,3 +52,11 @@ def browser_seconds(root: int | None = None) -> float:
         if name.startswith(("chromium", "chrome")):
             total += cpu_seconds(pid)
     return total
+
+
+def bytes_read() -> int:
+    """Bytes this process (all its threads) has read so far, as the kernel counts them (/proc/self/io's rchar)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise OSError("/proc/self/io has no rchar")

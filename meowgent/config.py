@@ -458,6 +458,55 @@ def _mcp(args: argparse.Namespace, env: Env) -> dict[str, Any]:
     return {"mcp_config": Path(args.mcp_config).expanduser() if args.mcp_config else None}
 
 
+_MB = 1_000_000
+"""A megabyte as the caps' flags count it (the README's "100 MB")."""
+_CAPS = (  # (flag, variable after MEOWGENT_, field, bytes per unit, what it caps)
+    ("--max-upload-mb", "MAX_UPLOAD_MB", "upload_max_bytes", _MB, "megabytes one uploaded file may have"),
+    ("--max-uploads", "MAX_UPLOADS", "upload_max_files", 1, "files one upload may bring at once"),
+    ("--max-zip-mb", "MAX_ZIP_MB", "zip_max_bytes", _MB, "megabytes of files the whole-workspace zip may hold"),
+    (
+        "--max-checkpoints-mb", "MAX_CHECKPOINTS_MB", "checkpoint_max_bytes", _MB,
+        "megabytes of files kept to undo the agent's writes (the oldest are dropped past it)",
+    ),
+)  # fmt: skip
+
+
+def _cap_value(text: str, *, named: str, unit: int) -> int:
+    """A cap's flag or variable as bytes (or a count when `unit` is 1): a number above zero, whole for a count."""
+    try:
+        number = float(text) if unit > 1 else int(text)
+    except ValueError:
+        number = 0
+    if not number > 0 or number * unit > 2**62 or int(number * unit) < 1:
+        kind = "a number of megabytes above 0, such as 100 or 0.5" if unit > 1 else "a whole number above 0"
+        raise argparse.ArgumentTypeError(f"{named} must be {kind}, not {text!r}")
+    return int(number * unit)
+
+
+def _cap_flags(flags: Flags, env: Env, defaults: Settings) -> None:
+    for flag, variable, name, unit, what in _CAPS:
+        default = getattr(defaults, name) / unit
+        flags.add_argument(
+            flag,
+            dest=name,
+            default=None,
+            metavar="MB" if unit > 1 else "N",
+            help=f"{what} (MEOWGENT_{variable}; default {default:g})",
+        )
+
+
+def _caps(args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    """Each cap from its flag, else its variable, else the default; a bad value names where it came from."""
+    fields: dict[str, Any] = {}
+    for flag, variable, name, unit, _ in _CAPS:
+        given = getattr(args, name)
+        if given is not None:
+            fields[name] = _cap_value(given, named=flag, unit=unit)
+        elif f"MEOWGENT_{variable}" in env:
+            fields[name] = _cap_value(env[f"MEOWGENT_{variable}"], named=f"MEOWGENT_{variable}", unit=unit)
+    return fields
+
+
 SETTINGS_GROUPS: tuple[SettingsGroup, ...] = (
     SettingsGroup("the page", _page_flags, _page),
     SettingsGroup("folders", _folder_flags, _folders),
@@ -465,6 +514,7 @@ SETTINGS_GROUPS: tuple[SettingsGroup, ...] = (
     SettingsGroup("sandbox", _sandbox_flags, _sandbox),
     SettingsGroup("login", _login_flags, _login),
     SettingsGroup("watch links", _watch_flags, _watch),
+    SettingsGroup("files", _cap_flags, _caps),
     SettingsGroup("model servers", _server_flags, _servers),
     SettingsGroup("web", _web_flags, _web),
     SettingsGroup("MCP", _mcp_flags, _mcp),

@@ -4,6 +4,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from meowgent.config import SETTINGS_GROUPS, Settings, parse_settings, settings_parser
 
@@ -135,3 +137,49 @@ def test_each_setting_is_read_by_one_group_of_flags():
     assert len(names) == len(set(names)), names
     assert set(names) <= {field.name for field in dataclasses.fields(Settings)}
     assert {"workspace", "auth", "sandbox", "ollama_host", "mcp_config", "token"} <= set(names)
+
+
+def test_the_files_caps_come_from_flags_or_variables_in_megabytes_and_counts():
+    defaults = parse_settings([], {})
+    assert (defaults.upload_max_bytes, defaults.upload_max_files) == (Settings().upload_max_bytes, 50)
+    settings = parse_settings(
+        ["--max-upload-mb", "0.5", "--max-uploads", "3", "--max-zip-mb", "2000"],
+        {"MEOWGENT_MAX_CHECKPOINTS_MB": "1", "MEOWGENT_MAX_UPLOAD_MB": "7"},
+    )
+    assert settings.upload_max_bytes == 500_000  # the flag wins over the variable
+    assert settings.upload_max_files == 3
+    assert settings.zip_max_bytes == 2_000_000_000
+    assert settings.checkpoint_max_bytes == 1_000_000
+    assert parse_settings([], {"MEOWGENT_MAX_UPLOADS": "9"}).upload_max_files == 9
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "says"),
+    [
+        (["--max-upload-mb", "lots"], {}, "--max-upload-mb must be a number of megabytes above 0"),
+        (["--max-zip-mb", "0"], {}, "--max-zip-mb must be a number of megabytes above 0"),
+        (["--max-checkpoints-mb", "-5"], {}, "--max-checkpoints-mb must be a number of megabytes above 0"),
+        (["--max-checkpoints-mb", "nan"], {}, "--max-checkpoints-mb must be a number of megabytes above 0"),
+        (["--max-zip-mb", "inf"], {}, "--max-zip-mb must be a number of megabytes above 0"),
+        (["--max-uploads", "2.5"], {}, "--max-uploads must be a whole number above 0, not '2.5'"),
+        ([], {"MEOWGENT_MAX_UPLOADS": "0"}, "MEOWGENT_MAX_UPLOADS must be a whole number above 0"),
+        (
+            [],
+            {"MEOWGENT_MAX_ZIP_MB": ""},
+            "MEOWGENT_MAX_ZIP_MB must be a number of megabytes above 0, such as 100 or 0.5, not ''",
+        ),
+    ],
+)
+def test_a_bad_cap_is_a_plain_message_naming_its_flag_or_variable(capsys, argv, environ, says):
+    with pytest.raises(SystemExit):
+        parse_settings(argv, environ)
+    error = capsys.readouterr().err
+    assert says in error
+    assert "Traceback" not in error
+
+
+@given(megabytes=st.floats(min_value=0.001, max_value=1e9, allow_nan=False))
+def test_any_positive_number_of_megabytes_is_that_many_bytes(megabytes):
+    settings = parse_settings(["--max-zip-mb", repr(megabytes)], {})
+    assert settings.zip_max_bytes == int(megabytes * 1_000_000)
+    assert settings.zip_max_bytes >= 1

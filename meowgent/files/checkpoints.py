@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from meowgent.files.access import read_chunks, remove_file, resolve, write_atomic
+from meowgent.files.access import CHUNK, open_file, read_chunks, remove_file, resolve, write_atomic
 from meowgent.files.errors import FileRefused
+from meowgent.files.marks import DIFF_BYTES, Mark, Marker, as_text, current_text
 from meowgent.persist import checkpoints as table
 from meowgent.persist.checkpoints import CheckpointRow
 from meowgent.persist.private import FILE_MODE, FOLDER_MODE
@@ -41,8 +42,6 @@ from meowgent.tools.workspace import Workspace
 
 FOLDER = "checkpoints"
 """The blobs' folder in the data folder."""
-DIFF_BYTES = 1_000_000
-"""A side larger than this is not compared line by line (a diff or a mark then says only that it changed)."""
 DIFF_LINES = 400
 """Lines of a "changed since" diff shown at most."""
 
@@ -110,17 +109,6 @@ class UndoReport:
 
 
 @dataclass(frozen=True, slots=True)
-class Mark:
-    """How a chat changed one file, its first checkpoint against now: "+12 −3", or created."""
-
-    path: str
-    created: bool
-    added: int | None
-    removed: int | None
-    """Line counts; None when the sides cannot be compared as text (binary, large, pruned, or the file is gone)."""
-
-
-@dataclass(frozen=True, slots=True)
 class _State:
     digest: str | None
     """SHA-256 of the bytes; None: no file."""
@@ -140,6 +128,7 @@ class Checkpoints:
         self._lock = threading.Lock()
         self._in_flight: Counter[str] = Counter()
         """Blobs written by `begin` whose row `finish` has not made yet: pruning leaves them alone."""
+        self._marker = Marker(self._workspace, lambda row: self._text(row.before, row.before_size))
 
     def begin(self, chat: str, call_id: str, *, message: int, path: str) -> Before | None:
         """Keep the file at `path` before a call writes it; None when there is nothing a checkpoint could restore
@@ -187,12 +176,17 @@ class Checkpoints:
         return self._undo(rows, force=force)
 
     def marks(self, chat: str) -> dict[str, Mark]:
-        """Each file this chat created or changed (and not undone since), against its first checkpoint."""
+        """Each file this chat created or changed (and not undone since), against its first checkpoint; at the cost
+        of the change, not of the file, and never waiting (`meowgent.files.marks`)."""
         first: dict[str, CheckpointRow] = {}
         for row in self.changes(chat):
             if not row.undone:
                 first.setdefault(row.path, row)
-        return {path: self._mark(row) for path, row in first.items()}
+        return self._marker.marks(first.values())
+
+    def marks_counted(self, timeout: float) -> bool:
+        """Whether the marks left to the background were all counted within `timeout` seconds (tests, benchmarks)."""
+        return self._marker.wait_idle(timeout)
 
     # ---- undo ----
 
@@ -224,7 +218,7 @@ class Checkpoints:
         changed = []
         for row in rows:  # newest first: each must find what it left, then leaves what it found
             if row.path not in state:
-                state[row.path] = self._digest(row.path)
+                state[row.path] = self._digest(row.path, size=row.after_size)
             if state[row.path] != row.after:
                 changed.append(self._changed_since(row))
             state[row.path] = row.before
@@ -232,24 +226,12 @@ class Checkpoints:
 
     def _changed_since(self, row: CheckpointRow) -> ChangedSince:
         left = self._text(row.after, row.after_size)
-        now = self._current_text(row.path)
+        now = current_text(self._workspace, row.path)
         if left is None or now is None:
             return ChangedSince(row.path, (), False)
         diff = unified_diff(left, now, before=f"a/{row.path}", after=f"b/{row.path}")
         shown = tuple(diff.lines[:DIFF_LINES])
         return ChangedSince(row.path, shown, diff.exact and len(shown) == len(diff.lines))
-
-    def _mark(self, row: CheckpointRow) -> Mark:
-        now_digest = self._digest(row.path)
-        created = row.before is None and now_digest is not None
-        before = "" if row.before is None else self._text(row.before, row.before_size) if row.kept else None
-        now = self._current_text(row.path) if now_digest is not None else None
-        if before is None or now is None:
-            return Mark(row.path, created, None, None)
-        lines = unified_diff(before, now, before="a", after="b").lines[2:]
-        added = sum(1 for line in lines if line.startswith("+"))
-        removed = sum(1 for line in lines if line.startswith("-"))
-        return Mark(row.path, created, added, removed)
 
     # ---- states and blobs ----
 
@@ -347,15 +329,19 @@ class Checkpoints:
                     if digest is not None and digest not in self._in_flight and not table.blob_in_use(conn, digest):
                         self._remove_blob(digest)
 
-    def _digest(self, path: str) -> str | None:
-        """SHA-256 of the file at `path` now; None if there is none; "" for something else there (a folder)."""
+    def _digest(self, path: str, *, size: int) -> str | None:
+        """SHA-256 of the file at `path` now if it has `size` bytes, else "size" (it differs, and reading it would
+        not tell more); None if there is none; "" for something else there (a folder)."""
         try:
             if not os.path.lexists(resolve(self._workspace, path)):
                 return None
-            hasher = hashlib.sha256()
-            for chunk in read_chunks(self._workspace, path):
-                hasher.update(chunk)
-            return hasher.hexdigest()
+            with open_file(self._workspace, path) as (descriptor, found):
+                if found.st_size != size:
+                    return "size"
+                hasher = hashlib.sha256()
+                while chunk := os.read(descriptor, CHUNK):
+                    hasher.update(chunk)
+                return hasher.hexdigest()
         except FileRefused:
             return ""
 
@@ -366,20 +352,4 @@ class Checkpoints:
         if size > DIFF_BYTES:
             return None
         data = self._read_blob(digest)
-        return None if data is None else _as_text(data)
-
-    def _current_text(self, path: str) -> str | None:
-        with contextlib.suppress(FileRefused):
-            data = b""
-            for chunk in read_chunks(self._workspace, path):
-                data += chunk
-                if len(data) > DIFF_BYTES:
-                    return None
-            return _as_text(data)
-        return None
-
-
-def _as_text(data: bytes) -> str | None:
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", "replace")
+        return None if data is None else as_text(data)

@@ -8,6 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.proccpu import bytes_read
 from meowgent.files.checkpoints import CannotUndo, Undone, can_undo, written_path
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ExternalTool
@@ -107,6 +108,17 @@ def test_the_cap_prunes_the_oldest_and_undo_says_why(tmp_path):
     assert bench.checkpoints.undo(CHAT, first).cannot == (CannotUndo("a", "not_kept"),)
     blobs = [path for path in (tmp_path / "data" / "checkpoints").iterdir() if not path.name.startswith(".")]
     assert sum(path.stat().st_size for path in blobs) <= 2_500
+
+
+def test_undo_tells_a_file_grown_to_8_gb_changed_since_by_its_size_without_reading_it(bench):
+    bench.say("write")
+    call = bench.call("write_file", path="big.bin", content="agent\n")
+    os.truncate(bench.workspace / "big.bin", 8 << 30)
+    started = bytes_read()
+    report = bench.checkpoints.undo(CHAT, call)
+    assert bytes_read() - started < 5_000_000  # the diff's bounded look, not 8 GB
+    assert [changed.path for changed in report.changed] == ["big.bin"]
+    assert report.done == ()
 
 
 def test_marks_count_lines_against_the_first_checkpoint(bench):

@@ -52,7 +52,10 @@ def _with_path(label: str, path: str) -> str:
 
 
 def mark_words(mark: Mark, language: str) -> str:
-    """ "+12 −3", or "new", or "changed" when the sides can't be counted as lines."""
+    """ "+12 −3", or "new", or "changed" when the sides can't be counted as lines, or "counting…" until they are."""
+    if mark.pending:
+        counting = t(language, "files_mark_pending")
+        return f"{t(language, 'files_mark_created')} {counting}" if mark.created else counting
     if mark.added is not None and mark.removed is not None:
         counted = t(language, "files_mark_lines", added=mark.added, removed=mark.removed)
         return f"{t(language, 'files_mark_created')} {counted}" if mark.created else counted

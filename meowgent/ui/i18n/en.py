@@ -403,6 +403,7 @@ TEXT: dict[str, str] = {
     "files_mark_created": "new",
     "files_mark_lines": "+{added} −{removed}",
     "files_mark_changed": "changed",
+    "files_mark_pending": "counting…",
     "files_undo": "↩ Undo this change",
     "files_undo_since": "↩ Undo everything since this message",
     "files_undone": "{name} is back as it was before the change.",

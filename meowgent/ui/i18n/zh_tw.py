@@ -374,6 +374,7 @@ TEXT: dict[str, str] = {
     "files_mark_created": "新增",
     "files_mark_lines": "+{added} −{removed}",
     "files_mark_changed": "已變更",
+    "files_mark_pending": "計算中…",
     "files_undo": "↩ 復原這項變更",
     "files_undo_since": "↩ 復原這則訊息之後的所有變更",
     "files_undone": "{name} 已回到變更前的樣子。",

@@ -34,6 +34,12 @@ def test_rows_say_what_each_entry_is_and_mark_this_chats_files():
     assert fileview.found_rows([entry("docs/poem.md")], {}, ENGLISH) == [("📄 docs/poem.md", "file:docs/poem.md")]
 
 
+def test_a_mark_not_counted_yet_says_so_in_either_language():
+    pending = Mark("big.txt", True, None, None, pending=True)
+    assert fileview.mark_words(pending, ENGLISH) == "new counting…"
+    assert fileview.mark_words(Mark("a.txt", False, None, None, pending=True), CHINESE) == "計算中…"
+
+
 def test_a_folder_lists_the_newest_few_hundred_and_says_so():
     entries = [entry(f"f{n}") for n in range(fileview.LISTED + 5)]
     assert len(fileview.tree_rows(entries, {}, ENGLISH)) == fileview.LISTED
