@@ -351,6 +351,8 @@ TEXT: dict[str, str] = {
     "watch_ended": "這個連結已經結束。",
     "watch_full": "這個對話現在觀看的人太多了，請稍後再試。",
     "watch_language": "語言",
+    "log_waiting_viewer": "簡報者正在決定",
+    "log_edited_viewer": "已依簡報者的修改執行",
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "你的檔案",
     "files_search": "用名稱找檔案",

@@ -207,6 +207,20 @@ def test_an_unchanged_message_is_the_same_item_so_only_the_new_one_travels():
     assert first[0] is not second[0]  # the panel changed state (waiting)
 
 
+@pytest.mark.parametrize(
+    ("language", "deciding", "owners_words"),
+    [(ENGLISH, "the presenter is deciding", "waiting for your approval"), (CHINESE, "簡報者正在決定", "等待你核准")],
+)
+def test_a_viewers_tool_panel_says_the_presenter_decides_never_your_approval(language, deciding, owners_words):
+    view = WatchView()
+    call = ToolCall("c1", "run_shell", {"command": "ls"})
+    for event in (ToolCallStarted("c1"), ToolCallReady(call, True), ApprovalNeeded((call,))):
+        view.apply(event)
+    shown = " ".join(shown_text(item) for item in view.items(language))
+    assert deciding in shown
+    assert owners_words not in shown
+
+
 def test_no_text_can_end_an_event_early():
     assert sse("ended", "a\nb\r\nevent: x") == b"event: ended\ndata: a\ndata: b\ndata: \ndata: event: x\n\n"
 
