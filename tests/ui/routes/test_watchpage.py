@@ -13,6 +13,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted
+from meowgent.persist.store import Store
 from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.routes.watchpage import WatchView, page_html, watch_language
@@ -42,8 +43,9 @@ class WatchServer:
 def watch_server(ollama_server, tmp_path) -> Iterator[WatchServer]:
     workspace = tmp_path / "secret-workspace-folder"
     workspace.mkdir()
-    service = make_service(ollama_server, workspace)
-    links = WatchLinks(service)
+    store = Store(tmp_path / "data" / "meowgent.db")
+    service = make_service(ollama_server, workspace, store=store)
+    links = WatchLinks(service, store=store)
     broadcasts = Broadcasts(events_of=service.event_log, new_source=WatchView, is_shared=links.is_shared)
     app = Starlette()
     seats = Seats(VIEWERS)
