@@ -12,7 +12,7 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 
-from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted
+from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted, ToolResult
 from meowgent.persist.store import Store
 from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import CHINESE, ENGLISH
@@ -221,6 +221,19 @@ def test_a_viewers_tool_panel_says_the_presenter_decides_never_your_approval(lan
     shown = " ".join(shown_text(item) for item in view.items(language))
     assert deciding in shown
     assert owners_words not in shown
+
+
+def test_a_viewer_is_offered_no_undo_and_reads_an_edited_call_as_the_presenters():
+    view = WatchView()
+    call = ToolCall("c1", "write_file", {"path": "notes.md", "content": "hi"})
+    edited = {"path": "notes.md", "content": "hello"}
+    done = ToolResult("c1", "write_file", "Created notes.md", "done", 0.1, edited_arguments=edited)
+    for event in (ToolCallStarted("c1"), ToolCallReady(call, True), ApprovalNeeded((call,)), done):
+        view.apply(event)
+    html = "".join(view.items(ENGLISH))
+    assert "<button" not in html
+    assert "ran as the presenter changed it" in shown_text(html)
+    assert "you changed" not in shown_text(html)
 
 
 def test_no_text_can_end_an_event_early():
