@@ -80,7 +80,7 @@ class WatchPanel:
         if link.token is None:  # made before a restart: the store kept only its digest, so there is no URL to show
             return {
                 self.shared: gr.update(visible=True),
-                self.link: gr.update(value="", visible=False),
+                self.link: "",
                 self.qr: "",
                 self.ends: f"{t(language, 'watch_unshown')} {ends}",
                 self.corner: "",
@@ -90,7 +90,7 @@ class WatchPanel:
         qr = qr_svg(url)
         return {
             self.shared: gr.update(visible=True),
-            self.link: gr.update(value=url, visible=True),
+            self.link: url,
             self.qr: qr,
             self.ends: ends,
             self.corner: qr,
