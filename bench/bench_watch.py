@@ -16,13 +16,16 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import tracemalloc
+from pathlib import Path
 
 from bench.report import machine, table
 from meowgent.chats.runs import RunRegistry
 from meowgent.events import Done, TextDelta, UserMessage
+from meowgent.persist.store import Store
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.routes.watchpage import WatchView
 from meowgent.ui.routes.watchroutes import viewer_stream
@@ -41,6 +44,15 @@ class AnyOwner:
 
     def get(self, owner: str, chat_id: str) -> None:
         return None
+
+
+def links_of(chat_ids: list[str]) -> WatchLinks:
+    """Links kept in a store of their own (in a temporary folder) that holds the bench's chats."""
+    store = Store(Path(tempfile.mkdtemp(prefix="meowgent-bench-watch-")) / "meowgent.db")
+    with store.transaction():
+        for chat_id in chat_ids:
+            store.create_conversation(chat_id, owner=OWNER, title="", model="", workspace="")
+    return WatchLinks(AnyOwner(), store=store)
 
 
 def answer(tokens: int, last_at: list[float]):
@@ -67,7 +79,7 @@ async def watch(links, broadcasts, token: str, language: str, seen: dict[int, fl
 
 def trial(viewers: int, tokens: int) -> dict[str, float]:
     registry = RunRegistry()
-    links = WatchLinks(AnyOwner())
+    links = links_of(["chat"])
     broadcasts = Broadcasts(
         events_of=lambda owner, chat: registry.log(chat), new_source=WatchView, is_shared=links.is_shared
     )
@@ -135,7 +147,7 @@ def lookup_seconds(links: WatchLinks, tokens: list[str], repeats: int) -> list[f
 
 def lookup_table(repeats: int) -> str:
     """A live token, one differing only in its last character, and one differing from the start: the same work."""
-    links = WatchLinks(AnyOwner())
+    links = links_of([f"chat{index}" for index in range(1_000)] + ["watched"])
     for index in range(1_000):  # a server with many live links
         links.share(OWNER, f"chat{index}")
     token = links.share(OWNER, "watched").token

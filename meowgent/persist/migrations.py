@@ -293,6 +293,18 @@ def _v10_network_hosts(conn: sqlite3.Connection) -> None:
         conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT")
 
 
+def _v11_watch_links(conn: sqlite3.Connection) -> None:
+    """Watch links outlive a restart: each chat's live link as the SHA-256 of its token (never the token)."""
+    conn.execute(
+        """CREATE TABLE watch_links (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            digest BLOB NOT NULL UNIQUE CHECK (length(digest) = 32),
+            owner TEXT NOT NULL,
+            expires_at REAL NOT NULL
+        ) WITHOUT ROWID"""
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1_core,
     _v2_audit,
@@ -304,6 +316,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v8_audit_codes,
     _v9_checkpoints,
     _v10_network_hosts,
+    _v11_watch_links,
 ]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 

@@ -1,4 +1,5 @@
-"""Store: conversations, transcripts, page event logs, tool calls and the audit trail in one SQLite file.
+"""Store: conversations, transcripts, page event logs, tool calls, the audit trail, checkpoints and watch links'
+digests in one SQLite file.
 
 The standard library's sqlite3 in WAL mode: no server, readers never wait for the writer, and
 a process killed mid-write leaves the last committed state. Every public write is one
@@ -288,6 +289,12 @@ class Store:
     @contextmanager
     def checkpoints(self) -> Iterator[sqlite3.Connection]:
         """A write transaction for `meowgent.persist.checkpoints`' functions: a change and its pruning are one."""
+        with self._write() as conn:
+            yield conn
+
+    @contextmanager
+    def watch_links(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction for `meowgent.persist.watchlinks`' functions."""
         with self._write() as conn:
             yield conn
 

@@ -75,11 +75,12 @@ class App(gr.Blocks):
         """The Files panel's download links and upload tickets, which `serve`'s middleware honours."""
 
     def close(self, verbose: bool = True) -> None:
+        # First: its viewers' streams end (to reconnect after a restart), so none holds the server open.
+        self.watching.close()
         try:
             super().close(verbose)
         finally:
             self.mcp_tools.close()
-            self.watching.close()
 
 
 def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools: ToolRegistry | None = None) -> App:
@@ -103,7 +104,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, commands=Commands.of(sandbox))
 
-    watching = Watching.of(service, max_viewers=settings.max_watchers)
+    watching = Watching.of(service, store=store, max_viewers=settings.max_watchers)
     file_links = Links()
     blocks = App(
         mcp_tools,

@@ -8,6 +8,7 @@ on a laptop and on a phone, and a long file scrolls inside its own box.
 from __future__ import annotations
 
 from meowgent.ui.i18n import CHINESE, ENGLISH
+from meowgent.ui.state.presenter import RESTORE_PRESENTER
 
 NARROW = "(max-width: 767px)"
 """Below this width the sidebar covers the chat, so it starts closed (Gradio's own breakpoint is 768px)."""
@@ -71,6 +72,8 @@ CLOSE_ON_PHONE = f"""() => {{
 
 ON_LOAD = f"""
 () => {{
+  // Presenter mode survives a reload; it hides the sidebar, so the sidebar stays closed then.
+  if (({RESTORE_PRESENTER})()) return;
   // The sidebar starts closed so a phone opens on the chat; a wide screen opens it once it is drawn.
   if (window.matchMedia("{NARROW}").matches) return;
   const open = () => {{

@@ -176,6 +176,11 @@ class Broadcasts:
         """End every feed (the server is stopping)."""
         self._closed.set()
 
+    @property
+    def closed(self) -> bool:
+        """Whether the server is stopping (a feed that ends then has not seen its link end)."""
+        return self._closed.is_set()
+
     def _feed(self, chat_id: str, event_log: EventLog, broadcast: Broadcast) -> None:
         cursor = Cursor()
         try:

@@ -36,10 +36,11 @@ def refused_with(kind):
     return pytest.raises(ChatError, check=lambda error: error.kind == kind)
 
 
-def make_service(server, workspace, *, rules=(), **options):
+def make_service(server, workspace, *, rules=(), store=None, **options):
+    """A real ChatService; `store`: its Store (one in a new temporary folder unless given)."""
     settings = Settings(workspace=workspace, ollama_host=server.url, read_timeout=10, shell_timeout=10, **options)
     agent = Agent(OllamaClient(server.url, read_timeout=10), settings, policy=Policy(list(rules), workspace))
-    store = Store(Path(tempfile.mkdtemp(prefix="meowgent-store-")) / "meowgent.db")
+    store = store or Store(Path(tempfile.mkdtemp(prefix="meowgent-store-")) / "meowgent.db")
     return ChatService(agent, store, default_model="qwen3", workspace=workspace)
 
 

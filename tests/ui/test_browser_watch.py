@@ -6,6 +6,7 @@ to Gradio's API acts on the chat; the watch page needs no login behind `--auth`,
 """
 
 import json
+import re
 
 import httpx
 import pytest
@@ -31,6 +32,7 @@ WAITING = "Waiting for the presenter to approve: Write notes.md"
 ENDED = "This link has ended"
 ACTIONS = ("/on_send", "/on_approve", "/on_reject", "/on_stop", "/on_rules", "/on_watch_revoke", "/on_watch_share")
 """What a viewer might try through Gradio's API: act on the chat, read the rules, end or take the link."""
+PRESENTER = re.compile(r"\bmg-presenter\b")
 CONTROLS = ("#msg", "#send", "#approve", "#reject", "#stop", "#sidebar", "#watch_share", "#language", "#chats")
 
 
@@ -89,6 +91,9 @@ def test_a_viewer_watches_the_answer_a_live_write_and_the_waiting_card_with_no_c
     assert "note 059" not in chat.inner_text()
     expect(chat).to_contain_text(WAITING)
     expect(owner.locator("#approve")).to_be_visible()
+    expect(chat.locator(".mg-panel .mg-log")).to_have_text("the presenter is deciding")
+    assert "your approval" not in chat.inner_text()
+    expect(owner.locator("#chat")).to_contain_text("waiting for your approval")  # the presenter's own page
 
     for control in CONTROLS:
         expect(viewer.locator(control)).to_have_count(0)
@@ -130,6 +135,52 @@ def test_the_link_is_shown_again_after_a_reload(running_app, owner):
     reload_app(owner)
     owner.locator("#menu").click()
     expect(owner.locator("#watch_link textarea, #watch_link input").first).to_have_value(link)
+
+
+def test_a_viewers_page_goes_on_after_the_app_restarts_with_the_same_link(running_app, chromium, owner):
+    running_app.ollama.script(reply("Before the restart."), reply("After the restart."))
+    link = share(owner)
+    viewer = watcher(chromium)
+    viewer.goto(link)
+    send(owner, "one")
+    expect(viewer.locator("#chat")).to_contain_text("Before the restart.")
+
+    running_app.restart()
+    presenter = owner.context.new_page()  # a new tab: the old one reloads itself once it reconnects
+    open_app(presenter, running_app.url)
+    send(presenter, "two")
+    expect(viewer.locator("#chat")).to_contain_text("After the restart.")  # the same page, never reloaded
+    expect(viewer.locator("#chat")).to_contain_text("Before the restart.")
+    assert ENDED not in viewer.locator("body").inner_text()
+    fresh = watcher(chromium)
+    fresh.goto(link)  # the same link, opened anew
+    expect(fresh.locator("#chat")).to_contain_text("After the restart.")
+
+    # The owner's page says the chat is shared, but has only the link's digest: no link, no QR code to show.
+    if not presenter.locator("#watch_revoke").is_visible():  # a laptop's page opens with the sidebar open
+        presenter.locator("#menu").click()
+    expect(presenter.locator("#watch_ends")).to_contain_text("made before the app restarted")
+    expect(presenter.locator("#watch_link textarea, #watch_link input").first).to_have_value("")
+    expect(presenter.locator("#watch_qr svg")).to_have_count(0)
+    presenter.locator("#watch_revoke").click()
+    expect(viewer.locator("#chat")).to_contain_text(ENDED)
+    viewer.context.close()
+    fresh.context.close()
+
+
+def test_presenter_mode_survives_a_reload_of_the_presenters_page(running_app, owner):
+    body, toggle = owner.locator("body"), owner.locator("#presenter")
+    toggle.click()
+    expect(body).to_have_class(PRESENTER)
+    reload_app(owner)
+    expect(body).to_have_class(PRESENTER)
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(owner.locator("#watch_share")).to_be_hidden()  # the sidebar stays out of the room's view
+    toggle.click()
+    expect(body).not_to_have_class(PRESENTER)
+    reload_app(owner)
+    expect(body).not_to_have_class(PRESENTER)
+    expect(toggle).not_to_have_attribute("aria-pressed", "true")
 
 
 def test_nothing_a_viewer_sends_to_the_api_acts_on_the_chat(running_app, chromium, owner):

@@ -381,6 +381,12 @@ TEXT: dict[str, str] = {
     "watch_ended": "This link has ended.",
     "watch_full": "This chat has too many viewers right now; try again later.",
     "watch_language": "Language",
+    "log_waiting_viewer": "the presenter is deciding",
+    "log_edited_viewer": "ran as the presenter changed it",
+    "watch_unshown": (
+        "This chat is shared with a link made before the app restarted: only a fingerprint of it is kept, so it"
+        " can't be shown again. Whoever has it can still watch. For a link to show, stop sharing and share again."
+    ),
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "Your files",
     "files_search": "Find a file by name",

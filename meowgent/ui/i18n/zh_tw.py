@@ -352,6 +352,12 @@ TEXT: dict[str, str] = {
     "watch_ended": "這個連結已經結束。",
     "watch_full": "這個對話現在觀看的人太多了，請稍後再試。",
     "watch_language": "語言",
+    "log_waiting_viewer": "簡報者正在決定",
+    "log_edited_viewer": "已依簡報者的修改執行",
+    "watch_unshown": (
+        "這個對話的分享連結是在程式重新啟動前建立的：只保留了它的指紋，所以無法再次顯示。"
+        "拿到連結的人仍然可以觀看。若要可以顯示的連結，請停止分享後再分享一次。"
+    ),
     # ---- issue 21: the Files panel, uploads and Undo (ui/panels/files.py, ui/fileview.py) ----
     "files_title": "你的檔案",
     "files_search": "用名稱找檔案",

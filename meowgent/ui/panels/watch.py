@@ -36,6 +36,7 @@ def page_origin(host: str, *, forwarded_proto: str | None = None) -> str:
 
 
 def watch_url(origin: str, link: WatchLink) -> str:
+    """The link's full URL (for a link this process made: only those have their token)."""
     return f"{origin}{MOUNT}/{link.token}"
 
 
@@ -74,15 +75,24 @@ class WatchPanel:
         """The panel for the chat's live link, or for a chat that has none."""
         if link is None:
             return {self.shared: gr.update(visible=False), self.link: "", self.qr: "", self.ends: "", self.corner: ""}
+        language = self.page.context.language_of(request)
+        ends = ends_in(link.expires_at - time.time(), language)
+        if link.token is None:  # made before a restart: the store kept only its digest, so there is no URL to show
+            return {
+                self.shared: gr.update(visible=True),
+                self.link: "",
+                self.qr: "",
+                self.ends: f"{t(language, 'watch_unshown')} {ends}",
+                self.corner: "",
+            }
         origin = page_origin(request.headers.get("host", ""), forwarded_proto=request.headers.get("x-forwarded-proto"))
         url = watch_url(origin, link)
         qr = qr_svg(url)
-        language = self.page.context.language_of(request)
         return {
             self.shared: gr.update(visible=True),
             self.link: url,
             self.qr: qr,
-            self.ends: ends_in(link.expires_at - time.time(), language),
+            self.ends: ends,
             self.corner: qr,
         }
 

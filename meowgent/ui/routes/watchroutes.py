@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from meowgent.chats.service import ChatService
+from meowgent.persist.store import Store
 from meowgent.ui.i18n import t
 from meowgent.ui.routes.guard import Receive, Scope, Send, content_security_policy
 from meowgent.ui.routes.watchpage import SCRIPT_PATH, WATCH_SCRIPT, WatchView, page_html, watch_language
@@ -116,10 +117,10 @@ class Watching:
     seats: Seats
 
     @classmethod
-    def of(cls, service: ChatService, *, max_viewers: int) -> Watching:
-        """Links to `service`'s chats, at most `max_viewers` watching at once; a chat's link ends when the chat is
-        deleted."""
-        links = WatchLinks(service)
+    def of(cls, service: ChatService, *, store: Store, max_viewers: int) -> Watching:
+        """Links to `service`'s chats, kept in its `store`, at most `max_viewers` watching at once; a chat's link
+        ends when the chat is deleted."""
+        links = WatchLinks(service, store=store)
         service.on_delete(links.chat_deleted)
         broadcasts = Broadcasts(events_of=service.event_log, new_source=WatchView, is_shared=links.is_shared)
         return cls(links, broadcasts, Seats(max_viewers))
@@ -135,9 +136,12 @@ async def viewer_stream(
     links: WatchLinks, broadcasts: Broadcasts, token: str, language: str, *, keepalive: float
 ) -> AsyncIterator[bytes]:
     """The stream of one viewer: the chat's newest frame as a patch whenever there is a newer one, a keepalive
-    every `keepalive` seconds without one, and "ended" (then the end) once the link is gone."""
+    every `keepalive` seconds without one, and "ended" (then the end) once the link is gone.
+
+    When the server stops, the stream just ends: the link outlives a restart, and the page's EventSource
+    reconnects to the next server on its own."""
     link = links.lookup(token)
-    broadcast = broadcasts.of(link) if link is not None else None
+    broadcast = broadcasts.of(link) if link is not None and not broadcasts.closed else None
     sent: tuple[str, ...] = ()
     seen = -1
     while broadcast is not None and not broadcast.ended and _still(links, token, link):
@@ -148,7 +152,8 @@ async def viewer_stream(
             sent, seen = frame.items, frame.version
         elif await broadcast.next(seen, keepalive) <= seen:
             yield b": alive\n\n"
-    yield sse("ended", t(language, "watch_ended"))
+    if not broadcasts.closed:
+        yield sse("ended", t(language, "watch_ended"))
 
 
 def _still(links: WatchLinks, token: str, link: WatchLink | None) -> bool:

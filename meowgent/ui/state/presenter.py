@@ -10,12 +10,36 @@ WIDE_CLASS = "mg-wide"
 """Set with presenter mode on a wide screen: Gradio rewrites the rules inside a page's @media blocks to apply
 only under `.gradio-container .contain`, so a rule there could not read a class on the body."""
 
-TOGGLE_PRESENTER = f"""() => {{
-  const on = document.body.classList.toggle("{PRESENTER_CLASS}");
+PRESENTER_KEY = "meowgent-presenter"
+"""The browser's localStorage entry that keeps presenter mode on across reloads of the presenter's page (the
+presenter's own browser: a watch page never reads it)."""
+
+_SHOW = f"""(on) => {{
+  document.body.classList.toggle("{PRESENTER_CLASS}", on);
   document.body.classList.toggle("{WIDE_CLASS}", window.matchMedia("{WIDE}").matches);
-  document.getElementById("presenter")?.setAttribute("aria-pressed", String(on));
+  const mark = () => {{
+    const button = document.getElementById("presenter");
+    if (!button) return requestAnimationFrame(mark);
+    button.setAttribute("aria-pressed", String(on));
+  }};
+  mark();
+}}"""
+"""Presenter mode on or off on the page; the top bar's button may not be drawn yet when a reload restores it."""
+
+TOGGLE_PRESENTER = f"""() => {{
+  const on = !document.body.classList.contains("{PRESENTER_CLASS}");
+  ({_SHOW})(on);
+  try {{ localStorage.setItem("{PRESENTER_KEY}", on ? "1" : ""); }} catch {{}}  // storage off: this page only
   if (on) document.querySelector(".sidebar.open .toggle-button")?.click();
 }}"""
+
+RESTORE_PRESENTER = f"""() => {{
+  let on = false;
+  try {{ on = localStorage.getItem("{PRESENTER_KEY}") === "1"; }} catch {{}}
+  if (on) ({_SHOW})(true);
+  return on;
+}}"""
+"""Run as the page loads: presenter mode back on if it was on when the page was left; true if it is."""
 
 PRESENTER_CSS = f"""
 #presenter {{ flex: none; white-space: nowrap; margin-left: auto; }}

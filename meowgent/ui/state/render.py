@@ -49,8 +49,11 @@ LIVE_LINES = 12
 CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "retried", "interrupted"]
 _STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "retried": "🔁 ", "interrupted": "⏹ "}
 _STATE_LOG = {
-    state: f"log_{state}" for state in ("writing", "waiting", "error", "rejected", "invalid", "retried", "interrupted")
+    state: f"log_{state}"
+    for state in ("writing", "waiting", "error", "rejected", "invalid", "retried", "interrupted", "edited")
 }
+_VIEWER_LOG = _STATE_LOG | {"waiting": "log_waiting_viewer", "edited": "log_edited_viewer"}
+"""What a watch page says instead: its reader watches, the presenter decides (never "waiting for your approval")."""
 
 CHAT_CSS = """
 .mg pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
@@ -109,12 +112,19 @@ class ChatView:
     """What the page shows of one conversation, built from its events."""
 
     def __init__(
-        self, language: str = ENGLISH, *, link_target: LinkTarget | None = None, tools: ToolRegistry | None = None
+        self,
+        language: str = ENGLISH,
+        *,
+        link_target: LinkTarget | None = None,
+        tools: ToolRegistry | None = None,
+        viewer: bool = False,
     ) -> None:
+        """`viewer`: for a watch page, whose reader only watches: the presenter decides, and no Undo is offered."""
         self.language = language
         self._tools = tools or ToolRegistry.builtins()  # what each tool is, for its words (`meowgent.ui.html.tooltext`)
         """Shown in this language; change it and call messages() again to switch."""
         self._link_target = link_target or _no_links
+        self._viewer = viewer
         self._items: list[_Item] = []
         self._calls: dict[str, _Call] = {}
         self.waiting: tuple[ToolCall, ...] = ()
@@ -184,7 +194,7 @@ class ChatView:
             if cached is None or cached[0] != version:
                 cached = self._rendered[id(item)] = (
                     version,
-                    _render(item, self.language, self._link_target, self._tools),
+                    _render(item, self.language, self._link_target, self._tools, viewer=self._viewer),
                 )
             out.extend(cached[1])
         return out
@@ -232,7 +242,9 @@ def _no_links(path: str) -> None:
     return None
 
 
-def _render(item: _Item, language: str, link_target: LinkTarget, tools: ToolRegistry) -> list[gr.ChatMessage]:
+def _render(
+    item: _Item, language: str, link_target: LinkTarget, tools: ToolRegistry, *, viewer: bool
+) -> list[gr.ChatMessage]:
     match item:
         case _Text(role, prose):
             return [gr.ChatMessage(role=role, content=block(prose.html()))]
@@ -245,7 +257,7 @@ def _render(item: _Item, language: str, link_target: LinkTarget, tools: ToolRegi
                 metadata["duration"] = round(seconds, 1)
             return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
-            return _render_call(item, language, link_target, tools)
+            return _render_call(item, language, link_target, tools, viewer=viewer)
         case _Note(ErrorEvent() as error):
             return [_note("⚠️ " + error_text(language, error))]
         case _Note(Notice() as notice):
@@ -260,7 +272,9 @@ def _note(text: str) -> gr.ChatMessage:
     return gr.ChatMessage(role="assistant", content=block(prose_html(text)))
 
 
-def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: ToolRegistry) -> list[gr.ChatMessage]:
+def _render_call(
+    panel: _Call, language: str, link_target: LinkTarget, tools: ToolRegistry, *, viewer: bool
+) -> list[gr.ChatMessage]:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
         traits = tools.traits(name)
@@ -277,17 +291,17 @@ def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: To
     )
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
-    if panel.call is not None and panel.state == "done":
+    if panel.call is not None and panel.state == "done" and not viewer:
         body = join([body, undo_part(panel.call, language, tools)])
     metadata: dict[str, Any] = {
         "title": join([_STATE_MARK.get(panel.state, ""), title]),
         "id": panel.call_id,
         "status": "pending" if panel.state in ("writing", "ready", "waiting") else "done",
     }
-    if panel.edited:
-        metadata["log"] = t(language, "log_edited")
-    elif panel.state in _STATE_LOG:
-        metadata["log"] = t(language, _STATE_LOG[panel.state])
+    logs = _VIEWER_LOG if viewer else _STATE_LOG
+    state = "edited" if panel.edited else panel.state
+    if state in logs:
+        metadata["log"] = t(language, logs[state])
     if panel.duration is not None and panel.state in ("done", "error"):
         metadata["duration"] = round(panel.duration, 2)
     messages = [gr.ChatMessage(role="assistant", content=block(body), metadata=metadata)]

@@ -12,7 +12,8 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 
-from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted
+from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted, ToolResult
+from meowgent.persist.store import Store
 from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.routes.watchpage import WatchView, page_html, watch_language
@@ -42,8 +43,9 @@ class WatchServer:
 def watch_server(ollama_server, tmp_path) -> Iterator[WatchServer]:
     workspace = tmp_path / "secret-workspace-folder"
     workspace.mkdir()
-    service = make_service(ollama_server, workspace)
-    links = WatchLinks(service)
+    store = Store(tmp_path / "data" / "meowgent.db")
+    service = make_service(ollama_server, workspace, store=store)
+    links = WatchLinks(service, store=store)
     broadcasts = Broadcasts(events_of=service.event_log, new_source=WatchView, is_shared=links.is_shared)
     app = Starlette()
     seats = Seats(VIEWERS)
@@ -205,6 +207,33 @@ def test_an_unchanged_message_is_the_same_item_so_only_the_new_one_travels():
     assert shown_text(second[1]).strip() == "Waiting for the presenter to approve: Write notes.md"
     assert view.items(ENGLISH)[1] is second[1]
     assert first[0] is not second[0]  # the panel changed state (waiting)
+
+
+@pytest.mark.parametrize(
+    ("language", "deciding", "owners_words"),
+    [(ENGLISH, "the presenter is deciding", "waiting for your approval"), (CHINESE, "簡報者正在決定", "等待你核准")],
+)
+def test_a_viewers_tool_panel_says_the_presenter_decides_never_your_approval(language, deciding, owners_words):
+    view = WatchView()
+    call = ToolCall("c1", "run_shell", {"command": "ls"})
+    for event in (ToolCallStarted("c1"), ToolCallReady(call, True), ApprovalNeeded((call,))):
+        view.apply(event)
+    shown = " ".join(shown_text(item) for item in view.items(language))
+    assert deciding in shown
+    assert owners_words not in shown
+
+
+def test_a_viewer_is_offered_no_undo_and_reads_an_edited_call_as_the_presenters():
+    view = WatchView()
+    call = ToolCall("c1", "write_file", {"path": "notes.md", "content": "hi"})
+    edited = {"path": "notes.md", "content": "hello"}
+    done = ToolResult("c1", "write_file", "Created notes.md", "done", 0.1, edited_arguments=edited)
+    for event in (ToolCallStarted("c1"), ToolCallReady(call, True), ApprovalNeeded((call,)), done):
+        view.apply(event)
+    html = "".join(view.items(ENGLISH))
+    assert "<button" not in html
+    assert "ran as the presenter changed it" in shown_text(html)
+    assert "you changed" not in shown_text(html)
 
 
 def test_no_text_can_end_an_event_early():
