@@ -52,11 +52,16 @@ def approved_write(page: Page, running_app, text: str, *calls: tuple[str, dict])
     expect(page.locator("#chat")).to_contain_text("Done.")
 
 
+def call_row(page: Page, path: str):
+    """The row of the call that wrote `path`: the title a person sees without opening its folded panel."""
+    return page.locator("#chat .title", has_text=path).first
+
+
 def undo_in_chat(page: Page, path: str) -> None:
-    """Open the panel of the call that wrote `path` (a finished call's panel is folded) and press its Undo; the
-    panels opened so far are earlier in the chat, so its button is the last."""
-    page.locator("#chat").get_by_text(path).first.click()
-    page.locator("#chat button.undo").last.click()
+    """Press the Undo on the row of the call that wrote `path`, with its panel left folded."""
+    button = call_row(page, path).locator("button.undo")
+    expect(button).to_be_visible()
+    button.click()
 
 
 def pick(page: Page, label: str) -> None:

@@ -79,7 +79,7 @@ class WatchView:
 
     def __init__(self) -> None:
         # One view per language: a ChatView caches its rendered messages for one language at a time.
-        self._views = {language: ChatView(language) for language in LANGUAGES}
+        self._views = {language: ChatView(language, undo=False) for language in LANGUAGES}
         self._cache: dict[str, dict[int, tuple[Any, Html]]] = {language: {} for language in LANGUAGES}
 
     def apply(self, event: AgentEvent) -> None:

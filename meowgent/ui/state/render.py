@@ -61,6 +61,8 @@ CHAT_CSS = """
 .mg .mg-same { display: block; }
 .mg .mg-label { font-weight: 600; margin: 6px 0 0; }
 .mg details summary { cursor: pointer; opacity: 0.8; }
+#chat button.undo { margin-left: 0.75em; padding: 0 0.5em; border: 1px solid currentColor; border-radius: 6px;
+  font-size: 0.85em; cursor: pointer; }
 """
 """The look of the classes used here; the app adds it to the page's style sheet."""
 
@@ -109,12 +111,19 @@ class ChatView:
     """What the page shows of one conversation, built from its events."""
 
     def __init__(
-        self, language: str = ENGLISH, *, link_target: LinkTarget | None = None, tools: ToolRegistry | None = None
+        self,
+        language: str = ENGLISH,
+        *,
+        link_target: LinkTarget | None = None,
+        tools: ToolRegistry | None = None,
+        undo: bool = True,
     ) -> None:
+        """`undo`: a finished write's title carries its Undo button; the watch page, where nobody may undo, has none."""
         self.language = language
         self._tools = tools or ToolRegistry.builtins()  # what each tool is, for its words (`meowgent.ui.html.tooltext`)
         """Shown in this language; change it and call messages() again to switch."""
         self._link_target = link_target or _no_links
+        self._undo = undo
         self._items: list[_Item] = []
         self._calls: dict[str, _Call] = {}
         self.waiting: tuple[ToolCall, ...] = ()
@@ -184,7 +193,7 @@ class ChatView:
             if cached is None or cached[0] != version:
                 cached = self._rendered[id(item)] = (
                     version,
-                    _render(item, self.language, self._link_target, self._tools),
+                    _render(item, self.language, self._link_target, self._tools, undo=self._undo),
                 )
             out.extend(cached[1])
         return out
@@ -232,7 +241,9 @@ def _no_links(path: str) -> None:
     return None
 
 
-def _render(item: _Item, language: str, link_target: LinkTarget, tools: ToolRegistry) -> list[gr.ChatMessage]:
+def _render(
+    item: _Item, language: str, link_target: LinkTarget, tools: ToolRegistry, *, undo: bool
+) -> list[gr.ChatMessage]:
     match item:
         case _Text(role, prose):
             return [gr.ChatMessage(role=role, content=block(prose.html()))]
@@ -245,7 +256,7 @@ def _render(item: _Item, language: str, link_target: LinkTarget, tools: ToolRegi
                 metadata["duration"] = round(seconds, 1)
             return [gr.ChatMessage(role="assistant", content=block(prose.html()), metadata=metadata)]
         case _Call():
-            return _render_call(item, language, link_target, tools)
+            return _render_call(item, language, link_target, tools, undo=undo)
         case _Note(ErrorEvent() as error):
             return [_note("⚠️ " + error_text(language, error))]
         case _Note(Notice() as notice):
@@ -260,7 +271,9 @@ def _note(text: str) -> gr.ChatMessage:
     return gr.ChatMessage(role="assistant", content=block(prose_html(text)))
 
 
-def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: ToolRegistry) -> list[gr.ChatMessage]:
+def _render_call(
+    panel: _Call, language: str, link_target: LinkTarget, tools: ToolRegistry, *, undo: bool
+) -> list[gr.ChatMessage]:
     if panel.call is not None:
         name, arguments = panel.call.name, panel.call.arguments
         traits = tools.traits(name)
@@ -277,10 +290,9 @@ def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: To
     )
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
-    if panel.call is not None and panel.state == "done":
-        body = join([body, undo_part(panel.call, language, tools)])
+    button, note = _undo_parts(panel, language, tools)
     metadata: dict[str, Any] = {
-        "title": join([_STATE_MARK.get(panel.state, ""), title]),
+        "title": join([_STATE_MARK.get(panel.state, ""), title, button if undo else ""]),
         "id": panel.call_id,
         "status": "pending" if panel.state in ("writing", "ready", "waiting") else "done",
     }
@@ -290,19 +302,23 @@ def _render_call(panel: _Call, language: str, link_target: LinkTarget, tools: To
         metadata["log"] = t(language, _STATE_LOG[panel.state])
     if panel.duration is not None and panel.state in ("done", "error"):
         metadata["duration"] = round(panel.duration, 2)
-    messages = [gr.ChatMessage(role="assistant", content=block(body), metadata=metadata)]
+    messages = [gr.ChatMessage(role="assistant", content=block(join([body, note])), metadata=metadata)]
     if output_outside:
         messages.append(gr.ChatMessage(role="assistant", content=block(output_html(panel.result, language))))
     return messages
 
 
-def undo_part(call: ToolCall, language: str, tools: ToolRegistry) -> Html:
-    """A finished call's Undo: the button for a file it wrote, "can't be undone" for a command, else nothing."""
+def _undo_parts(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:
+    """A finished call's Undo as (for its title, for its body): for a file it wrote, the button, on the row a
+    person sees without opening the panel; for a command, "can't be undone" inside; else nothing."""
+    call = panel.call
+    if call is None or panel.state != "done":
+        return Html(""), Html("")
     if call.name in tools.all() and can_undo(tools.get(call.name)):
-        return undo_button(call.id, language)
+        return undo_button(call.id, language), Html("")
     if tool_look(call.name, tools) is Look.RUN:
-        return no_undo_note(language)
-    return Html("")
+        return Html(""), no_undo_note(language)
+    return Html(""), Html("")
 
 
 def _live_view(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:

@@ -12,7 +12,7 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 
-from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted
+from meowgent.events import ApprovalNeeded, ToolCall, ToolCallReady, ToolCallStarted, ToolResult
 from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.routes.watchpage import WatchView, page_html, watch_language
@@ -205,6 +205,16 @@ def test_an_unchanged_message_is_the_same_item_so_only_the_new_one_travels():
     assert shown_text(second[1]).strip() == "Waiting for the presenter to approve: Write notes.md"
     assert view.items(ENGLISH)[1] is second[1]
     assert first[0] is not second[0]  # the panel changed state (waiting)
+
+
+def test_a_viewer_gets_no_undo_button_for_a_finished_write():
+    view = WatchView()
+    call = ToolCall("c1", "write_file", {"path": "notes.md", "content": "hi"})
+    for event in (ToolCallStarted("c1"), ToolCallReady(call, True), ToolResult("c1", call.name, "Wrote.", "done", 0.1)):
+        view.apply(event)
+    (item,) = view.items(ENGLISH)
+    assert "Write notes.md" in shown_text(item)
+    assert "<button" not in item
 
 
 def test_no_text_can_end_an_event_early():
