@@ -151,6 +151,10 @@ def test_undo_in_the_chat_restores_an_edited_file_exactly_and_removes_a_created_
         ("write_file", {"path": "created.txt", "content": "brand new"}),
     )
     assert (running_app.workspace / "created.txt").exists()
+    call_row(page, "edited.txt").get_by_text("edited.txt").click()  # open the edit's panel: its diff shows once
+    expect(page.locator("#chat pre.mg-diff")).to_have_count(1)
+    expect(page.locator("#chat")).to_contain_text("Edited edited.txt at line 2.")
+    assert page.locator("#chat").inner_text().count("+LINE 2") == 1
     undo_in_chat(page, "edited.txt")
     expect(page.locator(".toast-body").first).to_contain_text("edited.txt is back as it was before the change.")
     assert (running_app.workspace / "edited.txt").read_bytes() == original.encode()

@@ -289,7 +289,7 @@ def _render_call(
         panel.call is not None and panel.state in ("done", "error") and tool_look(panel.call.name, tools) is Look.RUN
     )
     if panel.result and not output_outside:
-        body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
+        body = join([body, tag("pre", trim_for_view(_result_shown(panel, tools), language=language), cls="mg-box")])
     button, note = _undo_parts(panel, language, tools)
     metadata: dict[str, Any] = {
         "title": join([_STATE_MARK.get(panel.state, ""), title, button if undo else ""]),
@@ -306,6 +306,14 @@ def _render_call(
     if output_outside:
         messages.append(gr.ChatMessage(role="assistant", content=block(output_html(panel.result, language))))
     return messages
+
+
+def _result_shown(panel: _Call, tools: ToolRegistry) -> str:
+    """What a call's result box shows: a finished edit's result repeats the diff drawn above it, so only its
+    first line ("Edited a.md at line 3.")."""
+    if panel.call is not None and panel.state == "done" and tool_look(panel.call.name, tools) is Look.EDIT:
+        return panel.result.partition("\n")[0]
+    return panel.result
 
 
 def _undo_parts(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:

@@ -428,6 +428,19 @@ def test_a_view_without_undo_shows_no_button_and_a_command_says_it_cannot_be_und
     assert "Commands can't be undone." in text_of(panel(shell, SHELL.id))
 
 
+def test_a_finished_edit_shows_its_diff_once_and_the_results_first_line():
+    call = ToolCall("c1", "edit_file", {"path": "a.py", "old": "y = 2", "new": "y = 3"})
+    result = "Edited a.py at line 2.\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3"
+    message = panel(view_of(*ready(call), ToolResult(call.id, call.name, result, "done", 0.1)), call.id)
+    shown = text_of(message)
+    assert shown.count("+y = 3") == 1
+    assert shown.count("-y = 2") == 1
+    assert "Edited a.py at line 2." in shown
+    failed = "Error: old was not found in a.py.\nThe closest lines are:\n y = 1"
+    message = panel(view_of(*ready(call), ToolResult(call.id, call.name, failed, "error", 0.1)), call.id)
+    assert "The closest lines are:\n y = 1" in text_of(message)  # a failure's explanation is all shown
+
+
 @pytest.mark.parametrize(
     ("status", "mark", "log", "has_duration"),
     [("error", "❌ ", "failed", True), ("rejected", "🚫 ", "rejected", False)],
