@@ -200,6 +200,31 @@ def test_undo_everything_since_a_message_restores_three_files(running_app, page)
     assert {path.name: path.read_bytes() for path in workspace.iterdir()} == before
 
 
+def test_the_panels_undo_buttons_undo_the_newest_round_and_change_without_a_pick_and_say_when_there_is_none(
+    running_app, page
+):
+    workspace = running_app.workspace
+    (workspace / "two.txt").write_text("as it was\n")
+    open_app(page, running_app.url)
+    open_files(page)
+    page.locator("#undo_change").click()
+    expect(page.locator("#files_note")).to_contain_text("The agent hasn't changed any file in this chat yet.")
+    approved_write(page, running_app, "first round", ("edit_file", {"path": "two.txt", "old": "was", "new": "is"}))
+    approved_write(page, running_app, "second round", ("write_file", {"path": "three.txt", "content": "new\n"}))
+    expect(page.locator("#file_changes input")).to_have_value("three.txt")
+    expect(page.locator("#undo_since_pick input")).to_have_value("second round")
+    page.locator("#undo_since").click()
+    expect(page.locator("#files_note")).to_contain_text("three.txt was removed")
+    assert not (workspace / "three.txt").exists()
+    assert (workspace / "two.txt").read_text() == "as it is\n"  # the first round stays
+    expect(page.locator("#file_changes input")).to_have_value("two.txt")  # the newest change not undone yet
+    page.locator("#undo_change").click()
+    expect(page.locator("#files_note")).to_contain_text("two.txt is back as it was before the change.")
+    assert (workspace / "two.txt").read_text() == "as it was\n"
+    page.locator("#undo_since").click()  # nothing left to pick
+    expect(page.locator("#files_note")).to_contain_text("Every change the agent made in this chat is undone already.")
+
+
 def test_the_panel_is_in_reach_on_a_phone(running_app, chromium):
     (running_app.workspace / "list.txt").write_text("milk\n")
     context = chromium.new_context(**SCREENS["phone"])
