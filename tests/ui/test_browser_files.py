@@ -52,11 +52,16 @@ def approved_write(page: Page, running_app, text: str, *calls: tuple[str, dict])
     expect(page.locator("#chat")).to_contain_text("Done.")
 
 
+def call_row(page: Page, path: str):
+    """The row of the call that wrote `path`: the title a person sees without opening its folded panel."""
+    return page.locator("#chat .title", has_text=path).first
+
+
 def undo_in_chat(page: Page, path: str) -> None:
-    """Open the panel of the call that wrote `path` (a finished call's panel is folded) and press its Undo; the
-    panels opened so far are earlier in the chat, so its button is the last."""
-    page.locator("#chat").get_by_text(path).first.click()
-    page.locator("#chat button.undo").last.click()
+    """Press the Undo on the row of the call that wrote `path`, with its panel left folded."""
+    button = call_row(page, path).locator("button.undo")
+    expect(button).to_be_visible()
+    button.click()
 
 
 def pick(page: Page, label: str) -> None:
@@ -146,6 +151,10 @@ def test_undo_in_the_chat_restores_an_edited_file_exactly_and_removes_a_created_
         ("write_file", {"path": "created.txt", "content": "brand new"}),
     )
     assert (running_app.workspace / "created.txt").exists()
+    call_row(page, "edited.txt").get_by_text("edited.txt").click()  # open the edit's panel: its diff shows once
+    expect(page.locator("#chat pre.mg-diff")).to_have_count(1)
+    expect(page.locator("#chat")).to_contain_text("Edited edited.txt at line 2.")
+    assert page.locator("#chat").inner_text().count("+LINE 2") == 1
     undo_in_chat(page, "edited.txt")
     expect(page.locator(".toast-body").first).to_contain_text("edited.txt is back as it was before the change.")
     assert (running_app.workspace / "edited.txt").read_bytes() == original.encode()
@@ -189,6 +198,31 @@ def test_undo_everything_since_a_message_restores_three_files(running_app, page)
     page.locator("#undo_since").click()
     expect(page.locator("#files_note")).to_contain_text("three.txt was removed")
     assert {path.name: path.read_bytes() for path in workspace.iterdir()} == before
+
+
+def test_the_panels_undo_buttons_undo_the_newest_round_and_change_without_a_pick_and_say_when_there_is_none(
+    running_app, page
+):
+    workspace = running_app.workspace
+    (workspace / "two.txt").write_text("as it was\n")
+    open_app(page, running_app.url)
+    open_files(page)
+    page.locator("#undo_change").click()
+    expect(page.locator("#files_note")).to_contain_text("The agent hasn't changed any file in this chat yet.")
+    approved_write(page, running_app, "first round", ("edit_file", {"path": "two.txt", "old": "was", "new": "is"}))
+    approved_write(page, running_app, "second round", ("write_file", {"path": "three.txt", "content": "new\n"}))
+    expect(page.locator("#file_changes input")).to_have_value("three.txt")
+    expect(page.locator("#undo_since_pick input")).to_have_value("second round")
+    page.locator("#undo_since").click()
+    expect(page.locator("#files_note")).to_contain_text("three.txt was removed")
+    assert not (workspace / "three.txt").exists()
+    assert (workspace / "two.txt").read_text() == "as it is\n"  # the first round stays
+    expect(page.locator("#file_changes input")).to_have_value("two.txt")  # the newest change not undone yet
+    page.locator("#undo_change").click()
+    expect(page.locator("#files_note")).to_contain_text("two.txt is back as it was before the change.")
+    assert (workspace / "two.txt").read_text() == "as it was\n"
+    page.locator("#undo_since").click()  # nothing left to pick
+    expect(page.locator("#files_note")).to_contain_text("Every change the agent made in this chat is undone already.")
 
 
 def test_the_panel_is_in_reach_on_a_phone(running_app, chromium):

@@ -114,6 +114,29 @@ def message_rows(
     return picked[::-1]
 
 
+def newest_change(rows: Sequence[CheckpointRow]) -> str | None:
+    """The call of the newest change not undone yet: what "Undo this change" undoes until another is picked."""
+    return next((row.call_id for row in reversed(rows) if not row.undone), None)
+
+
+def newest_round(listed: Sequence[tuple[str, int]], rows: Sequence[CheckpointRow]) -> int | None:
+    """Of `message_rows`' messages (newest first), the newest one that the newest change not undone yet answered
+    or came after: undoing everything since it undoes the agent's last round of changes and no more."""
+    latest = max((row.message for row in rows if not row.undone), default=None)
+    if latest is None:
+        return None
+    return next((index for _, index in listed if index <= latest), None)
+
+
+def nothing_picked(picker: str, rows: Sequence[CheckpointRow], language: str) -> str:
+    """What an Undo button pressed with nothing picked in its list (`picker`: "change" or "message") says."""
+    if not rows:
+        return t(language, "files_no_changes")
+    if all(row.undone for row in rows):
+        return t(language, "files_all_undone")
+    return t(language, f"files_pick_{picker}")
+
+
 def undo_said(report: UndoReport, language: str) -> list[str]:
     """What an undo did, or could not do, sentence by sentence."""
     said = [t(language, "files_removed" if item.removed else "files_undone", name=item.path) for item in report.done]

@@ -167,13 +167,17 @@ class FilesPanel:
                 note = fileview.listing_note(len(rows), len(entries), language)
         except FileRefused as refused:
             rows, note = [], fileview.refusal_text(refused, language)
+        since = fileview.message_rows(messages, changes, app_note=APP_NOTE)
         return {
             self.listing: gr.update(choices=rows, value=None),
             self.where: fileview.folder_line(folder, language),
             self.note: note,
             self.up: gr.update(interactive=bool(folder)),
-            self.changes: gr.update(choices=fileview.change_rows(changes, language), value=None),
-            self.since: gr.update(choices=fileview.message_rows(messages, changes, app_note=APP_NOTE), value=None),
+            # The newest change is picked, so Undo does what its words say without a pick first.
+            self.changes: gr.update(
+                choices=fileview.change_rows(changes, language), value=fileview.newest_change(changes)
+            ),
+            self.since: gr.update(choices=since, value=fileview.newest_round(since, changes)),
         }
 
     def previewed(self, path: str, number: int, language: str) -> dict[Any, Any]:
@@ -420,12 +424,25 @@ class FilesPanel:
             return gr.skip()
         return self._undone(owner, chat, folder, report, asked, request)
 
+    def _nothing_picked(self, key: str, chat: str, picker: str, request: gr.Request):
+        """An Undo pressed with nothing picked in its list answers in words, never by doing nothing."""
+        owner = self.page.context.known_owner(key, request)
+        try:
+            changes = self.page.service.files.changes(owner, chat)
+        except ChatError:
+            changes = []
+        said = fileview.nothing_picked(picker, changes, self._language_of(request))
+        gr.Info(said)
+        return {self.note: said}
+
     def on_undo_change(self, key: str, chat: str, folder: str, call: str | None, request: gr.Request):
-        return self._undo(key, chat, folder, {"call": call or ""}, request, force=False)
+        if not call:
+            return self._nothing_picked(key, chat, "change", request)
+        return self._undo(key, chat, folder, {"call": call}, request, force=False)
 
     def on_undo_since(self, key: str, chat: str, folder: str, message: int | None, request: gr.Request):
         if message is None:
-            return gr.skip()
+            return self._nothing_picked(key, chat, "message", request)
         return self._undo(key, chat, folder, {"since": message}, request, force=False)
 
     def on_undo_call(self, key: str, chat: str, call: str, folder: str, request: gr.Request):

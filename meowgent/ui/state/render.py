@@ -64,6 +64,8 @@ CHAT_CSS = """
 .mg .mg-same { display: block; }
 .mg .mg-label { font-weight: 600; margin: 6px 0 0; }
 .mg details summary { cursor: pointer; opacity: 0.8; }
+#chat button.undo { margin-left: 0.75em; padding: 0 0.5em; border: 1px solid currentColor; border-radius: 6px;
+  font-size: 0.85em; cursor: pointer; }
 """
 """The look of the classes used here; the app adds it to the page's style sheet."""
 
@@ -290,11 +292,10 @@ def _render_call(
         panel.call is not None and panel.state in ("done", "error") and tool_look(panel.call.name, tools) is Look.RUN
     )
     if panel.result and not output_outside:
-        body = join([body, tag("pre", trim_for_view(panel.result, language=language), cls="mg-box")])
-    if panel.call is not None and panel.state == "done" and not viewer:
-        body = join([body, undo_part(panel.call, language, tools)])
+        body = join([body, tag("pre", trim_for_view(_result_shown(panel, tools), language=language), cls="mg-box")])
+    button, note = _undo_parts(panel, language, tools)
     metadata: dict[str, Any] = {
-        "title": join([_STATE_MARK.get(panel.state, ""), title]),
+        "title": join([_STATE_MARK.get(panel.state, ""), title, "" if viewer else button]),
         "id": panel.call_id,
         "status": "pending" if panel.state in ("writing", "ready", "waiting") else "done",
     }
@@ -304,19 +305,31 @@ def _render_call(
         metadata["log"] = t(language, logs[state])
     if panel.duration is not None and panel.state in ("done", "error"):
         metadata["duration"] = round(panel.duration, 2)
-    messages = [gr.ChatMessage(role="assistant", content=block(body), metadata=metadata)]
+    messages = [gr.ChatMessage(role="assistant", content=block(join([body, note])), metadata=metadata)]
     if output_outside:
         messages.append(gr.ChatMessage(role="assistant", content=block(output_html(panel.result, language))))
     return messages
 
 
-def undo_part(call: ToolCall, language: str, tools: ToolRegistry) -> Html:
-    """A finished call's Undo: the button for a file it wrote, "can't be undone" for a command, else nothing."""
+def _result_shown(panel: _Call, tools: ToolRegistry) -> str:
+    """What a call's result box shows: a finished edit's result repeats the diff drawn above it, so only its
+    first line ("Edited a.md at line 3.")."""
+    if panel.call is not None and panel.state == "done" and tool_look(panel.call.name, tools) is Look.EDIT:
+        return panel.result.partition("\n")[0]
+    return panel.result
+
+
+def _undo_parts(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:
+    """A finished call's Undo as (for its title, for its body): for a file it wrote, the button, on the row a
+    person sees without opening the panel; for a command, "can't be undone" inside; else nothing."""
+    call = panel.call
+    if call is None or panel.state != "done":
+        return Html(""), Html("")
     if call.name in tools.all() and can_undo(tools.get(call.name)):
-        return undo_button(call.id, language)
+        return undo_button(call.id, language), Html("")
     if tool_look(call.name, tools) is Look.RUN:
-        return no_undo_note(language)
-    return Html("")
+        return Html(""), no_undo_note(language)
+    return Html(""), Html("")
 
 
 def _live_view(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html, Html]:

@@ -95,6 +95,36 @@ def test_the_undo_pickers_list_calls_and_the_persons_messages():
     assert fileview.message_rows(messages, rows, app_note="[Meowgent]") == [("again", 4), ("write two files", 2)]
 
 
+def test_the_undo_pickers_pick_the_newest_change_not_undone_and_the_message_it_answered():
+    rows = [
+        CheckpointRow(1, "c", "call1", 2, "a.txt", None, 0, "h", 1, 0.0, True, False),
+        CheckpointRow(2, "c", "call2", 2, "b.txt", None, 0, "h", 1, 0.0, True, False),
+        CheckpointRow(3, "c", "call3", 4, "a.txt", "h", 1, "i", 1, 0.0, True, True),
+    ]
+    listed = [("thanks", 6), ("again", 4), ("write two files", 2)]
+    assert fileview.newest_change(rows) == "call2"  # call3 is undone already
+    assert fileview.newest_round(listed, rows) == 2  # not "thanks", which no change answered
+    assert fileview.newest_change(rows[2:]) is None
+    assert fileview.newest_round(listed, rows[2:]) is None
+    assert fileview.newest_change([]) is None
+
+
+def test_an_undo_with_nothing_picked_says_what_to_do_in_either_language():
+    rows = [CheckpointRow(1, "c", "call1", 2, "a.txt", None, 0, "h", 1, 0.0, True, False)]
+    assert fileview.nothing_picked("change", rows, ENGLISH) == (
+        "Pick one of the agent's changes in the list above, then press Undo."
+    )
+    assert fileview.nothing_picked("message", rows, ENGLISH) == (
+        "Pick one of your messages in the list above, then press Undo."
+    )
+    assert fileview.nothing_picked("change", [], ENGLISH) == "The agent hasn't changed any file in this chat yet."
+    undone = [CheckpointRow(1, "c", "call1", 2, "a.txt", None, 0, "h", 1, 0.0, True, True)]
+    assert fileview.nothing_picked("message", undone, ENGLISH) == (
+        "Every change the agent made in this chat is undone already."
+    )
+    assert fileview.nothing_picked("message", rows, CHINESE) == "請先在上面的清單選一則你的訊息，再按復原。"
+
+
 def test_the_chats_undo_button_carries_its_call_id_as_data():
     button = str(undo_button('x"><img src=y>', ENGLISH))
     assert button.startswith('<button type="button" class="undo" value="x&#34;&#62;&#60;img')

@@ -236,6 +236,16 @@ def test_a_viewer_is_offered_no_undo_and_reads_an_edited_call_as_the_presenters(
     assert "you changed" not in shown_text(html)
 
 
+def test_a_viewer_gets_no_undo_button_for_a_finished_write():
+    view = WatchView()
+    call = ToolCall("c1", "write_file", {"path": "notes.md", "content": "hi"})
+    for event in (ToolCallStarted("c1"), ToolCallReady(call, True), ToolResult("c1", call.name, "Wrote.", "done", 0.1)):
+        view.apply(event)
+    (item,) = view.items(ENGLISH)
+    assert "Write notes.md" in shown_text(item)
+    assert "<button" not in item
+
+
 def test_no_text_can_end_an_event_early():
     assert sse("ended", "a\nb\r\nevent: x") == b"event: ended\ndata: a\ndata: b\ndata: \ndata: event: x\n\n"
 

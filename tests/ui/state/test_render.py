@@ -397,6 +397,50 @@ def test_a_short_output_has_no_show_all():
     assert text_of(shown) == "Output\nexit status 0\nnotes.md"
 
 
+def test_a_finished_write_carries_its_undo_on_the_row_seen_without_opening_it():
+    write = ToolCall('c"><img src=x>', "write_file", {"path": "notes.md", "content": "meow\n"})
+    view = view_of(*ready(write), ToolResult(write.id, write.name, "Wrote notes.md.", "done", 0.1))
+    message = panel(view, write.id)
+    assert title_of(message) == "Write notes.md↩ Undo this change"
+    assert '<button type="button" class="undo" value="c&#34;&#62;&#60;img src&#61;x&#62;">' in message.metadata["title"]
+    assert "<img" not in message.metadata["title"]
+    assert "button" not in message.content  # once, on the row, not again inside the panel
+    chinese = ChatView(CHINESE)
+    for event in [*ready(write), ToolResult(write.id, write.name, "Wrote notes.md.", "done", 0.1)]:
+        chinese.apply(event)
+    assert "↩ 復原這項變更" in title_of(panel(chinese, write.id))
+
+
+@pytest.mark.parametrize("status", ["error", "rejected"])
+def test_a_write_that_did_not_happen_has_no_undo(status):
+    view = view_of(*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "No.", status, 0.1))
+    assert "button" not in panel(view, WRITE.id).metadata["title"]
+    assert "button" not in panel(view_of(*ready(WRITE), ApprovalNeeded((WRITE,))), WRITE.id).metadata["title"]
+
+
+def test_a_view_without_undo_shows_no_button_and_a_command_says_it_cannot_be_undone():
+    view = ChatView(undo=False)
+    for event in [*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "Wrote notes.md.", "done", 0.1)]:
+        view.apply(event)
+    assert "button" not in panel(view, WRITE.id).metadata["title"]
+    shell = view_of(*ready(SHELL), ToolResult(SHELL.id, SHELL.name, "exit status 0", "done", 0.1))
+    assert "button" not in panel(shell, SHELL.id).metadata["title"]
+    assert "Commands can't be undone." in text_of(panel(shell, SHELL.id))
+
+
+def test_a_finished_edit_shows_its_diff_once_and_the_results_first_line():
+    call = ToolCall("c1", "edit_file", {"path": "a.py", "old": "y = 2", "new": "y = 3"})
+    result = "Edited a.py at line 2.\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3"
+    message = panel(view_of(*ready(call), ToolResult(call.id, call.name, result, "done", 0.1)), call.id)
+    shown = text_of(message)
+    assert shown.count("+y = 3") == 1
+    assert shown.count("-y = 2") == 1
+    assert "Edited a.py at line 2." in shown
+    failed = "Error: old was not found in a.py.\nThe closest lines are:\n y = 1"
+    message = panel(view_of(*ready(call), ToolResult(call.id, call.name, failed, "error", 0.1)), call.id)
+    assert "The closest lines are:\n y = 1" in text_of(message)  # a failure's explanation is all shown
+
+
 @pytest.mark.parametrize(
     ("status", "mark", "log", "has_duration"),
     [("error", "❌ ", "failed", True), ("rejected", "🚫 ", "rejected", False)],
@@ -461,7 +505,7 @@ def test_stop_marks_a_half_written_call_interrupted_and_says_stopped():
 
 def test_stop_leaves_finished_and_waiting_calls_alone():
     view = view_of(*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "ok", "done", 0.1), Done("stopped"))
-    assert title_of(panel(view, WRITE.id)) == "Write notes.md"
+    assert title_of(panel(view, WRITE.id)) == "Write notes.md↩ Undo this change"  # no ⏹ mark: it finished
     view = view_of(*ready(WRITE), ApprovalNeeded((WRITE,)), Done("stopped"))
     assert panel(view, WRITE.id).metadata["log"] == "waiting for your approval"
 
