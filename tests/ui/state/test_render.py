@@ -418,8 +418,8 @@ def test_a_write_that_did_not_happen_has_no_undo(status):
     assert "button" not in panel(view_of(*ready(WRITE), ApprovalNeeded((WRITE,))), WRITE.id).metadata["title"]
 
 
-def test_a_view_without_undo_shows_no_button_and_a_command_says_it_cannot_be_undone():
-    view = ChatView(undo=False)
+def test_a_viewers_view_shows_no_button_and_a_command_says_it_cannot_be_undone():
+    view = ChatView(viewer=True)
     for event in [*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "Wrote notes.md.", "done", 0.1)]:
         view.apply(event)
     assert "button" not in panel(view, WRITE.id).metadata["title"]
