@@ -15,7 +15,7 @@ from typing import Any
 from meowgent.mcp.config import SEPARATOR
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ExternalTool, ToolError
-from meowgent.ui.html.safehtml import Html, join, tag
+from meowgent.ui.html.safehtml import Html, join, show_invisible, tag
 from meowgent.ui.i18n import t
 
 TITLE_CHARS = 80
@@ -52,9 +52,10 @@ def tool_title(tool: ExternalTool) -> str:
 
 
 def one_line(text: str, limit: int) -> str:
-    """`text` as one line of plain words: Markdown links as their words, emphasis and code marks dropped, every run
-    of blank space (line breaks included) one space, and cut to `limit` characters with "…"."""
-    words = " ".join(_MARKS.sub("", _MARKDOWN_LINK.sub(r"\1", text)).split())
+    """`text` as one line of plain words: Markdown links as their words, emphasis and code marks dropped, invisible
+    characters shown (`⟨U+202E⟩`), every run of blank space (line breaks included) one space, and cut to `limit`
+    characters with "…"."""
+    words = " ".join(show_invisible(_MARKS.sub("", _MARKDOWN_LINK.sub(r"\1", text))).split())
     return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
 
 

@@ -57,6 +57,7 @@ def test_the_title_is_the_first_sentence_of_the_servers_description_as_one_plain
     assert title_of(notes(description)) == "Add a note to the notebook"
     assert title_of(notes("See [the docs](https://evil.example/x) first")) == "See the docs first"
     assert title_of(notes("  \n  Spread\tover   blanks  \n second line")) == "Spread over blanks"
+    assert title_of(notes("Read\u202e a file")) == "Read⟨U+202E⟩ a file"  # what hides text is shown
 
 
 def test_the_servers_own_title_wins_and_a_tool_with_no_words_is_named():
@@ -145,7 +146,7 @@ def test_any_description_and_arguments_render_escaped_one_line_titled_and_linear
     call = ToolCall("1", "notes__add_note", arguments)
     title = action("notes__add_note", lookup(arguments), ENGLISH, tools=tools)
     assert "\n" not in html_text(title)
-    assert len(html_text(title)) <= 2 * TITLE_CHARS  # invisible characters shown as ⟨U+202E⟩ may lengthen it
+    assert len(html_text(title)) <= TITLE_CHARS
     card = describe_queue((call, call), WORKSPACE, tools=tools).summary
     panel = arguments_html("notes__add_note", arguments, ENGLISH, tools=tools)
     for markup in (title, card, panel):
