@@ -91,7 +91,7 @@ def test_the_card_reads_title_source_claims_fields_and_technical_details_with_no
     assert html_text(card.summary) == (
         "The assistant wants to do this\nAdd a note to the notebook\nThe tool add_note of the MCP server notes\n"
         "Note title\nShopping\nbody\nmilk\nTechnical details\n"
-        '{\n  "body": "milk",\n  "title": "Shopping"\n}\n'
+        '{\n  "body": "milk",\n  "title": "Shopping"\n}\n\n\n'
     )
     assert "<details><summary>" in card.summary  # the raw JSON one click away, not in view
     assert card.details == ""  # every field shows whole on the card: no box under it
