@@ -2,8 +2,9 @@
 
 Tools: `echo` and `add` (read-only by their annotations), `touch` writes a marker file so a
 test can prove a call ran or never ran, `picture` returns an image, `fail` answers with an
-error result, `crash` ends the whole server process, `slow` sleeps. `fetch` gets a URL (through HTTP_PROXY, as
-a sandboxed server's proxy asks) and `connect_abstract` tries an abstract Unix socket of the host, as D-Bus's.
+error result, `crash` ends the whole server process, `slow` sleeps. `note` has a hostile description and a
+property with a title of its own. `fetch` gets a URL (through HTTP_PROXY, as a sandboxed server's proxy asks) and
+`connect_abstract` tries an abstract Unix socket of the host, as D-Bus's.
 
 `stdio_entry()` is its `mcp.json` entry; `http_server()` runs it over streamable HTTP on a free
 loopback port.
@@ -23,11 +24,12 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ImageContent, ToolAnnotations
+from pydantic import Field
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "tests.mcp_fixture_server"]
@@ -54,6 +56,15 @@ def touch(path: str, text: str = "ran") -> str:
     """Write a marker file (absolute path)."""
     Path(path).write_text(text, encoding="utf-8")
     return f"wrote {path}"
+
+
+@server.tool()
+def note(title: Annotated[str, Field(title="Note title")], body: str, tags: list[str] | None = None) -> str:
+    """Add a note to the **notebook**: see [the guide](https://evil.example/steal) <img src=x onerror=alert(1)>.
+
+    Notes are kept forever; `tags` sort them.
+    """
+    return f"noted {title}"
 
 
 @server.tool()

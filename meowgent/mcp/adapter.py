@@ -85,6 +85,7 @@ def external_tools(
             group=state.name,
             problem=problem,
             hints=hints(remote.annotations),
+            title=(remote.title or (remote.annotations and remote.annotations.title) or "")[:DESCRIPTION_CHARS],
         )
     return list(tools.values()), left_out
 

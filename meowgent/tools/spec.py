@@ -220,8 +220,8 @@ class ExternalTool:
     """A tool defined elsewhere (an MCP server's): a JSON schema for its arguments and a runner.
 
     `group` is where it comes from (the server's name): a chat can turn a whole group off.
-    `problem` says why it cannot run now (its server stopped), or None. `hints` are what its
-    source says about it (read-only, destructive...): shown to the person, never trusted.
+    `problem` says why it cannot run now (its server stopped), or None. `hints` and `title` are what its
+    source says about it (read-only, destructive...; its name in words): shown to the person, never trusted.
     """
 
     name: str
@@ -232,6 +232,8 @@ class ExternalTool:
     group: str
     problem: Callable[[], str | None] = lambda: None
     hints: tuple[str, ...] = ()
+    title: str = ""
+    """Its source's name for it in words ("Add a note"), for the person; "" when it gives none."""
     traits: ClassVar[ToolTraits] = EXTERNAL_TRAITS
 
     @property

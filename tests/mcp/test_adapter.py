@@ -85,6 +85,20 @@ def test_tool_names_are_plain_and_a_tool_that_cannot_be_checked_is_left_out():
     assert left_out[1] == "o.k: another tool is already called srv__o_k"
 
 
+def test_a_servers_title_for_a_tool_is_kept_for_the_person_from_the_tool_or_its_annotations():
+    schema = {"type": "object"}
+    titled = mcp_types.Tool(name="a", title="Add a note", description="Adds.", input_schema=schema)
+    annotated = mcp_types.Tool(name="b", annotations=mcp_types.ToolAnnotations(title="Look up"), input_schema=schema)
+    plain = mcp_types.Tool(name="c", description="Counts.", input_schema=schema)
+    state = ServerState("srv", "running", tools=(titled, annotated, plain))
+    tools, _ = external_tools(state, lambda *a, **k: None, lambda: None)
+    assert [(tool.title, tool.description) for tool in tools] == [
+        ("Add a note", "Adds."),
+        ("Look up", ""),
+        ("", "Counts."),
+    ]
+
+
 # ---- the gate, end to end: scripted model, real agent, the SDK fixture server over stdio ----
 
 

@@ -71,14 +71,45 @@ def test_approve_runs_the_call_on_the_stdio_server_and_the_result_reaches_the_mo
     open_with_servers(page, mcp_app.url)
     send(page, "write the marker")
     card = page.locator("#approval").first
-    expect(card).to_contain_text("Use the tool touch of the MCP server fx")
+    expect(card).to_contain_text("Write a marker file (absolute path)")  # the server's own words as the title
+    expect(card).to_contain_text("The tool touch of the MCP server fx")
     expect(card).to_contain_text("The server says this tool may delete or overwrite things")
-    expect(page.locator("#card_details textarea")).to_have_value(re.compile(re.escape(str(marker))))
+    expect(card.locator("pre.mg-box").first).to_have_text(str(marker))  # under its schema's label, "Path"
+    expect(page.locator("#card_details")).to_be_hidden()  # the card shows every field whole
     assert not marker.exists()
     page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("The marker is written.")
     assert marker.read_text() == "ran"
     assert mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"] == f"wrote {marker}"
+
+
+def test_a_call_reads_as_the_servers_words_titled_labelled_in_schema_order_and_escaped(mcp_app, page):
+    arguments = {"body": "milk\n<b>and</b> [eggs](https://evil.example/x)", "title": "Shopping"}
+    mcp_app.ollama.script(reply(tool_call_text("fx__note", arguments)), reply("Noted."))
+    open_with_servers(page, mcp_app.url)
+    send(page, "note the shopping")
+    expect(page.locator("#approve")).to_be_visible()
+    card = page.locator("#card_text")
+    # One title, from the description's first sentence: its Markdown link and marks read as words, its HTML as text.
+    title = "Add a note to the notebook: see the guide <img src=x onerror=alert(1)>"
+    expect(card.locator("strong").first).to_have_text(title)
+    expect(card).to_contain_text("The tool note of the MCP server fx")
+    # The fields in the schema's order, under its labels (its own title, else the name pydantic made a title of).
+    expect(card.locator("p.mg-label")).to_have_text(["Note title", "Body"])
+    expect(card.locator("pre.mg-box")).to_have_text(["Shopping", arguments["body"], re.compile("milk")])
+    technical = card.locator("details")
+    expect(technical.locator("summary")).to_have_text("Technical details")
+    expect(technical.locator("pre")).to_be_hidden()  # the raw JSON stays one click away
+    technical.locator("summary").click()
+    expect(technical.locator("pre")).to_contain_text('"title": "Shopping"')
+    expect(page.locator("#card_details")).to_be_hidden()
+    assert card.locator("img, a, b").count() == 0  # nothing the server or the model wrote became markup
+    page.locator("#approve").click()
+    expect(page.locator("#chat")).to_contain_text("Noted.")
+    # The finished call's panel has the same title and fields.
+    expect(page.locator("#chat")).to_contain_text(title)
+    assert page.locator("#chat img[src='x'], #chat a[href*='evil']").count() == 0
+    assert mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"] == "noted Shopping"
 
 
 def test_reject_never_reaches_the_server(mcp_app, page, tmp_path):
@@ -103,7 +134,7 @@ def test_the_http_server_works_end_to_end_and_a_deny_rule_for_one_tool_holds(mcp
     open_with_servers(page, mcp_app.url)
     send(page, "touch, then echo")
     card = page.locator("#approval").first
-    expect(card).to_contain_text("Use the tool echo of the MCP server web")  # the denied call never asked
+    expect(card).to_contain_text("The tool echo of the MCP server web")  # the denied call never asked
     assert not marker.exists()
     page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("Echoed.")

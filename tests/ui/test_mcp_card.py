@@ -26,14 +26,14 @@ def test_the_card_names_the_server_and_the_tool_and_shows_the_claims_as_claims(g
     call = ToolCall("1", "git__delete_branch", {"branch": "old"})
     described = describe_call(call, tmp_path, tools=git_tools)
     assert shown_text(described.summary) == (
-        "Use the tool delete_branch of the MCP server git with:"
+        "The tool delete_branch of the MCP server git\n"
         "The server says this tool may delete or overwrite things. That is only its own claim, so it still asks you.\n"
+        'branch\nold\nTechnical details\n{\n  "branch": "old"\n}\n'
     )
     assert "<code>delete&#95;branch</code>" in described.summary
-    assert described.details == '{\n  "branch": "old"\n}'
-    assert shown_text(describe_call(ToolCall("2", "git__log", {}), tmp_path, tools=git_tools).summary).endswith(
-        "git with:"
-    )
+    assert described.details == ""  # the fields show whole on the card: nothing for the box under it
+    log = describe_call(ToolCall("2", "git__log", {}), tmp_path, tools=git_tools)
+    assert shown_text(log.summary).startswith("The tool log of the MCP server git\n(no arguments)\nTechnical details")
     assert "MCP 伺服器 git 的工具" in shown_text(describe_call(call, tmp_path, CHINESE, tools=git_tools).summary)
     assert "delete_branch of the MCP server git" in shown_text(
         describe_queue((call, call), tmp_path, tools=git_tools).summary

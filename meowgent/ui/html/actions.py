@@ -11,7 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from meowgent.tools.registry import ToolRegistry
-from meowgent.ui.html.safehtml import Html, fill, join, tag, visible_lines
+from meowgent.ui.html.mcpcall import external, remote_name, tool_title
+from meowgent.ui.html.safehtml import Html, escape, fill, join, tag, visible_lines
 from meowgent.ui.html.tooltext import TEXTS, Look, look_of
 from meowgent.ui.i18n import t
 
@@ -62,6 +63,10 @@ def action(
             if path and path != ".":
                 return say("act_search_in", pattern=obj(pattern), path=obj(path))
             return say(text.title, pattern=obj(pattern))
+    if mcp := external(name, tools):
+        # The server's own words, one line and escaped, so the call reads as what it does, as ours do.
+        title = tool_title(mcp)
+        return escape(title) if title else say("mcp_untitled", tool=obj(remote_name(mcp)), server=obj(mcp.group))
     return say("act_other", tool=obj(name))
 
 

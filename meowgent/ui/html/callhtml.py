@@ -12,6 +12,7 @@ from typing import Any
 from meowgent.tools.linediff import LineDiff, unified_diff
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import Writes
+from meowgent.ui.html.mcpcall import external, fields, fields_html
 from meowgent.ui.html.safehtml import Html, escape, join, tag, visible_lines
 from meowgent.ui.i18n import ENGLISH, t
 
@@ -33,6 +34,10 @@ def arguments_html(name: str, arguments: dict[str, Any], language: str, *, tools
     old, new = (arguments.get(traits.old), arguments.get(traits.main)) if traits.writes is Writes.EDITS else (0, 0)
     if isinstance(old, str) and isinstance(new, str):
         shown = diff_html(edit_diff(old, new, language), language)
+    elif mcp := external(name, tools):  # labelled as its schema says, in its order
+        shown = fields_html(
+            fields(arguments, mcp.parameters), language, fold=lambda text: trim_for_view(text, language=language)
+        )
     else:
         shown = join(
             [
@@ -48,10 +53,10 @@ def _view_value(key: str, value: Any, language: str) -> str:
     return trim_for_view(visible_lines(text) if key == "command" else text, language=language)
 
 
-def technical_html(arguments: dict[str, Any], language: str) -> Html:
+def technical_html(arguments: dict[str, Any], language: str, *, limit: int = RESULT_VIEW_CHARS) -> Html:
     """The arguments as the model wrote them, for those who want them, behind one click."""
     raw = json.dumps(arguments, indent=2, ensure_ascii=False)
-    shown = tag("pre", trim_for_view(raw, language=language), cls="mg-box")
+    shown = tag("pre", trim_for_view(raw, limit, language=language), cls="mg-box")
     return tag("details", tag("summary", t(language, "technical")), shown)
 
 

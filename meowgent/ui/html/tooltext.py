@@ -2,8 +2,9 @@
 writes it, its edit form, and its "Allow for this chat" button, read from the tool's traits (`ToolTraits`).
 
 A new tool declared with traits (a path it writes, a command, a URL) looks like the built-in tool of its kind
-with no edit here; a tool with none of them (an MCP server's) gets the generic look: "Use the tool X", its
-arguments as JSON in the edit form, and a button that allows every call of it.
+with no edit here; a tool with none of them (an MCP server's) gets the generic look: its arguments as JSON in the
+edit form, and a button that allows every call of it (its title and fields come from its server's own words, in
+meowgent.ui.html.mcpcall).
 """
 
 from __future__ import annotations

@@ -119,7 +119,8 @@ TEXT: dict[str, str] = {
     "show_all": "Show all ({lines} lines)",
     "no_output": "(no output)",
     # MCP servers: the card and the sidebar
-    "mcp_call": "Use the tool {tool} of the MCP server {server} with:",
+    "mcp_source": "The tool {tool} of the MCP server {server}",
+    "mcp_untitled": "Use the tool {tool} of the MCP server {server}",
     "mcp_hints": "The server says this tool {hints}. That is only its own claim, so it still asks you.",
     "mcp_hint_read_only": "only reads",
     "mcp_hint_destructive": "may delete or overwrite things",

@@ -114,7 +114,8 @@ TEXT: dict[str, str] = {
     "show_all": "顯示全部（{lines} 行）",
     "no_output": "（沒有輸出）",
     # MCP servers: the card and the sidebar
-    "mcp_call": "使用 MCP 伺服器 {server} 的工具 {tool}，參數如下：",
+    "mcp_source": "MCP 伺服器 {server} 的工具 {tool}",
+    "mcp_untitled": "使用 MCP 伺服器 {server} 的工具 {tool}",
     "mcp_hints": "伺服器說這個工具{hints}。這只是它自己的說法，所以仍會先問你。",
     "mcp_hint_read_only": "只會讀取",
     "mcp_hint_destructive": "可能刪除或覆寫資料",

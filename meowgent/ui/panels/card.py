@@ -297,7 +297,8 @@ class CardPanel:
                 return gr.skip()
             language = context.language_of(request)
             details = describe_queue(waiting, page.workspace, language, tools=page.tools).details
-            return {self.column: gr.update(visible=True), self.details: details}
+            # An MCP call's fields show on the card, and its box only when one is too long to show whole there.
+            return {self.column: gr.update(visible=True), self.details: gr.update(value=details, visible=bool(details))}
 
         for event in events:
             event.then(

@@ -14,7 +14,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
-from meowgent.mcp.config import SEPARATOR
 from meowgent.policy.risks import Risk, risk_notes
 from meowgent.tools.linediff import LineDiff
 from meowgent.tools.registry import ToolRegistry
@@ -22,7 +21,8 @@ from meowgent.tools.sandbox import NoSandbox, Sandbox
 from meowgent.tools.spec import ExternalTool, ToolError
 from meowgent.tools.workspace import Workspace
 from meowgent.ui.html.actions import action, lookup
-from meowgent.ui.html.callhtml import browser_safe, diff_html, edit_diff, lines_chars, trim_for_view
+from meowgent.ui.html.callhtml import browser_safe, diff_html, edit_diff, lines_chars, technical_html, trim_for_view
+from meowgent.ui.html.mcpcall import external, fields, fields_html, remote_name
 from meowgent.ui.html.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
 from meowgent.ui.html.tooltext import Look, look_of, tool_look
 from meowgent.ui.i18n import ENGLISH, risks, t
@@ -89,10 +89,10 @@ def describe_call(
             url = str(arguments.get(traits.url or "", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")
             return CallDescription(_say(language, "fetch", host=_code(host)), url)
+    if mcp := external(call.name, tools):
+        return _describe_mcp(call, mcp, language)
     details = json.dumps(arguments, indent=2, ensure_ascii=False)
-    return CallDescription(
-        _mcp_summary(call.name, language, tools) or _say(language, "other_tool", tool=_code(call.name)), details
-    )
+    return CallDescription(_say(language, "other_tool", tool=_code(call.name)), details)
 
 
 def link_target(workspace: Path, path: str) -> str | None:
@@ -107,19 +107,20 @@ def link_target(workspace: Path, path: str) -> str | None:
     return space.relative(target) if target != named else None
 
 
-def _mcp_summary(name: str, language: str, tools: ToolRegistry | None) -> Html | None:
-    """Which MCP server and tool, and what the server claims about it (shown, never trusted); None for ours."""
-    try:
-        found = (tools or ToolRegistry.builtins()).get(name)
-    except ToolError:
-        return None
-    if not isinstance(found, ExternalTool):
-        return None
-    summary = _say(language, "mcp_call", server=_code(found.group), tool=_code(name.partition(SEPARATOR)[2]))
-    if found.hints:
-        claims = t(language, "risk_separator").join(t(language, f"mcp_hint_{hint}") for hint in found.hints)
+def _describe_mcp(call: ToolCall, tool: ExternalTool, language: str) -> CallDescription:
+    """Which MCP server and tool, what the server claims about it (shown, never trusted), and the arguments as
+    labelled fields; the raw JSON is in "Technical details", and in `details` (the box) only when a field is too
+    long for the card to show whole."""
+    summary = tag("div", _say(language, "mcp_source", server=_code(tool.group), tool=_code(remote_name(tool))))
+    if tool.hints:
+        claims = t(language, "risk_separator").join(t(language, f"mcp_hint_{hint}") for hint in tool.hints)
         summary = join([summary, tag("div", t(language, "mcp_hints", hints=claims))])
-    return summary
+    labelled = fields(call.arguments, tool.parameters)
+    shown = fields_html(labelled, language, fold=lambda text: trim_for_view(text, CARD_BOX_CHARS, language=language))
+    technical = technical_html(call.arguments, language, limit=CARD_BOX_CHARS)
+    folded = any(len(text) > CARD_BOX_CHARS for _, text in labelled)
+    details = json.dumps(call.arguments, indent=2, ensure_ascii=False) if folded else ""
+    return CallDescription(join([summary, shown, technical]), details)
 
 
 def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH, *, tools: ToolRegistry | None = None) -> str:
@@ -221,6 +222,8 @@ def _step(
     if description.diff is not None:
         parts.append(diff_html(description.diff, language, limit=CARD_BOX_CHARS))
         return Step(join(parts), cut=boxed and lines_chars(description.diff.lines) > CARD_BOX_CHARS)
+    if external(call.name, tools):  # its fields are in the summary, its JSON whole in `details` only when folded
+        return Step(join(parts), cut=boxed and bool(description.details))
     if not boxed:
         return Step(join(parts))
     text = _shown_text(call, description.details, tools)
