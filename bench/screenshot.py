@@ -5,11 +5,13 @@
 - docs/images/watch-phone.png and presenter-laptop.png: a chat shared to watch, waiting for approval, as a viewer's
   phone shows it and as the presenter's laptop shows it in presenter mode (the link's QR code in the corner).
 
-Run from the repository root: `python -m bench.screenshot` (needs /usr/bin/chromium).
+Run from the repository root: `python -m bench.screenshot` (needs /usr/bin/chromium and the fonts in `FONTS`).
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,9 @@ from tests.ui.conftest import SCREENS
 
 FOLDER = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+FONTS = {"Noto Sans CJK TC": "fonts-noto-cjk", "Noto Color Emoji": "fonts-noto-color-emoji"}
+"""The font families the pictures need, with their Debian packages: without them Chromium draws 繁體中文 and emoji
+as boxes."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,17 @@ SHOTS = (
         {"行事曆.md": "# 週末\n午餐：十二點\n晚餐：六點\n地點：家裡\n"},
     ),
 )
+
+
+def require_fonts() -> None:
+    """Stop with a sentence, not a picture full of boxes, when a font in `FONTS` is missing."""
+    listed = ""
+    if shutil.which("fc-list"):  # fontconfig, which Chromium finds its fonts with
+        listed = subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True, check=False).stdout
+    installed = {family.strip() for line in listed.splitlines() for family in line.split(",")}
+    missing = [package for family, package in FONTS.items() if family not in installed]
+    if missing:
+        raise SystemExit(f"Install the fonts first (Debian: apt-get install {' '.join(missing)}).")
 
 
 def take(shot: Shot) -> Path:
@@ -133,6 +149,7 @@ def take_watch() -> list[Path]:
 
 
 def main() -> list[Path]:
+    require_fonts()
     return [*(take(shot) for shot in SHOTS), *take_watch()]
 
 

@@ -1,7 +1,8 @@
 """Regenerate the Files panel's screenshot, docs/images/files.png: a laptop page (1280x800) after the agent wrote
 poem.md, the panel open with poem.md marked "new +16 −0" and previewed.
 
-Run from the repository root: `python -m bench.screenshot_files` (needs /usr/bin/chromium).
+Run from the repository root: `python -m bench.screenshot_files` (needs /usr/bin/chromium and the fonts in
+`bench.screenshot.FONTS`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from bench.bench_ui import chromium, launched_app, send
 from bench.load import OWNER_HEADERS
-from bench.screenshot import POEM
+from bench.screenshot import POEM, require_fonts
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 from tests.ui.conftest import SCREENS
 
@@ -18,6 +19,7 @@ PATH = Path(__file__).resolve().parents[1] / "docs" / "images" / "files.png"
 
 
 def main() -> Path:
+    require_fonts()
     with launched_app() as app, chromium() as browser:
         (app.workspace / "notes").mkdir()
         (app.workspace / "notes" / "shopping.txt").write_text("cat food\nmilk\n")

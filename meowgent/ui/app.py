@@ -29,7 +29,7 @@ from meowgent.persist.store import Store
 from meowgent.policy.rulebook import Rulebook
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
-from meowgent.ui.page import CSS, ON_LOAD
+from meowgent.ui.page import CSS, HEAD, ON_LOAD
 from meowgent.ui.panels.chat import ChatPanel
 from meowgent.ui.panels.files import FilesPanel
 from meowgent.ui.panels.mcp import McpPanel
@@ -183,6 +183,7 @@ def serve(
             quiet=True,
             css=CHAT_CSS + CSS + PRESENTER_CSS,
             js=ON_LOAD,
+            head=HEAD,
             max_threads=200,
             max_file_size=settings.upload_max_bytes,
             footer_links=[],  # no API page, no Gradio settings or run history: this is a product, not a demo

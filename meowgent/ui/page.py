@@ -53,14 +53,26 @@ html, body { height: 100%; overflow: hidden; }
 #retry { flex: none; align-self: flex-end; width: auto; }
 #composer { flex: none; align-items: flex-end; flex-wrap: nowrap; gap: 6px; }
 #composer button { flex: none; min-width: 4.5rem; }
+/* Gradio puts `.gradio-container .contain` before each selector in here: only what is inside it (HEAD_CSS). */
 @media (max-width: 767px) {
-  .gradio-container .contain { padding: 6px !important; }
   #approval { max-height: 78%; padding: 6px; }
   #card_details textarea, #edit_args textarea, #edit_old textarea { max-height: 22dvh; }
   #card_actions button { flex: 1 1 40%; }
   #composer button { min-width: 3.5rem; padding-left: 8px; padding-right: 8px; }
 }
 """
+
+HEAD_CSS = f"""
+/* The phone's tighter frame, around the container itself. */
+@media {NARROW} {{
+  body .gradio-container .contain {{ padding: 6px !important; }}
+}}
+"""
+"""Rules Gradio must not rewrite: in the `css` option it makes every selector inside an @media block a descendant of
+`.gradio-container .contain`, so a rule there for the container (or the body) never matches. The page's head keeps
+them as written; it comes before the `css` option's style, so each selector starts with `body` to outweigh it."""
+HEAD = f"<style>{HEAD_CSS}</style>"
+"""The page's head (Gradio's `head` launch option)."""
 
 TOGGLE_SIDEBAR = "() => { document.querySelector('.sidebar .toggle-button')?.click(); }"
 """Open or close the sidebar right in the browser (Gradio's own toggle keeps its state in step)."""

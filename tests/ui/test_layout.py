@@ -307,3 +307,18 @@ def test_change_it_before_approving_edits_the_fields_themselves(running_app, pag
     name, content = RESULTS[tool]
     assert (running_app.workspace / name).read_text() == content
     assert not (running_app.workspace / "notes.md").exists()
+
+
+FRAME_PADDING = {"phone": "6px", "laptop": "12px"}
+"""The room around the main view: less on a phone, where every pixel of the card counts."""
+
+
+def test_the_phone_rules_apply_on_a_phone_and_only_there(running_app, page, screen):
+    # Gradio rewrites the rules of its `css` option's @media blocks to apply only inside the container, so a phone
+    # rule for the container itself never matched there (a phone had the laptop's 12 px).
+    open_page(page, running_app)
+    padding = page.locator(".gradio-container .contain").first.evaluate("box => getComputedStyle(box).paddingLeft")
+    assert padding == FRAME_PADDING[screen]
+    # The rules that stay in the css option's @media block (for what is inside the container) apply too.
+    send_width = page.locator("#send").evaluate("button => getComputedStyle(button).minWidth")
+    assert send_width == {"phone": "56px", "laptop": "72px"}[screen]  # 3.5rem and 4.5rem
