@@ -297,8 +297,7 @@ class CardPanel:
                 return gr.skip()
             language = context.language_of(request)
             details = describe_queue(waiting, page.workspace, language, tools=page.tools).details
-            # An MCP call's fields show on the card, and its box only when one is too long to show whole there.
-            return {self.column: gr.update(visible=True), self.details: gr.update(value=details, visible=bool(details))}
+            return {self.column: gr.update(visible=True), self.details: details}
 
         for event in events:
             event.then(
@@ -306,7 +305,15 @@ class CardPanel:
                 [page.owner_key, page.chat_id, self.calls],
                 [self.column, self.details],
                 concurrency_limit=None,
-            )
+            ).then(None, [self.details], None, js=HIDE_EMPTY_DETAILS)
+
+
+HIDE_EMPTY_DETAILS = """(details) => {
+  const box = document.getElementById('card_details');
+  if (box) box.style.display = details ? '' : 'none';
+}"""
+"""An MCP call's fields show on the card, and its box only when one is too long to show whole there. Done in the
+page, so that `/show_card_details` still answers the text alone to a script."""
 
 
 def _head(call_ids: list[str]) -> str:
