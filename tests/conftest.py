@@ -1,6 +1,9 @@
 """Fixtures shared by the whole test suite."""
 
 import os
+import secrets
+import socket
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -39,3 +42,27 @@ def host_server() -> Iterator[int]:
     """The port of an HTTP server on the host's 127.0.0.1 (tests/sandboxing.py)."""
     with host_http_server() as port:
         yield port
+
+
+@pytest.fixture
+def abstract_listener() -> Iterator[tuple[str, threading.Event]]:
+    """A real abstract Unix socket listening on the host (as D-Bus or X11 do); the event is set on a connection."""
+    name = f"meowgent-test-{secrets.token_hex(6)}"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind("\0" + name)
+    listener.listen(4)
+    connected = threading.Event()
+
+    def accept() -> None:
+        try:
+            listener.accept()
+            connected.set()
+        except OSError:
+            pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield name, connected
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()

@@ -7,11 +7,9 @@ With hosts, a local HTTP server plays a public host: the resolver given to the s
 import dataclasses
 import logging
 import secrets
-import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -140,30 +138,6 @@ def test_the_hosts_own_loopback_is_out_of_reach_but_through_the_proxy(networked,
     assert direct.startswith("error: ")
     assert "Connection refused" in direct
     assert went == [Visited()]
-
-
-@pytest.fixture
-def abstract_listener() -> Iterator[tuple[str, threading.Event]]:
-    """A real abstract Unix socket listening on the host (as D-Bus or X11 do); the event is set on a connection."""
-    name = f"meowgent-test-{secrets.token_hex(6)}"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind("\0" + name)
-    listener.listen(4)
-    connected = threading.Event()
-
-    def accept() -> None:
-        try:
-            listener.accept()
-            connected.set()
-        except OSError:
-            pass
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield name, connected
-    finally:
-        listener.shutdown(socket.SHUT_RDWR)
-        listener.close()
 
 
 @needs_sandbox

@@ -7,13 +7,9 @@ What the command printed, and the result's `network:` line, say what it reached.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
-import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -96,30 +92,6 @@ def test_the_hosts_own_127_0_0_1_is_out_of_reach_with_network_on(settings, host_
     result = run(replace(settings, allow_private_fetch=True), fetch_directly(host_server))
     assert "Connection refused" in result
     assert GREETING not in result
-
-
-@pytest.fixture
-def abstract_listener() -> Iterator[tuple[str, threading.Event]]:
-    """A real abstract Unix socket listening on the host (as D-Bus or X11 do); the event is set on a connection."""
-    name = f"meowgent-test-{secrets.token_hex(6)}"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind("\0" + name)
-    listener.listen(4)
-    connected = threading.Event()
-
-    def accept() -> None:
-        try:
-            listener.accept()
-            connected.set()
-        except OSError:
-            pass
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield name, connected
-    finally:
-        listener.shutdown(socket.SHUT_RDWR)
-        listener.close()
 
 
 def abstract_probe(name: str) -> str:
