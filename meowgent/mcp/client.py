@@ -266,13 +266,14 @@ class McpManager:
             self._publish(connection, ServerState(state.name, "stopped", connection.failure, state.tools))
 
     def _publish(self, connection: _Connection, state: ServerState) -> None:
+        # The listener runs before the waiters wake: whoever waited for "running" finds the server's tools offered.
         with self._changed:
             connection.state = state
+            try:
+                self._on_change(state)
+            except Exception:  # a listener's bug must not take the server down with it
+                log.exception("MCP state listener failed")
             self._changed.notify_all()
-        try:
-            self._on_change(state)
-        except Exception:  # a listener's bug must not take the server down with it
-            log.exception("MCP state listener failed")
 
 
 def _transport(config: ServerConfig, errors: IO[str]) -> Any:

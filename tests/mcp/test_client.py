@@ -122,3 +122,17 @@ def test_a_call_that_hangs_stops_its_server_with_a_clear_error(manager_of):
     state = manager.state("fx")
     assert state.status == "stopped"
     assert state.detail == "a call to slow did not finish within 5 seconds"
+
+
+def test_whoever_waits_for_a_running_server_finds_its_listener_done(manager_of):
+    # The app offers a server's tools in this listener; a chat that starts as soon as the server is up must see them.
+    heard: list[str] = []
+
+    def slow_listener(state):
+        if state.status == "running":
+            threading.Event().wait(0.3)
+        heard.append(state.status)
+
+    manager = manager_of(fixture_config(), on_change=slow_listener)
+    assert manager.state("fx").status == "running"
+    assert heard == ["starting", "running"]
