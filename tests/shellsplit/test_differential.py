@@ -79,7 +79,10 @@ def _launch(lines: list[str], folder: Path) -> subprocess.Popen[bytes]:
     (folder / "driver.sh").write_text(DRIVER)
     policy = policy_for(Settings(workspace=folder, data_dir=folder.parent / "data"))
     launch = sandbox.launch(policy, ["bash", "--norc", str(folder / "driver.sh"), str(folder / "lines")], as_pid_1=True)
-    return subprocess.Popen(launch.argv, env=launch.env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    # The system's programs only: a PATH whose `python` is a shell script (pyenv's shim) would trace that script's
+    # own commands as the line's, and what a program does inside is not the line's reading.
+    env = {**launch.env, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    return subprocess.Popen(launch.argv, env=env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
 
 def _program(traced: str) -> set[str]:
