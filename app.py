@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 # Read by gradio at import time, so set before anything imports it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from meowgent.config import TOKEN_VARIABLE, Settings, default_workspace, is_loopback, parse_settings
+from meowgent.config import TOKEN_VARIABLE, Settings, default_workspace, is_loopback
+from meowgent.flags import parse_settings
 
 GENERATED_USER_PREFIX = "meow-"
 """A made-up login name is this and random letters: a stranger who does not know it cannot pause it."""

@@ -13,7 +13,8 @@ import pytest
 from gradio_client import Client
 
 from app import can_open_a_browser, login_for
-from meowgent.config import Settings, is_loopback, parse_settings
+from meowgent.config import Settings, is_loopback
+from meowgent.flags import parse_settings
 from tests.sandboxing import failing_bwrap
 from tests.scripted_openai import ScriptedOpenAI
 from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, free_port

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from meowgent.config import parse_settings
+from meowgent.flags import parse_settings
 from meowgent.mcp.config import McpConfigError, ServerConfig, config_path, load_config, parse_config
 
 

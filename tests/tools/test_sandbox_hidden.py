@@ -66,7 +66,7 @@ def test_renaming_a_parent_of_a_hidden_path_fails_and_no_secret_is_ever_read(out
 
 
 def test_the_key_file_named_by_flag_is_hidden(tmp_path: Path):
-    from meowgent.config import parse_settings
+    from meowgent.flags import parse_settings
     from meowgent.tools.sandbox import policy_for
 
     (tmp_path / "key").write_text("sk-1\n")

@@ -1,4 +1,4 @@
-"""Settings from flags and variables; the login can stay out of the process list."""
+"""Settings from flags and variables (meowgent.flags); the login can stay out of the process list."""
 
 import dataclasses
 from pathlib import Path
@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from meowgent.config import SETTINGS_GROUPS, Settings, parse_settings, settings_parser
+from meowgent.config import Settings
+from meowgent.flags import SETTINGS_GROUPS, parse_settings, settings_parser
 
 
 def test_the_login_comes_from_a_flag_a_variable_or_a_file(tmp_path):
