@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from meowgent.shellsplit.options import parse_options
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Program, Reading, read_table
+from meowgent.shellsplit.reading import Found, Program, Reading, apply_table
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, program_name
@@ -34,14 +35,13 @@ PROGRAMS: dict[str, Program] = TABLES
 
 def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
-    name = _family(program)
-    custom = READERS.get(name)
-    if custom is not None:
-        return custom(program, arguments)
-    table = PROGRAMS.get(name)
+    name, found = _family(program), Found(program)
+    reader, table = READERS.get(name), PROGRAMS.get(name)
+    if reader is not None:
+        return found.reading(reader(found, arguments))
     if table is None:
         return Reading()
-    return read_table(program, table, arguments)
+    return found.reading(apply_table(found, table, parse_options(table.options, arguments)))
 
 
 MAX_NESTED = 8

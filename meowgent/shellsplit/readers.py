@@ -7,6 +7,8 @@
 - git: its own options (`-c`, `--exec-path`), then each subcommand's options that run code (`clone
   --upload-pack`, `rebase --exec`), write files (`log --output`) or set config that later runs.
 - Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
+
+A reader gets the `Found` of its command and the arguments, and gives the command the program runs in turn.
 """
 
 from __future__ import annotations
@@ -14,52 +16,96 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 
-from meowgent.shellsplit.options import Options, Parsed, may_be_option, parse_options
-from meowgent.shellsplit.reading import (
-    Effect,
-    Found,
-    Program,
-    Reader,
-    Reading,
-    apply_table,
-    grammar,
-    is_assignment,
-    names,
-    program,
-)
+from meowgent.shellsplit.options import may_be_option, parse_options
+from meowgent.shellsplit.reading import Found, Reader, apply_table, is_assignment, names, program, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, short, variable_name
 
+# How the programs read here take their options (`tables`' notation). `NAME.run` reads what follows a runner's
+# subcommand: the options before the command it runs.
+_TABLES = programs(
+    """
+uv -qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview
+    --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory= --project=
+    --python-preference=
+uv.run -qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode --dev --exact --frozen
+    --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary --no-build
+    --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file
+    --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall
+    --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index=
+    --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index=
+    --index-strategy= --index-url= --keyring-provider= --link-mode= --no-group= --only-group= --package=
+    --prerelease= --project= --python= --resolution= --with= --with-editable= --with-requirements= stops: -m
+    --module -s --script
+poetry -qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version
+    --directory= --project=
+npx -yqh -pcw= --help --ignore-existing --include-workspace-root --no --prefer-offline --prefer-online --quiet
+    --version --workspaces --yes --call= --package= --workspace= shell: -c --call
+conda.run -v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix=
+pipx.run --help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec=
+empty
+flock -sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version
+    --conflict-exit-code= --timeout= --wait=
+xargs -0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits
+    --verbose --version --arg-file= --delimiter= --max-args= --max-chars= --max-procs= --process-slot-var= --eof=?
+    --max-lines=? --replace=? stops: --help --version --show-limits
+watch -bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help --no-color --no-rerun --no-title
+    --no-wrap --precise --version --equexit= --interval= --differences=?
+su permute lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command=
+    --group= --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
+    --session-command runs: -s --shell
+runuser lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command= --group=
+    --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
+    --session-command runs: -s --shell
+ssh -46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o
+git -pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs
+    --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs
+    --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix=
+    --work-tree= --exec-path=?
+sed permute -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet
+    --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file=
+    --line-length= --in-place=?
+awk -bcCghIkMnNOPrsStV -fFvEeilW= -dDLop=? --bignum --characters-as-bytes --copyright --csv --gen-pot --help
+    --lint-old --no-optimize --non-decimal-data --optimize --posix --re-interval --sandbox --trace --traditional
+    --use-lc-numeric --version --assign= --exec= --field-separator= --file= --include= --load= --source= --debug=?
+    --dump-variables=? --lint=? --pretty-print=? --profile=? runs: -l --load -W writes: -d --dump-variables -o
+    --pretty-print -p --profile
+tar permute lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --append --bzip2 --compare --create
+    --delete --diff --extract --gzip --list --update --verbose --xz --zstd --after-date= --blocking-factor=
+    --checkpoint-action= --directory= --exclude= --exclude-from= --file= --files-from= --format= --group=
+    --index-file= --info-script= --label= --listed-incremental= --mode= --mtime= --new-volume-script= --newer=
+    --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform=
+    --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=? runs: -I --use-compress-program -F
+    --info-script --new-volume-script --to-command --rsh-command --rmt-command exec: --checkpoint-action
+uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
+xxd permute -abCeEhiprduv -cglnos=
+"""
+)
+
 # ---- runners: tools that run a command, or code, given on the line ----
 
 
-def _runner(subcommands: str, before: str, after: str) -> Reader:
+def _runner(subcommands: str, tool: str, inner: str) -> Reader:
     """Tools that run a command in an environment they set up: `uv run CMD`, `poetry run CMD`, `npx CMD`.
 
     `subcommands` (`run`, `tool run`, comma-separated) name the subcommands that run a command, read after the
-    tool's own options (`before`); "" when the tool itself runs one (`npx`). `after` reads the options before
-    the command, with their effects. Another subcommand (`uv sync`) runs no command from the line.
+    tool's own options (table `tool`); "" when the tool itself runs one (`npx`). Table `inner` reads the options
+    before the command, with their effects. Another subcommand (`uv sync`) runs no command from the line.
     """
     paths = [path.split() for path in subcommands.split(",") if path.strip()]
-    tool, table = grammar(before), program(after)
 
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        found = Found(name)
-        operands = list(arguments)
+    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+        operands = arguments
         if paths:
-            parsed = parse_options(tool, arguments)
-            found.unknown_stops(parsed)
-            operands = list(parsed.operands)
+            operands = found.read(_TABLES[tool], arguments).operands
             path = next((path for path in paths if [word.value for word in operands[: len(path)]] == path), None)
             if found.problems or path is None:
-                return found.reading()
+                return ()
             operands = operands[len(path) :]
-        inner = parse_options(table.options, operands)
-        found.unknown_stops(inner)
-        found.options(inner, table.effects)
-        return found.reading(command=() if found.problems or found.stopped else inner.operands)
+        command = found.read(_TABLES[inner], operands).operands
+        return () if found.problems or found.stopped else command
 
     return read
 
@@ -68,59 +114,34 @@ def _option_words(spelled: str) -> Reader:
     """Programs that run commands given as options of their own (`gdb -ex 'shell rm x'`, `emacs --eval`):
     any of these words, or a word only known when it runs, is a problem."""
     listed = names(spelled)
+    return _each_word(lambda found, word: word.literal is None or word.literal.partition("=")[0] in listed)
 
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        found = Found(name)
+
+def _each_word(runs: Callable[[Found, Word], object]) -> Reader:
+    """Programs whose words are looked at one by one: each word for which `runs` is true runs code."""
+
+    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         for word in arguments:
-            if word.literal is None or word.literal.partition("=")[0] in listed:
-                found.problem("runs_code", word.text)
-        return found.reading()
+            if runs(found, word):
+                found.problem("runs_code", short(word.text))
+        return ()
 
     return read
 
 
-def _always(name: str, arguments: Sequence[Word]) -> Reading:
+def _always(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """Programs that run commands handed to them in ways this reading does not follow (a server, a schedule)."""
-    found = Found(name)
     found.problem("runs_code", "")
-    return found.reading()
+    return ()
 
 
-def _read_deno(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_deno(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`deno eval CODE` and `deno repl` run code nobody sees as a file; `deno run x.ts` runs a file."""
-    found = Found(name)
     operands = [word for word in arguments if not word.value.startswith("-")]
     if not operands or operands[0].literal in (None, "eval", "repl"):
         found.problem("runs_code", operands[0].text if operands else "")
-    return found.reading()
+    return ()
 
-
-_UV = (
-    "-qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview"
-    " --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory="
-    " --project= --python-preference="
-)
-_UV_RUN = (
-    "-qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode --dev --exact --frozen"
-    " --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary --no-build"
-    " --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file"
-    " --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall"
-    " --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index="
-    " --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index="
-    " --index-strategy= --index-url= --keyring-provider= --link-mode= --no-group= --only-group= --package="
-    " --prerelease= --project= --python= --resolution= --with= --with-editable= --with-requirements="
-    " stops: -m --module -s --script"  # a module or a script file: nothing named runs
-)
-_POETRY = (
-    "-qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version"
-    " --directory= --project="
-)
-_NPX = (
-    "-yqh -pcw= --help --ignore-existing --include-workspace-root --no --prefer-offline --prefer-online --quiet"
-    " --version --workspaces --yes --call= --package= --workspace= shell: -c --call"
-)
-_CONDA_RUN = "-v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix="
-_PIPX_RUN = "--help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec="
 
 _RUNNING: dict[str, Reader] = {
     "gdb": _option_words(
@@ -130,15 +151,15 @@ _RUNNING: dict[str, Reader] = {
     "emacs": _option_words(
         "--eval -eval --execute -execute -f --funcall -funcall -l --load -load -batch --batch --script -script -x"
     ),
-    "uv": _runner("run,tool run", _UV, _UV_RUN),
-    "uvx": _runner("", _UV_RUN, _UV_RUN),
-    "poetry": _runner("run", _POETRY, ""),
-    **dict.fromkeys(("pipenv", "pdm"), _runner("run", "", "")),
-    "conda": _runner("run", "", _CONDA_RUN),
-    "pipx": _runner("run", "", _PIPX_RUN),
-    **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", _NPX, _NPX)),
-    "npm": _runner("exec,x", "", _NPX),
-    **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "", _NPX)),
+    "uv": _runner("run,tool run", "uv", "uv.run"),
+    "uvx": _runner("", "uv.run", "uv.run"),
+    "poetry": _runner("run", "poetry", "empty"),
+    **dict.fromkeys(("pipenv", "pdm"), _runner("run", "empty", "empty")),
+    "conda": _runner("run", "empty", "conda.run"),
+    "pipx": _runner("run", "empty", "pipx.run"),
+    **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", "npx", "npx")),
+    "npm": _runner("exec,x", "empty", "npx"),
+    **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "empty", "npx")),
     **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel", "pwsh", "bwrap"), _always),
     "deno": _read_deno,
 }
@@ -147,99 +168,79 @@ _RUNNING: dict[str, Reader] = {
 # ---- programs that hand a command or a shell line on ----
 
 
-def _read_flock(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_flock(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`flock FILE cmd...` runs cmd; `flock FILE -c 'text'` runs the text with the shell."""
-    parsed = parse_options(_FLOCK, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
+    parsed = found.read(_TABLES["flock"], arguments)
     if found.problems or len(parsed.operands) < 2:
-        return found.reading()
+        return ()
     rest = parsed.operands[1:]
     if rest[0].literal in ("-c", "--command"):
         found.text(rest[1] if len(rest) > 1 else None, rest[0].value)
-        return found.reading()
-    return found.reading(command=tuple(rest))
+        return ()
+    return rest
 
 
-def _read_xargs(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_xargs(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """xargs runs its command with words from its input; with -I, in place of a string that may be the command."""
-    parsed = parse_options(_XARGS, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
-    if found.problems or parsed.has("--help", "--version", "--show-limits"):
-        return found.reading()
-    replace = [option for option in parsed.options if option.name in ("-I", "-i", "--replace")]
+    parsed = found.read(_TABLES["xargs"], arguments)
+    if found.problems or found.stopped:
+        return ()
+    replace = parsed.values("-I", "-i", "--replace")
     if replace and parsed.operands:
-        token = replace[-1].value.value if replace[-1].value else "{}"
+        token = replace[-1].value if replace[-1] else "{}"
         if token and token in parsed.operands[0].value:
             found.problem("unknown_command", parsed.operands[0].text)
-            return found.reading()
-    return found.reading(command=tuple(parsed.operands), adds_input=True)
+            return ()
+    found.adds_input = True
+    return parsed.operands
 
 
-def _read_watch(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_watch(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """watch runs its words with `sh -c` (joined by spaces), or as a command with -x."""
-    parsed = parse_options(_WATCH, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
+    parsed = found.read(_TABLES["watch"], arguments)
     if found.problems or not parsed.operands:
-        return found.reading()
+        return ()
     if parsed.has("-x", "--exec"):
-        return found.reading(command=parsed.operands)
-    found.problem("runs_text", "")
-    found.texts.append((name, parsed.operands))
-    return found.reading()
+        return parsed.operands
+    found.texts_run(found.program, parsed.operands)
+    return ()
 
 
-def _read_su(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_su(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """su and runuser: `-c TEXT` is a shell line; words after the user go to the user's shell; runuser -u wraps."""
-    table = _RUNUSER if name == "runuser" else _SU
-    parsed = parse_options(table.options, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
-    found.options(parsed, table.effects)
-    if name == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
-        return found.reading(command=() if found.problems else parsed.operands)
+    parsed = found.read(_TABLES[found.program], arguments)
+    if found.program == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
+        return () if found.problems else parsed.operands
     if len(parsed.operands) > 1:  # arguments for the user's shell, such as `-c text`
         found.problem("runs_code", parsed.operands[1].text)
-    return found.reading()
+    return ()
 
 
-def _read_sg(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_sg(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`sg GROUP [-c] command` runs the command with /bin/sh -c."""
-    found = Found(name)
     words = [word for word in arguments if word.literal != "-"]
     if len(words) >= 2:
-        found.problem("runs_text", "")
-        found.texts.append((name, tuple(words[2:] if words[1].literal == "-c" else words[1:])))
-    return found.reading()
+        found.texts_run(found.program, words[2:] if words[1].literal == "-c" else words[1:])
+    return ()
 
 
-def _read_ssh(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_ssh(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """ssh: options (also after the destination), the destination, then a command the remote shell runs."""
-    found = Found(name)
-    parsed = parse_options(_SSH.options, arguments)
-    found.unknown_stops(parsed)
-    found.options(parsed, _SSH.effects)
+    parsed = found.read(_TABLES["ssh"], arguments)
     if found.problems or found.stopped or not parsed.operands:
-        return found.reading()
-    after = parse_options(_SSH.options, parsed.operands[1:])
-    found.unknown_stops(after)
-    found.options(after, _SSH.effects)
+        return ()
+    after = found.read(_TABLES["ssh"], parsed.operands[1:])
     if after.operands and not found.problems:
-        found.problem("runs_text", "")
-        found.texts.append((name, after.operands))
-    return found.reading()
+        found.texts_run(found.program, after.operands)
+    return ()
 
 
-def _read_find(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_find(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """find's actions: -exec and its kin run commands, -fprint and its kin write files, -delete deletes."""
-    found = Found(name)
     index = 0
     while index < len(arguments):
         word = arguments[index]
         text = word.literal
-        following = arguments[index + 1] if index + 1 < len(arguments) else None
         if text in _FIND_RUNS:
             end = next((i for i in range(index + 1, len(arguments)) if arguments[i].literal in (";", "+")), None)
             command = tuple(arguments[index + 1 : len(arguments) if end is None else end])
@@ -250,35 +251,15 @@ def _read_find(name: str, arguments: Sequence[Word]) -> Reading:
             index = len(arguments) if end is None else end + 1
             continue
         if text in _FIND_WRITES:
-            found.write(text, following, "writes")
+            found.write(text, arguments[index + 1] if index + 1 < len(arguments) else None, "writes")
         elif text == "-delete":
             found.write(text, None, "deletes")
         elif text is None and may_be_option(word):  # `find . $action` could be `-exec ...`
             found.problem("unknown_word", word.text)
         index += 1 + (text in _FIND_VALUES) + 2 * (text == "-fprintf") + (text in _FIND_WRITES)
-    return found.reading()
+    return ()
 
 
-_FLOCK = grammar(
-    "-sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version"
-    " --conflict-exit-code= --timeout= --wait="
-)
-_XARGS = grammar(
-    "-0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits"
-    " --verbose --version --arg-file= --delimiter= --max-args= --max-chars= --max-procs= --process-slot-var="
-    " --eof=? --max-lines=? --replace=?"
-)
-_WATCH = grammar(
-    "-bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help --no-color --no-rerun --no-title"
-    " --no-wrap --precise --version --equexit= --interval= --differences=?"
-)
-_SU_SPEC = (
-    "lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command= --group="
-    " --session-command= --shell= --supp-group= --user= --whitelist-environment="
-    " shell: -c --command --session-command runs: -s --shell"
-)
-_SU, _RUNUSER = program("permute " + _SU_SPEC), program(_SU_SPEC)
-_SSH = program("-46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o")
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fls"})
 # The tests and options that take one value, which may be anything (`-name "$pattern"`).
@@ -302,32 +283,24 @@ _HANDING_ON: dict[str, Reader] = {
 # ---- git ----
 
 
-def _read_git(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """git's own options before the subcommand, then the subcommand's options that run code or write files."""
-    found = Found(name)
-    parsed = parse_options(_GIT, arguments)
-    found.unknown_stops(parsed)
+    parsed = found.read(_TABLES["git"], arguments)
     for option in parsed.options:
         if option.name in ("-c", "--config-env") and _git_config_runs(option.value, env=option.name != "-c"):
             found.problem("runs_code", f"{option.spelling} {option.value.value if option.value else ''}")
         elif option.name == "--exec-path" and option.value is not None:
             found.problem("runs_code", option.spelling)
     if found.problems or not parsed.operands:
-        return found.reading()
+        return ()
     subcommand, *rest = parsed.operands
     if subcommand.literal is None:
         found.problem("unknown_command", subcommand.text)
     elif subcommand.value in _GIT_SUBCOMMANDS:
         _GIT_SUBCOMMANDS[subcommand.value](found, rest)
-    return found.reading()
+    return ()
 
 
-_GIT = grammar(
-    "-pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs"
-    " --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs"
-    " --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix="
-    " --work-tree= --exec-path=?"
-)
 # Config keys (lowercased) that only set a name, a colour, a default or a check: nothing in them runs.
 _SAFE_GIT_CONFIG = names(
     "user.name user.email color.* advice.* core.quotepath core.autocrlf core.safecrlf core.filemode init.defaultbranch"
@@ -365,12 +338,10 @@ def _git_scan(spec: str) -> Callable[[Found, Sequence[Word]], None]:
                 given = value if isinstance(value, Word) else None
                 if value is False:
                     continue
-                if effect == "config" and _git_config_runs(given):
+                if effect == "runs" or (effect == "config" and _git_config_runs(given)):
                     found.problem("runs_code", name)
                 elif effect == "shell":
                     found.text(given, name)
-                elif effect == "runs":
-                    found.problem("runs_code", name)
                 elif effect == "writes":
                     found.write(name, given, "writes")
 
@@ -413,10 +384,8 @@ def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
     def read(found: Found, words: Sequence[Word]) -> None:
         values = [word.literal for word in words]
         if after in values:
-            command = tuple(word for word in words[values.index(after) + 1 :] if word.literal != "--recursive")
-            found.problem("runs_text", after)
-            if command:
-                found.texts.append((f"{found.program} {after}", command))
+            command = [word for word in words[values.index(after) + 1 :] if word.literal != "--recursive"]
+            found.texts_run(f"{found.program} {after}", command, snippet=after)
 
     return read
 
@@ -447,10 +416,9 @@ _GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
 # ---- programs whose scripts or operands run code or write files ----
 
 
-def _read_sed(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_sed(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """sed: `-i` edits files; a script with `e` or `s///e` runs commands, `w` writes a file."""
-    parsed = parse_options(_SED, arguments)
-    found = Found(name)
+    parsed = parse_options(_TABLES["sed"].options, arguments)
     for word in (*parsed.unknown, *parsed.unread):
         found.problem("option" if word.literal is not None else "unknown_word", word.text)
     for option in parsed.options:
@@ -468,15 +436,12 @@ def _read_sed(name: str, arguments: Sequence[Word]) -> Reading:
             found.problem("runs_code", short(script.text))
         for written in effects.writes:
             found.write(script.text, word_of(written), "writes")
-    return found.reading()
+    return ()
 
 
-def _read_awk(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_awk(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """awk: a program text that calls `system`, pipes or redirects runs code; `-l` loads a library."""
-    parsed = parse_options(_AWK.options, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
-    found.options(parsed, _AWK.effects)
+    parsed = found.read(_TABLES["awk"], arguments)
     texts = parsed.values("-e", "--source")
     if not texts and not parsed.has("-f", "--file", "-E", "--exec") and parsed.operands:
         texts = [parsed.operands[0]]
@@ -484,135 +449,88 @@ def _read_awk(name: str, arguments: Sequence[Word]) -> Reading:
     for text in texts:
         if text is None or text.literal is None or (not sandboxed and awk_runs_or_writes(text.literal)):
             found.problem("runs_code", short(text.text) if text else "")
-    return found.reading()
+    return ()
 
 
-def _read_tar(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_tar(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """tar: options that run a program (`--to-command`, `-I`, `-F`, `--checkpoint-action=exec=...`)."""
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
         words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
-    parsed = parse_options(_TAR.options, words)
-    found = Found(name)
-    found.options(parsed, _TAR.effects)
+    parsed = parse_options(_TABLES["tar"].options, words)
+    found.options(parsed, _TABLES["tar"].effects)
     found.unread(parsed, writes=False, runs=True)
-    return found.reading()
+    return ()
 
 
-_SED = grammar(
-    "permute -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet"
-    " --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file="
-    " --line-length= --in-place=?"
-)
-_AWK = program(
-    "-bcCghIkMnNOPrsStV -fFvEeilW= -dDLop=? --bignum --characters-as-bytes --copyright --csv --gen-pot --help"
-    " --lint-old --no-optimize --non-decimal-data --optimize --posix --re-interval --sandbox --trace --traditional"
-    " --use-lc-numeric --version --assign= --exec= --field-separator= --file= --include= --load= --source="
-    " --debug=? --dump-variables=? --lint=? --pretty-print=? --profile=?"
-    " runs: -l --load -W writes: -d --dump-variables -o --pretty-print -p --profile"
-)
-_TAR = program(
-    "permute lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --append --bzip2 --compare --create"
-    " --delete --diff --extract --gzip --list --update --verbose --xz --zstd --after-date= --blocking-factor="
-    " --checkpoint-action= --directory= --exclude= --exclude-from= --file= --files-from= --format= --group="
-    " --index-file= --info-script= --label= --listed-incremental= --mode= --mtime= --new-volume-script= --newer="
-    " --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform="
-    " --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=?"
-    " runs: -I --use-compress-program -F --info-script --new-volume-script --to-command --rsh-command --rmt-command"
-    " exec: --checkpoint-action"
-)
-
-
-def _read_zip(name: str, arguments: Sequence[Word]) -> Reading:
+def _zip_runs(found: Found, word: Word) -> bool:
     """zip -T runs `unzip` to test, or the command -TT (--unzip-command) names."""
-    found = Found(name)
-    for word in arguments:
-        text = word.literal
-        if text is None:
-            found.problem("unknown_word", word.text)
-        elif (text.startswith("-") and not text.startswith("--") and "TT" in text) or (
-            len(text) >= 5 and "--unzip-command".startswith(text.partition("=")[0])
-        ):
-            found.problem("runs_code", text.partition("=")[0])
-    return found.reading()
+    text = word.literal
+    if text is None:
+        found.problem("unknown_word", word.text)
+        return False
+    return (text.startswith("-") and not text.startswith("--") and "TT" in text) or (
+        len(text) >= 5 and "--unzip-command".startswith(text.partition("=")[0])
+    )
 
 
-def _read_sqlite(name: str, arguments: Sequence[Word]) -> Reading:
-    """sqlite3's dot-commands and SQL functions that run a command, load code or write a file."""
-    found = Found(name)
-    for word in arguments:
-        text = (word.literal or "").lower()
-        if word.literal is None or any(needle in text for needle in _SQLITE_RUNS):
-            found.problem("runs_code", short(word.text))
-    return found.reading()
-
-
+# sqlite3's dot-commands and SQL functions that run a command, load code or write a file.
 _SQLITE_RUNS = (".shell", ".system", ".load", ".output", ".once", ".excel", "load_extension", "writefile", "edit(")
 
 
-def _read_tee(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_tee(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     parsed = parse_options(TABLES["tee"].options, arguments)
-    found = Found(name)
-    how: Effect = "appends" if parsed.has("-a", "--append") else "writes"
     for target in (*parsed.operands, *parsed.unread):
-        found.write(name, target, how)
-    return found.reading()
+        found.write(found.program, target, "appends" if parsed.has("-a", "--append") else "writes")
+    return ()
 
 
-def _output_operand(options: Options) -> Reader:
+def _output_operand(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """uniq and xxd write their second operand: `uniq in out`."""
-
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        parsed = parse_options(options, arguments)
-        found = Found(name)
-        if len(parsed.operands) > 1:
-            found.write(parsed.operands[1].text, parsed.operands[1], "writes")
-        for word in parsed.unread:
-            found.write(word.text, None, "writes")
-        return found.reading()
-
-    return read
+    parsed = parse_options(_TABLES[found.program].options, arguments)
+    if len(parsed.operands) > 1:
+        found.write(parsed.operands[1].text, parsed.operands[1], "writes")
+    for word in parsed.unread:
+        found.write(word.text, None, "writes")
+    return ()
 
 
-def _read_dd(name: str, arguments: Sequence[Word]) -> Reading:
-    found = Found(name)
+def _read_dd(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     for word in arguments:
         if word.value.startswith("of="):
             found.write("of=", word_of(word.value[3:]) if word.literal is not None else None, "writes")
         elif word.literal is None:
             found.write(word.text, None, "writes")
-    return found.reading()
+    return ()
 
 
-def _read_openssl(name: str, arguments: Sequence[Word]) -> Reading:
-    found = Found(name)
+def _read_openssl(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     for index, word in enumerate(arguments):
         if word.literal == "-out":
             found.write("-out", arguments[index + 1] if index + 1 < len(arguments) else None, "writes")
-    return found.reading()
+    return ()
 
 
-def _with(table: Program, check: Callable[[Found, Parsed, Sequence[Word]], None]) -> Reader:
+def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
     """A program read by its table, then by `check` for what the table cannot say (operands, `+cmd` words)."""
 
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        parsed = parse_options(table.options, arguments)
-        found = Found(name)
-        command = apply_table(found, table, parsed)
-        check(found, parsed, arguments)
-        return found.reading(command=command)
+    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+        table = TABLES[name]
+        command = apply_table(found, table, parse_options(table.options, arguments))
+        check(found, arguments)
+        return command
 
     return read
 
 
-def _make_operands(found: Found, parsed: Parsed, arguments: Sequence[Word]) -> None:
+def _make_operands(found: Found, arguments: Sequence[Word]) -> None:
     """`make SHELL=...` changes the shell every recipe runs with."""
-    for word in parsed.operands:
+    for word in parse_options(TABLES["make"].options, arguments).operands:
         if is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
             found.problem("runs_code", word.text)
 
 
-def _plus_commands(found: Found, parsed: Parsed, arguments: Sequence[Word]) -> None:
+def _plus_commands(found: Found, arguments: Sequence[Word]) -> None:
     """vim and less run their `+cmd` words as commands (`+!rm x` runs a shell command)."""
     for word in arguments:
         if len(word.value) > 1 and word.value.startswith("+"):
@@ -623,15 +541,16 @@ _WRITING: dict[str, Reader] = {
     "sed": _read_sed,
     "awk": _read_awk,
     "tar": _read_tar,
-    "zip": _read_zip,
-    "sqlite3": _read_sqlite,
+    "zip": _each_word(_zip_runs),
+    "sqlite3": _each_word(
+        lambda found, word: word.literal is None or any(needle in word.literal.lower() for needle in _SQLITE_RUNS)
+    ),
     "tee": _read_tee,
-    "uniq": _output_operand(grammar("permute -cdDiuz -fsw= --all-repeated=? --group=?")),
-    "xxd": _output_operand(grammar("permute -abCeEhiprduv -cglnos=")),
+    **dict.fromkeys(("uniq", "xxd"), _output_operand),
     "dd": _read_dd,
     "openssl": _read_openssl,
-    "make": _with(TABLES["make"], _make_operands),
-    **{name: _with(TABLES[name], _plus_commands) for name in ("vim", "less")},
+    "make": _with("make", _make_operands),
+    **{name: _with(name, _plus_commands) for name in ("vim", "less")},
 }
 
 READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}

@@ -67,14 +67,8 @@ class Program:
     input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
 
 
-Reader = Callable[[str, Sequence[Word]], Reading]
-"""A program read by code of its own: its name as written and its arguments -> what it does."""
-
-
-def read_table(program: str, table: Program, arguments: Sequence[Word]) -> Reading:
-    found = Found(program)
-    command = apply_table(found, table, parse_options(table.options, arguments))
-    return found.reading(command=command)
+Reader = Callable[["Found", Sequence[Word]], Sequence[Word]]
+"""A program read by code of its own: what it does goes to the `Found`; it gives the command it runs in turn."""
 
 
 def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...]:
@@ -115,9 +109,17 @@ class Found:
         self.writes: list[Write] = []
         self.started: list[tuple[Word, ...]] = []
         self.stopped = False
+        self.adds_input = False  # the command it runs also gets arguments read from the input (xargs)
 
     def problem(self, kind: str, snippet: str) -> None:
         self.problems.append(Problem(kind, short(f"{self.program} {snippet}".strip())))
+
+    def read(self, table: Program, arguments: Sequence[Word]) -> Parsed:
+        """`arguments` read by `table`, its options' effects noted; an unknown option hides what follows."""
+        parsed = parse_options(table.options, arguments)
+        self.unknown_stops(parsed)
+        self.options(parsed, table.effects)
+        return parsed
 
     def options(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
         for option in parsed.options:
@@ -147,6 +149,12 @@ class Found:
         self.problem("runs_text", spelling)
         if value is not None:
             self.texts.append((f"{self.program} {spelling}", (value,)))
+
+    def texts_run(self, who: str, words: Sequence[Word], *, snippet: str = "") -> None:
+        """Words a program joins into a shell line and runs (`watch`, `ssh host cmd`)."""
+        self.problem("runs_text", snippet)
+        if words:
+            self.texts.append((who, tuple(words)))
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:
@@ -182,10 +190,10 @@ class Found:
                 if effect is not None:
                     self.effect(effect if not callable(effect) else "runs", Option("-" + letter, None, word))
 
-    def reading(self, command: Sequence[Word] = (), *, adds_input: bool = False) -> Reading:
+    def reading(self, command: Sequence[Word] = ()) -> Reading:
         return Reading(
             tuple(command),
-            adds_input,
+            self.adds_input,
             tuple(self.started),
             tuple(self.texts),
             tuple(dict.fromkeys(self.problems)),
@@ -252,11 +260,6 @@ def programs(block: str) -> dict[str, Program]:
 def names(text: str) -> frozenset[str]:
     """The space-separated words of `text`, to keep long lists of names short."""
     return frozenset(text.split())
-
-
-def grammar(spec: str) -> Options:
-    """How a program read by code of its own reads its options, in `program`'s notation."""
-    return program(spec).options
 
 
 _SWITCHES = ("numbers", "lone_dash", "permute", "lenient_long")
