@@ -60,6 +60,11 @@ class Redirect:
             return target is None or not (target.isdigit() or target == "-")
         return operator in _WRITE_OPERATORS and target not in _HARMLESS_TARGETS
 
+    @property
+    def text(self) -> str:
+        """As shown in a command's text: `2>&1`, `> out`."""
+        return f"{self.operator}{'' if self.operator.endswith('&') else ' '}{self.target.text}".rstrip()
+
 
 @dataclass(frozen=True, slots=True)
 class SimpleCommand:
