@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
 
 
@@ -127,49 +126,32 @@ def may_be_option(word: Word) -> bool:
 def _read_option(
     grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
 ) -> tuple[list[Option], int, bool] | None:
-    """The options in one word (and the value it takes from the next); None if it is an operand."""
-    if text == "-":
-        return ([Option("-", None, word)], index, False) if grammar.lone_dash else None
-    if not text.startswith("-"):
+    """The options in one word, the index past the value it took, and whether it failed; None for an operand."""
+    if text == "-" and grammar.lone_dash:
+        return [Option("-", None, word)], index, False
+    if text == "-" or not text.startswith("-"):
         return None
     if grammar.numbers and text.lstrip("-").isdigit() and len(text) - len(text.lstrip("-")) <= 2:
-        return [Option("-N", word_of(text.lstrip("-")), word)], index, False
+        return [Option("-N", _plain(text.lstrip("-")), word)], index, False
     if text.startswith("--"):
         return _read_long(grammar, text, word, words, index)
     found: list[Option] = []
-    cluster = text[1:]
-    for position, letter in enumerate(cluster):
-        rest = cluster[position + 1 :]
+    position = 1
+    while position < len(text):
+        letter, rest = text[position], text[position + 1 :]
         name = "-" + letter
-        if letter in grammar.values:
-            if rest:
-                return [*found, Option(name, Word(rest, rest), word)], index, False
+        if letter in grammar.values and not rest:
             if index >= len(words):
                 return [*found, Option(name, None, word)], index, True  # the value is missing
             return [*found, Option(name, words[index], word)], index + 1, False
-        if letter in grammar.optional:
-            return [*found, Option(name, Word(rest, rest) if rest else None, word)], index, False
-        if letter in grammar.digits:
-            digits = len(rest) - len(rest.lstrip("0123456789xX"))
-            found.append(Option(name, Word(rest[:digits], rest[:digits]) if digits else None, word))
-            if digits:
-                return _more_short(grammar, found, "-" + rest[digits:], word, words, index)
-            continue
-        if letter not in grammar.flags:
+        if letter in grammar.values or letter in grammar.optional:
+            return [*found, Option(name, _plain(rest) if rest else None, word)], index, False
+        if letter not in grammar.flags + grammar.digits:
             return found, index, True
-        found.append(Option(name, None, word))
+        digits = len(rest) - len(rest.lstrip("0123456789xX")) if letter in grammar.digits else 0
+        found.append(Option(name, _plain(rest[:digits]) if digits else None, word))  # perl's `-l0ne`: `-l0 -n -e`
+        position += 1 + digits
     return found, index, False
-
-
-def _more_short(
-    grammar: Options, found: list[Option], text: str, word: Word, words: Sequence[Word], index: int
-) -> tuple[list[Option], int, bool]:
-    """Read on in a cluster after a number (`-l0ne` is `-l0 -n -e`)."""
-    if text == "-":
-        return found, index, False
-    more = _read_option(grammar, text, word, words, index)
-    assert more is not None  # `text` starts with one dash and a letter
-    return [*found, *more[0]], more[1], more[2]
 
 
 def _read_long(
@@ -180,14 +162,12 @@ def _read_long(
     if name is None:
         return [], index, not grammar.lenient_long
     option = "--" + name
-    if name in grammar.long_values:
-        if has_value:
-            return [Option(option, Word(value, value), word)], index, False
+    if name in grammar.long_values and not has_value:
         if index >= len(words):
             return [Option(option, None, word)], index, True
         return [Option(option, words[index], word)], index + 1, False
-    if name in grammar.long_optional:
-        return [Option(option, Word(value, value) if has_value else None, word)], index, False
+    if name in grammar.long_values or name in grammar.long_optional:
+        return [Option(option, _plain(value) if has_value else None, word)], index, False
     return [Option(option, None, word)], index, has_value  # a flag given a value is not the flag
 
 
@@ -197,3 +177,7 @@ def _resolve(names: frozenset[str], written: str) -> str | None:
         return written
     matches = [name for name in names if name.startswith(written)] if written else []
     return matches[0] if len(matches) == 1 else None
+
+
+def _plain(text: str) -> Word:
+    return Word(text, text)
