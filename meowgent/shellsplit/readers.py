@@ -14,10 +14,9 @@ A reader gets the `Found` of its command and the arguments, and gives the comman
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from fnmatch import fnmatchcase
 
 from meowgent.shellsplit.options import may_be_option, parse_options
-from meowgent.shellsplit.reading import Found, Reader, apply_table, is_assignment, names, program, programs
+from meowgent.shellsplit.reading import Found, Reader, apply_table, git_config_runs, is_assignment, names, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
@@ -79,6 +78,21 @@ tar permute lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --appe
     --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform=
     --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=? runs: -I --use-compress-program -F
     --info-script --new-volume-script --to-command --rsh-command --rmt-command exec: --checkpoint-action
+git.clone permute lenient_long -u= -c= --upload-pack= --template= --config= runs: --upload-pack -u --template
+    config: -c --config
+git.init permute lenient_long --template= runs: --template
+git.fetch,git.pull,git.ls-remote,git.fetch-pack permute lenient_long --upload-pack= runs: --upload-pack
+git.push,git.send-pack permute lenient_long --receive-pack= --exec= runs: --receive-pack --exec
+git.archive permute lenient_long -o= --exec= --output= runs: --exec writes: -o --output
+git.rebase permute lenient_long -x= --exec= shell: -x --exec
+git.difftool,git.mergetool permute lenient_long -x= --extcmd= runs: -x --extcmd
+git.grep permute lenient_long -O=? --open-files-in-pager=? runs: -O --open-files-in-pager
+git.send-email permute lenient_long --to-cmd= --cc-cmd= --header-cmd= --sendmail-cmd= --smtp-server= runs: --to-cmd
+    --cc-cmd --header-cmd --sendmail-cmd --smtp-server
+git.daemon permute lenient_long --access-hook= runs: --access-hook
+git.format-patch permute lenient_long -o= --output-directory= --output= writes: -o --output-directory --output
+git.log,git.show,git.diff,git.whatchanged,git.range-diff,git.diff-tree,git.diff-index,git.diff-files permute
+    lenient_long --output= writes: --output
 uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
 xxd permute -abCeEhiprduv -cglnos=
 """
@@ -284,82 +298,31 @@ _HANDING_ON: dict[str, Reader] = {
 
 
 def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
-    """git's own options before the subcommand, then the subcommand's options that run code or write files."""
+    """git's own options before the subcommand, then the subcommand's options that run code or write files.
+
+    A subcommand's table (`git.NAME`) lists only those options, and reads any other as a flag: a short one
+    counts wherever its letter stands in a word, and a long one wherever the word abbreviates it.
+    """
     parsed = found.read(_TABLES["git"], arguments)
     for option in parsed.options:
-        if option.name in ("-c", "--config-env") and _git_config_runs(option.value, env=option.name != "-c"):
+        if option.name in ("-c", "--config-env") and git_config_runs(option.value, env=option.name != "-c"):
             found.problem("runs_code", f"{option.spelling} {option.value.value if option.value else ''}")
         elif option.name == "--exec-path" and option.value is not None:
             found.problem("runs_code", option.spelling)
     if found.problems or not parsed.operands:
         return ()
     subcommand, *rest = parsed.operands
+    table = _TABLES.get(f"git.{subcommand.literal}")
     if subcommand.literal is None:
         found.problem("unknown_command", subcommand.text)
-    elif subcommand.value in _GIT_SUBCOMMANDS:
-        _GIT_SUBCOMMANDS[subcommand.value](found, rest)
+    elif subcommand.literal in _GIT_SUBCOMMANDS:
+        _GIT_SUBCOMMANDS[subcommand.literal](found, rest)
+    elif table is not None:
+        options = parse_options(table.options, rest)
+        apply_table(found, table, options)
+        for word in options.unread:  # it could be any option, one that runs code too
+            found.problem("unknown_word", word.text)
     return ()
-
-
-# Config keys (lowercased) that only set a name, a colour, a default or a check: nothing in them runs.
-_SAFE_GIT_CONFIG = names(
-    "user.name user.email color.* advice.* core.quotepath core.autocrlf core.safecrlf core.filemode init.defaultbranch"
-    " commit.gpgsign tag.gpgsign safe.directory pull.rebase pull.ff push.default push.autosetupremote fetch.prune"
-    " merge.ff log.date"
-)
-
-
-def _git_config_runs(value: Word | None, *, env: bool = False) -> bool:
-    """Whether `-c key=value` may run code: any key but the plain ones above (aliases, pagers, hooks, filters)."""
-    if env or value is None or value.literal is None:
-        return True
-    key = value.literal.partition("=")[0].lower()
-    return not any(fnmatchcase(key, safe) for safe in _SAFE_GIT_CONFIG)
-
-
-def _git_scan(spec: str) -> Callable[[Found, Sequence[Word]], None]:
-    """A subcommand's options that run code, run a shell line, write a file, or set config (`clone -c`).
-
-    `spec` lists them after `runs:`, `shell:`, `writes:` or `config:`. Subcommands take many options this
-    table does not know, so a short option counts wherever its letter appears in a word, and a long one
-    wherever the word abbreviates it: that errs towards a problem.
-    """
-    effects = list(program(spec).effects.items())
-
-    def scan(found: Found, words: Sequence[Word]) -> None:
-        for index, word in enumerate(words):
-            if word.literal is None:
-                found.problem("unknown_word", word.text)
-                continue
-            if word.literal == "--":
-                return
-            for name, effect in effects:
-                value = _option_value(name, word.literal, words, index)
-                given = value if isinstance(value, Word) else None
-                if value is False:
-                    continue
-                if effect == "runs" or (effect == "config" and _git_config_runs(given)):
-                    found.problem("runs_code", name)
-                elif effect == "shell":
-                    found.text(given, name)
-                elif effect == "writes":
-                    found.write(name, given, "writes")
-
-    return scan
-
-
-def _option_value(name: str, text: str, words: Sequence[Word], index: int) -> Word | bool:
-    """Whether the word `text` gives option `name`, and its value if so (False: not this option)."""
-    following = words[index + 1] if index + 1 < len(words) else None
-    if name.startswith("--"):
-        written, has_value, value = text.partition("=")
-        if len(written) < 4 or not name.startswith(written):
-            return False
-        return Word(value, value) if has_value else (following or True)
-    if text.startswith("--") or not text.startswith("-") or name[1] not in text[1:]:
-        return False
-    rest = text[text.index(name[1], 1) + 1 :]
-    return Word(rest, rest) if rest else (following or True)
 
 
 def _git_config(found: Found, words: Sequence[Word]) -> None:
@@ -372,7 +335,7 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
         operands = operands[1:]
     elif operands and operands[0].literal in ("get", "list", "unset", "get-regexp", "get-all"):
         return
-    if len(operands) >= 2 and _git_config_runs(word_of(f"{operands[0].value}=")):
+    if len(operands) >= 2 and git_config_runs(word_of(f"{operands[0].value}=")):
         found.problem("runs_code", f"config {operands[0].text}")
     elif any(word.literal is None for word in words):
         found.problem("unknown_word", "config")
@@ -391,21 +354,6 @@ def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
 
 
 _GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
-    "clone": _git_scan("runs: --upload-pack -u --template config: -c --config"),
-    "init": _git_scan("runs: --template"),
-    **dict.fromkeys(("fetch", "pull", "ls-remote", "fetch-pack"), _git_scan("runs: --upload-pack")),
-    **dict.fromkeys(("push", "send-pack"), _git_scan("runs: --receive-pack --exec")),
-    "archive": _git_scan("runs: --exec writes: -o --output"),
-    "rebase": _git_scan("shell: -x --exec"),
-    **dict.fromkeys(("difftool", "mergetool"), _git_scan("runs: -x --extcmd")),
-    "grep": _git_scan("runs: -O --open-files-in-pager"),
-    "send-email": _git_scan("runs: --to-cmd --cc-cmd --header-cmd --sendmail-cmd --smtp-server"),
-    "daemon": _git_scan("runs: --access-hook"),
-    "format-patch": _git_scan("writes: -o --output-directory --output"),
-    **dict.fromkeys(
-        ("log", "show", "diff", "whatchanged", "range-diff", "diff-tree", "diff-index", "diff-files"),
-        _git_scan("writes: --output"),
-    ),
     "config": _git_config,
     "bisect": _git_runs_rest("run"),
     "submodule": _git_runs_rest("foreach"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Option, Options, Parsed, parse_options
@@ -295,7 +296,24 @@ def _ssh(value: Word | None) -> Effect | None:
     return "runs" if key in _SSH_RUNNING_KEYS else None
 
 
+# git config keys (lowercased) that only set a name, a colour, a default or a check: nothing in them runs.
+_SAFE_GIT_CONFIG = names(
+    "user.name user.email color.* advice.* core.quotepath core.autocrlf core.safecrlf core.filemode init.defaultbranch"
+    " commit.gpgsign tag.gpgsign safe.directory pull.rebase pull.ff push.default push.autosetupremote fetch.prune"
+    " merge.ff log.date"
+)
+
+
+def git_config_runs(value: Word | None, *, env: bool = False) -> bool:
+    """Whether git's `-c key=value` may run code: any key but the plain ones above (aliases, pagers, hooks)."""
+    if env or value is None or value.literal is None:
+        return True
+    key = value.literal.partition("=")[0].lower()
+    return not any(fnmatchcase(key, safe) for safe in _SAFE_GIT_CONFIG)
+
+
 _CHECKS: dict[str, ValueCheck] = {
+    "config": lambda value: "runs" if git_config_runs(value) else None,
     "pipes": _pipes,
     "ssh": _ssh,
     "stdin": _stdin,
