@@ -1,9 +1,6 @@
-"""How programs read their options, getopt style: combined short flags, values attached or not, long names.
+"""How programs read their options, getopt style: `env -iu HOME rm x` is `-i`, `-u HOME` and the operands `rm x`.
 
-`parse_options(Options(flags="i", values="u"), words)` reads `env -iu HOME rm x` as `-i`, `-u HOME` and
-the operands `rm x`, where a naive reading takes `HOME` for the command. The tables of which programs
-take which options live in `tables`; this module only reads words by such a table. Linear in the
-number of words.
+A naive reading takes `HOME` for the command. Linear in the number of words.
 """
 
 from __future__ import annotations

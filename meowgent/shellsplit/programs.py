@@ -1,14 +1,9 @@
 """What programs do with their words: the command a wrapper runs, code an option runs, files an option writes.
 
-`read_program("sudo", words)` takes a command's arguments apart by the program's own option table
-and tells what bash's grammar cannot: that `env -iu HOME rm x` runs `rm x` (`-iu` is `-i -u HOME`),
-that `git -c alias.x='!rm x' x` runs code from its own options, that `flock f -c 'rm x'` runs a
-shell line, that `git log --output=FILE` writes a file.
-
-It fails closed. A wrapper with an option its table does not know, an option that runs code, an
-inline program (`python -c`, `perl -e`, `sed 's/x/y/e'`, `awk '{system(...)}'`), a program read from
-standard input, a value that only running the line would tell where an option could stand: each is
-a `Problem`, so the line is not pinned down by its text.
+`read_program("env", words)` reads `env -iu HOME rm x` by env's own option table: it runs `rm x`. It fails
+closed: an option a wrapper's table does not know, an option that runs code, an inline program (`python -c`,
+`sed 's/x/y/e'`), a program read from the input, a word only known when it runs where an option could stand,
+each is a `Problem`.
 
 The boundary: running a file is not a problem (`python x.py`, `make`, `pytest`, `bash build.sh` is
 one for bash's own reasons). The file is not on the card either way; what holds there is the OS

@@ -4,11 +4,8 @@
   problem. Interpreters are tables (`tables`).
 - Hand-offs: `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`, `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`.
   What they run becomes a segment of its own, or, for a text, is split as a command line.
-- git: its own options (`-c`, `--exec-path`), then each subcommand's options that run code (`clone
-  --upload-pack`, `rebase --exec`), write files (`log --output`) or set config that later runs.
+- git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
 - Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
-
-A reader gets the `Found` of its command and the arguments, and gives the command the program runs in turn.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """How a program's words are read: what it does with them (`Reading`), by its option table (`Program`).
 
-The tables are in `tables`, in the notation `program` reads; programs read by code are in `readers`;
-`programs.read_program` picks the table or the reader of a program. `Found` gathers what one reading
-finds, failing closed: an option the table does not know, or a word only known when it runs where an
-option could stand, is a `Problem`.
+`Found` gathers what one reading finds, failing closed: an option the table does not know, or a word only
+known when it runs where an option could stand, is a `Problem`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """The words of a shell command line, their values after quote removal, and what leaves a line's meaning open.
 
-`Word` is one word as written and its literal value (None when only running the line would tell: an
-expansion, a substitution, a glob); `SimpleCommand` is a segment taken apart into its assignments, words
-and redirections (`Redirect`), and `program_name` the program its command word runs. `Problem` is one
-reason a line's meaning is not pinned down by its text: a stable `kind` code and the `snippet` of the
-line it is about, so a sentence can be worded from the code in any language; `str(problem)` is the
-English sentence fragment the verdict's reason uses.
-
-Everything here is linear in the length of its input.
+A `Problem` is a stable `kind` code and the `snippet` of the line it is about, so a sentence can be worded
+from the code in any language; `str(problem)` is the English fragment the verdict's reason uses.
 """
 
 from __future__ import annotations
