@@ -9,7 +9,7 @@ what the meaning layer (`inspect`) finds. A caller must treat a hidden line as p
 docs/reliability.md ("Reading bash") lists what is hidden and why. Where the tree groups differently from bash
 it reads more, never less: tree-sitter attaches the `> out` of `a && echo x > out` to the whole list, so each
 command of the list gets it. Linear in the line's length: each node is visited once, and texts read again
-spend a budget of the line's length (`Findings.spend`).
+spend a budget of the line's length (`_Reader.spend`).
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ from tree_sitter import Node
 from meowgent.shellsplit.inspect import RunsText, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
-from meowgent.shellsplit.words import Findings, Problem, Redirect, SimpleCommand, SplitResult, Word
+from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word, short
 
 
 @functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all
 def split_command(command: str) -> SplitResult:
     """The simple commands in `command`, substitutions included; see the module docstring for the rules."""
-    reader = _Reader(Findings(budget=len(command) + _NESTED_BUDGET))
+    reader = _Reader(budget=len(command) + _NESTED_BUDGET)
     try:
         reader.line(command)
     except RecursionError:  # `_MAX_LEVEL` keeps well below the limit; this is the last guard
-        reader.findings.note("too_deep", command)
-    return SplitResult(tuple(reader.commands), tuple(reader.findings.problems))
+        reader.note("too_deep", command)
+    return SplitResult(tuple(reader.commands), tuple(reader.problems))
 
 
 def parse_segment(segment: str) -> SimpleCommand:
@@ -48,7 +48,7 @@ def parse_segment(segment: str) -> SimpleCommand:
     body = node.child_by_field_name("body") if node is not None and node.type == "redirected_statement" else node
     if node is None or body is None or body.type not in _SIMPLE:
         raise ValueError(f"{segment!r} is more than one simple command")
-    reader = _Reader(Findings())
+    reader = _Reader(budget=0)
     reader.statement(node, (), 0)
     return reader.commands[-1]
 
@@ -71,7 +71,7 @@ def forget_readings() -> None:
 _PLAIN_COMMAND = re.compile(r"[\w ./,:%+@^~-]*", re.ASCII)
 _JOINED_WORD = re.compile(r"\S\\\n\S")
 _NESTED_BUDGET = 4096
-"""Characters that texts and commands handed on may add to the line's length in reading (see `Findings.spend`)."""
+"""Characters that texts and commands handed on may add to the line's length in reading (see `_Reader.spend`)."""
 _MAX_OPEN = 500
 """Brackets open at once before a line counts as too deep to read, unparsed: tree-sitter's time on nesting grows
 faster than the line (a 20,000-brace group took 60 times a 2,000-brace one), and no real command nests so deep."""
@@ -136,26 +136,41 @@ Part = Word | Redirect
 class _Reader:
     """A walk over a line's tree: every simple command it finds goes to `commands`, with what it hands on."""
 
-    def __init__(self, findings: Findings) -> None:
+    def __init__(self, *, budget: int) -> None:
         self.commands: list[SimpleCommand] = []
-        self.findings = findings
+        self.problems: dict[Problem, None] = {}  # each once, in the order found
+        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
         self.depth = 0  # texts run inside texts, and commands handed on inside commands, around this one
+
+    def note(self, kind: str, snippet: str) -> None:
+        self.problems[Problem(kind, short(snippet))] = None
+
+    def spend(self, text: str) -> bool:
+        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
+
+        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
+        (the line's length and a little more) keeps the whole reading linear in the line's length.
+        """
+        self.budget -= len(text)
+        if self.budget < 0:
+            self.note("too_many", text)
+        return self.budget >= 0
 
     def line(self, text: str) -> None:
         if deepest(text, _MAX_OPEN) > _MAX_OPEN:
-            self.findings.note("too_deep", text)
+            self.note("too_deep", text)
             return
         joined = _JOINED_WORD.search(text)
         if joined:  # bash joins `r\<new line>m` into `rm`; tree-sitter reads two words
-            self.findings.note("quoting", joined.group())
+            self.note("quoting", joined.group())
         root = parse(text).root_node
         if root.has_error:
-            self.findings.note("syntax", first_error(root))
+            self.note("syntax", first_error(root))
         self.statement(root, (), 0)
 
     def _deep(self, node: Node, level: int) -> bool:
         if level > _MAX_LEVEL:
-            self.findings.note("too_deep", node_text(node))
+            self.note("too_deep", node_text(node))
         return level > _MAX_LEVEL
 
     # ---- statements ----
@@ -175,7 +190,7 @@ class _Reader:
             found, arguments = self._redirects(node.children_by_field_name("redirect"), level)
             body = node.child_by_field_name("body")
             if arguments and (body is None or body.type != "command"):
-                self.findings.note("grammar", node_text(node))  # words after a redirection that no command takes
+                self.note("grammar", node_text(node))  # words after a redirection that no command takes
             if body is None:  # `> out` alone still truncates the file
                 self._add((), (), redirects + found)
             elif body.type == "command":
@@ -192,7 +207,7 @@ class _Reader:
             for body in node.children_by_field_name("body"):
                 self.statement(body, redirects, level + 1)
         else:
-            self.findings.note(_UNREAD.get(kind, "grammar"), node_text(node) or kind)
+            self.note(_UNREAD.get(kind, "grammar"), node_text(node) or kind)
 
     def _command(self, node: Node, redirects: Redirects, level: int, more: Sequence[Word] = (), *, piped: bool) -> None:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
@@ -202,7 +217,7 @@ class _Reader:
             root = parse(written).root_node
             again = root.named_child_count == 1 and root.named_children[0].type == "command"  # read as before
             if root.has_error or more or again:
-                self.findings.note("syntax", written)
+                self.note("syntax", written)
             if not again:
                 self.statement(root, redirects, level + 1)
                 return
@@ -227,13 +242,13 @@ class _Reader:
                 parts.append(self._word(child, level))
                 (words if field == "argument" else assignments).append(parts[-1])
             elif child.type != "comment":
-                self.findings.note(_UNREAD.get(child.type, "grammar"), node_text(child))
+                self.note(_UNREAD.get(child.type, "grammar"), node_text(child))
         words += more
         dropped = _keyword_words(words) if not assignments and not piped else 0
         while dropped and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
-            self.findings.note(_KEYWORD_COMMANDS[words[dropped].text], written)
+            self.note(_KEYWORD_COMMANDS[words[dropped].text], written)
         parts = [part for part in (*parts, *more) if not any(part is word for word in words[:dropped])]
         if assignments or words[dropped:] or own or redirects:
             self._add(assignments, words[dropped:], (*own, *redirects), [*parts, *redirects])
@@ -248,7 +263,7 @@ class _Reader:
                 words += self._words(child, level + 1)
             elif not child.is_named:
                 if child.type in _UNREAD:
-                    self.findings.note(_UNREAD[child.type], node_text(node))
+                    self.note(_UNREAD[child.type], node_text(node))
                 if child.type != ";":
                     words.append(Word(child.type, child.type))
             elif child.type in _PATTERNS:
@@ -271,17 +286,17 @@ class _Reader:
         if self._deep(node, level) or kind == "ERROR":
             return  # the line is hidden already (see `line`)
         if kind == "command_substitution" and text.startswith("`") and "\\" in text:
-            self.findings.note("quoting", text)
+            self.note("quoting", text)
         if kind in _UNREAD or (kind == "expansion" and not _PLAIN_EXPANSION.fullmatch(text)):
-            self.findings.note(_UNREAD.get(kind, "expansion"), text)
+            self.note(_UNREAD.get(kind, "expansion"), text)
         elif kind == "arithmetic_expansion" and not _NUMBERS_ONLY.fullmatch(text):
-            self.findings.note("arithmetic", text)
+            self.note("arithmetic", text)
         elif kind == "raw_string" and quoted:
             # In `"${x:-'$(rm x)'}"` bash reads the quotes as characters and runs the substitution;
             # tree-sitter reads a single-quoted string.
-            self.findings.note("quoting", text)
+            self.note("quoting", text)
         elif node.is_named and kind not in _WORD_PARTS | _HOLDING_COMMANDS | {"arithmetic_expansion"}:
-            self.findings.note("grammar", text or kind)
+            self.note("grammar", text or kind)
             return
         if kind in _HOLDING_COMMANDS:
             for child in node.named_children if kind == "process_substitution" else (node,):
@@ -313,7 +328,7 @@ class _Reader:
                 target = Word(node_text(child), node_text(child))
             elif child.type == "heredoc_body":
                 if any(part.type != "heredoc_content" for part in child.named_children):
-                    self.findings.note("heredoc", f"{operator} {target.text if target else ''}")
+                    self.note("heredoc", f"{operator} {target.text if target else ''}")
                 self._scan(child, level + 1)
             elif child.type in _REDIRECTS:
                 redirects, words = self._redirect(child, level)
@@ -321,7 +336,7 @@ class _Reader:
                 spilled += words
             elif child.type != "heredoc_end" and node.type == "heredoc_redirect":
                 # tree-sitter puts the rest of the line (`| wc`, `&& ls`) inside the here-document
-                self.findings.note("heredoc", node_text(node).partition("\n")[0])
+                self.note("heredoc", node_text(node).partition("\n")[0])
             elif child.type != "heredoc_end":
                 word = self._word(child, level)
                 if target is None:
@@ -343,7 +358,7 @@ class _Reader:
         self.commands.append(command)
         for finding in inspect_segment(command):
             if isinstance(finding, Problem):
-                self.findings.add(finding)
+                self.problems[finding] = None
             elif isinstance(finding, RunsText):
                 self._run_text(finding.words, finding.who)
             else:
@@ -358,7 +373,7 @@ class _Reader:
     def _run_text(self, words: Sequence[Word], who: str) -> None:
         """Read a text a command runs as a command line (eval joins its arguments with spaces)."""
         if any(word.literal is None for word in words):
-            self.findings.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
+            self.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
         elif words:
             text = " ".join(word.value for word in words)
             self._nested(text, who, lambda: self.line(text))
@@ -366,8 +381,8 @@ class _Reader:
     def _nested(self, text: str, snippet: str, read: Callable[[], None]) -> None:
         """Read what a command hands on one level deeper; past `MAX_NESTED` levels or the budget, a problem."""
         if self.depth >= MAX_NESTED:
-            self.findings.note("too_many", snippet)
-        elif self.findings.spend(text):
+            self.note("too_many", snippet)
+        elif self.spend(text):
             self.depth += 1
             try:
                 read()

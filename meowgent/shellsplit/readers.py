@@ -186,7 +186,7 @@ def _read_flock(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         return ()
     rest = parsed.operands[1:]
     if rest[0].literal in ("-c", "--command"):
-        found.text(rest[1] if len(rest) > 1 else None, rest[0].value)
+        found.runs_text(rest[0].value, rest[1:2])
         return ()
     return rest
 
@@ -213,7 +213,7 @@ def _read_watch(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         return ()
     if parsed.has("-x", "--exec"):
         return parsed.operands
-    found.texts_run(found.program, parsed.operands)
+    found.runs_text("", parsed.operands)
     return ()
 
 
@@ -231,7 +231,7 @@ def _read_sg(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`sg GROUP [-c] command` runs the command with /bin/sh -c."""
     words = [word for word in arguments if word.literal != "-"]
     if len(words) >= 2:
-        found.texts_run(found.program, words[2:] if words[1].literal == "-c" else words[1:])
+        found.runs_text("", words[2:] if words[1].literal == "-c" else words[1:])
     return ()
 
 
@@ -242,7 +242,7 @@ def _read_ssh(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         return ()
     after = found.read(_TABLES["ssh"], parsed.operands[1:])
     if after.operands and not found.problems:
-        found.texts_run(found.program, after.operands)
+        found.runs_text("", after.operands)
     return ()
 
 
@@ -345,7 +345,7 @@ def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
         values = [word.literal for word in words]
         if after in values:
             command = [word for word in words[values.index(after) + 1 :] if word.literal != "--recursive"]
-            found.texts_run(f"{found.program} {after}", command, snippet=after)
+            found.runs_text(after, command)
 
     return read
 

@@ -132,7 +132,7 @@ class Found:
         if effect == "runs":
             self.problem("runs_code", option.spelling)
         elif effect == "shell":
-            self.text(option.value, option.spelling)
+            self.runs_text(option.spelling, [option.value])
         elif effect == "env":
             if option.value is None or not is_assignment(option.value):
                 self.problem("variable", option.word.text)
@@ -143,17 +143,12 @@ class Found:
         else:
             self.write(option.spelling, option.value, effect)
 
-    def text(self, value: Word | None, spelling: str) -> None:
-        """A shell line the program runs: split it when it is literal; either way the line is not pinned down."""
-        self.problem("runs_text", spelling)
-        if value is not None:
-            self.texts.append((f"{self.program} {spelling}", (value,)))
-
-    def texts_run(self, who: str, words: Sequence[Word], *, snippet: str = "") -> None:
-        """Words a program joins into a shell line and runs (`watch`, `ssh host cmd`)."""
+    def runs_text(self, snippet: str, words: Sequence[Word | None]) -> None:
+        """A shell line the program runs, its words joined by spaces (`watch`, `ssh host cmd`, `flock -c`): split
+        when it is literal; either way the line is not pinned down."""
         self.problem("runs_text", snippet)
-        if words:
-            self.texts.append((who, tuple(words)))
+        if known := [word for word in words if word is not None]:
+            self.texts.append((f"{self.program} {snippet}".strip(), tuple(known)))
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:

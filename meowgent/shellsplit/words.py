@@ -161,35 +161,6 @@ class SplitResult:
 _SHOWN_PROBLEMS = 3
 
 
-class Findings:
-    """What makes a line's meaning not pinned down by its text, gathered while it is read (each once)."""
-
-    def __init__(self, *, budget: int = 0) -> None:
-        self._problems: dict[Problem, None] = {}
-        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
-
-    @property
-    def problems(self) -> list[Problem]:
-        return list(self._problems)
-
-    def note(self, kind: str, snippet: str) -> None:
-        self.add(Problem(kind, short(snippet)))
-
-    def add(self, problem: Problem) -> None:
-        self._problems[problem] = None
-
-    def spend(self, text: str) -> bool:
-        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
-
-        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
-        (the line's length and a little more) keeps the whole reading linear in the line's length.
-        """
-        self.budget -= len(text)
-        if self.budget < 0:
-            self.note("too_many", text)
-        return self.budget >= 0
-
-
 # ---- variables whose value runs: setting one can make bash or a program run code the line does not show ----
 
 _RUNNING_VARIABLES = frozenset(
