@@ -63,7 +63,7 @@ def sed_effects(script: str) -> SedEffects:
         if flag.startswith("e"):
             return SedEffects(True, tuple(writes))
         if flag.startswith("w") or file in ("w", "W"):
-            writes.append((flag[1:] or command.group("name")).strip())
+            writes.append((flag[1:] or command.group("name") or "").strip())  # `w` without a file: sed refuses it
         at = command.end()
     return SedEffects(False, tuple(writes))
 
