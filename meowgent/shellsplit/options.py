@@ -133,22 +133,25 @@ def _read_option(
     if text.startswith("--"):
         return _read_long(grammar, text, word, words, index)
     found: list[Option] = []
-    position = 1
+    failed, position = False, 1
     while position < len(text):
         letter, rest = text[position], text[position + 1 :]
         name = "-" + letter
         if letter in grammar.values and not rest:
             if index >= len(words):
                 return [*found, Option(name, None, word)], index, True  # the value is missing
-            return [*found, Option(name, words[index], word)], index + 1, False
+            return [*found, Option(name, words[index], word)], index + 1, failed
         if letter in grammar.values or letter in grammar.optional:
-            return [*found, Option(name, _plain(rest) if rest else None, word)], index, False
+            return [*found, Option(name, _plain(rest) if rest else None, word)], index, failed
         if letter not in grammar.flags + grammar.digits:
-            return found, index, True
+            # Read on past a letter the table does not know: a letter after it that runs code or writes a file is
+            # still seen, with its value (`git rebase -ix CMD`). A program whose options end at an operand stops.
+            failed, position = True, position + 1
+            continue
         digits = len(rest) - len(rest.lstrip("0123456789xX")) if letter in grammar.digits else 0
         found.append(Option(name, _plain(rest[:digits]) if digits else None, word))  # perl's `-l0ne`: `-l0 -n -e`
         position += 1 + digits
-    return found, index, False
+    return found, index, failed
 
 
 def _read_long(

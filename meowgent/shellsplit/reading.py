@@ -74,7 +74,6 @@ def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...
     """Note what the options do; the command a wrapper runs (empty when none, or when it is not known)."""
     found.options(parsed, table.effects)
     if table.options.permute:
-        found.unknown_letters(parsed, table.effects)
         found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
     else:
         found.unknown_stops(parsed)
@@ -174,16 +173,6 @@ class Found:
             if writes:
                 self.writes.append(Write(word.text, None, "replaces"))
 
-    def unknown_letters(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
-        """An option word the table cannot read may still hold a letter that runs code or writes: count it."""
-        for word in parsed.unknown:
-            text = word.value
-            letters = text[1:] if not text.startswith("--") else ""
-            for letter in dict.fromkeys(letters):
-                effect = effects.get("-" + letter)
-                if effect is not None:
-                    self.effect(effect if not callable(effect) else "runs", Option("-" + letter, None, word))
-
     def reading(self, command: Sequence[Word] = ()) -> Reading:
         return Reading(
             tuple(command),
@@ -191,7 +180,7 @@ class Found:
             tuple(self.started),
             tuple(self.texts),
             tuple(dict.fromkeys(self.problems)),
-            tuple(self.writes),
+            tuple(dict.fromkeys(self.writes)),
         )
 
 
