@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from meowgent.shellsplit.options import Options, parse_options
+from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.programs import MAX_NESTED, read_program
 from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, short, variable_name
 
@@ -157,15 +157,15 @@ _RUNS_TEXT_OR_FILE = _SHELLS | {"eval", "trap", "source", "."}
 
 # Builtins read by their options: the option whose value names a variable it sets, how many of its operands
 # name variables (None: all), and the options whose value is code bash runs later (`mapfile -C`).
-_MAPFILE = (Options(flags="t", values="dnOsuCc"), "", 1, "-C")
-_COMPLETE = (Options(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS"), "", 0, "-C -F")
-_OPTIONS: dict[str, tuple[Options, str, int | None, str]] = {
-    "read": (Options(flags="ers", values="adinNptu"), "-a", None, ""),
+_MAPFILE = (Program(flags="t", values="dnOsuCc"), "", 1, "-C")
+_COMPLETE = (Program(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS"), "", 0, "-C -F")
+_OPTIONS: dict[str, tuple[Program, str, int | None, str]] = {
+    "read": (Program(flags="ers", values="adinNptu"), "-a", None, ""),
     **dict.fromkeys(("mapfile", "readarray"), _MAPFILE),
-    "printf": (Options(values="v"), "-v", 0, ""),
-    "wait": (Options(flags="nf", values="p"), "-p", 0, ""),
+    "printf": (Program(values="v"), "-v", 0, ""),
+    "wait": (Program(flags="nf", values="p"), "-p", 0, ""),
     **dict.fromkeys(("compgen", "complete"), _COMPLETE),
-    "bind": (Options(flags="lpsvPSVX", values="mqufrx"), "", 0, "-x"),
+    "bind": (Program(flags="lpsvPSVX", values="mqufrx"), "", 0, "-x"),
 }
 _BUILTINS = _NAMES_VARIABLES | _OPTIONS.keys() | {"getopts", "for", "hash", "alias", "enable", "fc"}
 
@@ -201,7 +201,7 @@ def _builtin_kind(program: str, arguments: Sequence[Word]) -> str | None:
         return "rebinds"
     if program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts):
         return "rebinds"  # `enable -n` lets a program shadow a builtin; `enable -f` loads code
-    grammar, _, _, callbacks = _OPTIONS.get(program, (Options(), "", 0, ""))
+    grammar, _, _, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
     if callbacks:
         parsed = parse_options(grammar, arguments)
         if parsed.has(*callbacks.split()) or parsed.unknown or parsed.unread:

@@ -5,15 +5,24 @@ A naive reading takes `HOME` for the command. Linear in the number of words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
 from meowgent.shellsplit.words import Word
 
+Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
+"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
+it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
+or no command runs after it (`sudo -l`, `command -v`)."""
+
+ValueCheck = Callable[[Word | None], Effect | None]
+"""An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""
+
 
 @dataclass(frozen=True, slots=True)
-class Options:
-    """How a program reads its options. Long names are written without their dashes."""
+class Program:
+    """A program's option table: how it reads its options (long names without their dashes), what they do."""
 
     flags: str = ""  # short options without a value, which may be combined: `-iu` is `-i -u`
     values: str = ""  # short options that take a value: the rest of the word, or else the next word
@@ -27,6 +36,11 @@ class Options:
     permute: bool = False  # options may follow operands, as GNU programs allow; else they end at the first operand
     ends: frozenset[str] = frozenset()  # options after which the rest are operands: python's `-c` and `-m`
     lenient_long: bool = False  # an unknown long option is a flag (too many to list; values after `=`)
+    effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
+    wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
+    operands: int = 0  # words it takes before the command: timeout's DURATION
+    assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
+    input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
 
     def names(self) -> frozenset[str]:
         return self.long_flags | self.long_values | self.long_optional
@@ -68,7 +82,7 @@ class Parsed:
         return [option.value for option in self.options if option.name in names]
 
 
-def parse_options(grammar: Options, words: Sequence[Word]) -> Parsed:
+def parse_options(grammar: Program, words: Sequence[Word]) -> Parsed:
     """Take `words` apart as `grammar` reads them.
 
     A program whose options end at its first operand stops at the first word it cannot read (an unknown
@@ -121,7 +135,7 @@ def may_be_option(word: Word) -> bool:
 
 
 def _read_option(
-    grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
+    grammar: Program, text: str, word: Word, words: Sequence[Word], index: int
 ) -> tuple[list[Option], int, bool] | None:
     """The options in one word, the index past the value it took, and whether it failed; None for an operand."""
     if text == "-" and grammar.lone_dash:
@@ -155,7 +169,7 @@ def _read_option(
 
 
 def _read_long(
-    grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
+    grammar: Program, text: str, word: Word, words: Sequence[Word], index: int
 ) -> tuple[list[Option], int, bool]:
     written, has_value, value = text[2:].partition("=")
     name = _resolve(grammar.names(), written)

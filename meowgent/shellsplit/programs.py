@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit.options import parse_options
+from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Found, Program, Reading, apply_table
+from meowgent.shellsplit.reading import Found, Reading, apply_table
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, program_name
@@ -36,7 +36,7 @@ def read_program(program: str, arguments: Sequence[Word]) -> Reading:
         return found.reading(reader(found, arguments))
     if table is None:
         return Reading()
-    return found.reading(apply_table(found, table, parse_options(table.options, arguments)))
+    return found.reading(apply_table(found, table, parse_options(table, arguments)))
 
 
 MAX_NESTED = 8

@@ -315,7 +315,7 @@ def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     elif subcommand.literal in _GIT_SUBCOMMANDS:
         _GIT_SUBCOMMANDS[subcommand.literal](found, rest)
     elif table is not None:
-        options = parse_options(table.options, rest)
+        options = parse_options(table, rest)
         apply_table(found, table, options)
         for word in options.unread:  # it could be any option, one that runs code too
             found.problem("unknown_word", word.text)
@@ -363,7 +363,7 @@ _GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
 
 def _read_sed(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """sed: `-i` edits files; a script with `e` or `s///e` runs commands, `w` writes a file."""
-    parsed = parse_options(_TABLES["sed"].options, arguments)
+    parsed = parse_options(_TABLES["sed"], arguments)
     for word in (*parsed.unknown, *parsed.unread):
         found.problem("option" if word.literal is not None else "unknown_word", word.text)
     for option in parsed.options:
@@ -402,7 +402,7 @@ def _read_tar(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
         words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
-    parsed = parse_options(_TABLES["tar"].options, words)
+    parsed = parse_options(_TABLES["tar"], words)
     found.options(parsed, _TABLES["tar"].effects)
     found.unread(parsed, writes=False, runs=True)
     return ()
@@ -424,7 +424,7 @@ _SQLITE_RUNS = (".shell", ".system", ".load", ".output", ".once", ".excel", "loa
 
 
 def _read_tee(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
-    parsed = parse_options(TABLES["tee"].options, arguments)
+    parsed = parse_options(TABLES["tee"], arguments)
     for target in (*parsed.operands, *parsed.unread):
         found.write(found.program, target, "appends" if parsed.has("-a", "--append") else "writes")
     return ()
@@ -432,7 +432,7 @@ def _read_tee(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
 
 def _output_operand(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """uniq and xxd write their second operand: `uniq in out`."""
-    parsed = parse_options(_TABLES[found.program].options, arguments)
+    parsed = parse_options(_TABLES[found.program], arguments)
     if len(parsed.operands) > 1:
         found.write(parsed.operands[1].text, parsed.operands[1], "writes")
     for word in parsed.unread:
@@ -461,7 +461,7 @@ def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
 
     def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         table = TABLES[name]
-        command = apply_table(found, table, parse_options(table.options, arguments))
+        command = apply_table(found, table, parse_options(table, arguments))
         check(found, arguments)
         return command
 
@@ -470,7 +470,7 @@ def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
 
 def _make_operands(found: Found, arguments: Sequence[Word]) -> None:
     """`make SHELL=...` changes the shell every recipe runs with."""
-    for word in parse_options(TABLES["make"].options, arguments).operands:
+    for word in parse_options(TABLES["make"], arguments).operands:
         if is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
             found.problem("runs_code", word.text)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal, cast
 
-from meowgent.shellsplit.options import Option, Options, Parsed, parse_options
+from meowgent.shellsplit.options import Effect, Option, Parsed, Program, ValueCheck, parse_options
 from meowgent.shellsplit.words import Problem, Word, runs_value, short, variable_name
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
@@ -45,27 +45,6 @@ class Reading:
 
 # ---- reading a program ----
 
-Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
-"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
-it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
-or no command runs after it (`sudo -l`, `command -v`)."""
-
-ValueCheck = Callable[[Word | None], Effect | None]
-"""An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Program:
-    """A program's option table and what its options do."""
-
-    options: Options
-    effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
-    wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
-    operands: int = 0  # words it takes before the command: timeout's DURATION
-    assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
-    input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
-
-
 Reader = Callable[["Found", Sequence[Word]], Sequence[Word]]
 """A program read by code of its own: what it does goes to the `Found`; it gives the command it runs in turn."""
 
@@ -73,7 +52,7 @@ Reader = Callable[["Found", Sequence[Word]], Sequence[Word]]
 def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...]:
     """Note what the options do; the command a wrapper runs (empty when none, or when it is not known)."""
     found.options(parsed, table.effects)
-    if table.options.permute:
+    if table.permute:
         found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
     else:
         found.unknown_stops(parsed)
@@ -114,7 +93,7 @@ class Found:
 
     def read(self, table: Program, arguments: Sequence[Word]) -> Parsed:
         """`arguments` read by `table`, its options' effects noted; an unknown option hides what follows."""
-        parsed = parse_options(table.options, arguments)
+        parsed = parse_options(table, arguments)
         self.unknown_stops(parsed)
         self.options(parsed, table.effects)
         return parsed
@@ -198,7 +177,7 @@ def program(spec: str) -> Program:
 
     `-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an
     optional number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`,
-    `assignments`, `input`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
+    `assignments`, `input`, `operands=N` and the `Program` switches (`permute`, `numbers`, `lone_dash`,
     `lenient_long`) set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:` start a
     list of options that have that effect.
     """
@@ -224,11 +203,8 @@ def program(spec: str) -> Program:
         else:
             name, _, number = token.partition("=")
             switches[name] = int(number) if number else True
-    chosen = {name: switches.pop(name) for name in _SWITCHES if name in switches}
-    options = Options(
-        short[""], short["="], short["=?"], short["=#"], *map(frozenset, longs.values()), ends=ends, **chosen
-    )
-    return Program(options, effects, **switches)  # type: ignore[arg-type]
+    longs_by_kind = [frozenset(names) for names in longs.values()]  # in `Program`'s order, as `short` is
+    return Program(*short.values(), *longs_by_kind, ends=frozenset(ends), effects=effects, **switches)  # type: ignore
 
 
 def programs(block: str) -> dict[str, Program]:
@@ -243,9 +219,6 @@ def programs(block: str) -> dict[str, Program]:
 def names(text: str) -> frozenset[str]:
     """The space-separated words of `text`, to keep long lists of names short."""
     return frozenset(text.split())
-
-
-_SWITCHES = ("numbers", "lone_dash", "permute", "lenient_long")
 
 
 def _pipes(value: Word | None) -> Effect:
