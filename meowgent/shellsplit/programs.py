@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit.options import Program, parse_options
+from meowgent.shellsplit.options import Program
 from meowgent.shellsplit.readers import READERS
 from meowgent.shellsplit.reading import Found, Reading, apply_table
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
@@ -36,7 +36,7 @@ def read_program(program: str, arguments: Sequence[Word]) -> Reading:
         return found.reading(reader(found, arguments))
     if table is None:
         return Reading()
-    return found.reading(apply_table(found, table, parse_options(table, arguments)))
+    return found.reading(apply_table(found, table, arguments))
 
 
 MAX_NESTED = 8

@@ -352,7 +352,8 @@ class _Reader:
     ) -> None:
         """A command found, and what it runs besides itself, read by the meaning layer (`inspect`).
 
-        `parts`: the command as written, in order (its words then its redirections when not given)."""
+        `parts` is the command as written, in order; by default its words, then its redirections.
+        """
         parts = parts or [*assignments, *words, *redirects]
         command = SimpleCommand(tuple(assignments), tuple(words), tuple(redirects), " ".join(p.text for p in parts))
         self.commands.append(command)

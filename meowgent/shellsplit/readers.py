@@ -219,7 +219,7 @@ def _read_watch(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
 
 def _read_su(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """su and runuser: `-c TEXT` is a shell line; words after the user go to the user's shell; runuser -u wraps."""
-    parsed = found.read(_TABLES[found.program], arguments)
+    parsed = found.read(_TABLES[found.program], arguments, strict=True)
     if found.program == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
         return () if found.problems else parsed.operands
     if len(parsed.operands) > 1:  # arguments for the user's shell, such as `-c text`
@@ -315,9 +315,7 @@ def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     elif subcommand.literal in _GIT_SUBCOMMANDS:
         _GIT_SUBCOMMANDS[subcommand.literal](found, rest)
     elif table is not None:
-        options = parse_options(table, rest)
-        apply_table(found, table, options)
-        for word in options.unread:  # it could be any option, one that runs code too
+        for word in found.read(table, rest).unread:  # it could be any option, one that runs code too
             found.problem("unknown_word", word.text)
     return ()
 
@@ -402,9 +400,7 @@ def _read_tar(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
         words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
-    parsed = parse_options(_TABLES["tar"], words)
-    found.options(parsed, _TABLES["tar"].effects)
-    found.unread(parsed, writes=False, runs=True)
+    found.read(_TABLES["tar"], words)
     return ()
 
 
@@ -461,7 +457,7 @@ def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
 
     def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         table = TABLES[name]
-        command = apply_table(found, table, parse_options(table, arguments))
+        command = apply_table(found, table, arguments)
         check(found, arguments)
         return command
 

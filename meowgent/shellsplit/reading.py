@@ -49,13 +49,9 @@ Reader = Callable[["Found", Sequence[Word]], Sequence[Word]]
 """A program read by code of its own: what it does goes to the `Found`; it gives the command it runs in turn."""
 
 
-def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...]:
-    """Note what the options do; the command a wrapper runs (empty when none, or when it is not known)."""
-    found.options(parsed, table.effects)
-    if table.permute:
-        found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
-    else:
-        found.unknown_stops(parsed)
+def apply_table(found: Found, table: Program, arguments: Sequence[Word]) -> tuple[Word, ...]:
+    """Read `arguments` by `table` into `found`; the command a wrapper runs (empty when none, or not known)."""
+    parsed = found.read(table, arguments)
     reads_input = not parsed.operands or parsed.operands[0].literal == "-"
     if table.input and reads_input and not found.problems and not found.stopped:
         found.problem("runs_input", "")
@@ -66,14 +62,6 @@ def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...
         while operands and is_assignment(operands[0]):
             found.assignment(operands.pop(0))
     return tuple(operands)
-
-
-def _writes_any(effects: Mapping[str, Effect | ValueCheck]) -> bool:
-    return any(effect in ("writes", "appends", "edits", "deletes", "sets") for effect in effects.values())
-
-
-def _runs_any(effects: Mapping[str, Effect | ValueCheck]) -> bool:
-    return any(effect in ("runs", "shell") or callable(effect) for effect in effects.values())
 
 
 class Found:
@@ -91,11 +79,23 @@ class Found:
     def problem(self, kind: str, snippet: str) -> None:
         self.problems.append(Problem(kind, short(f"{self.program} {snippet}".strip())))
 
-    def read(self, table: Program, arguments: Sequence[Word]) -> Parsed:
-        """`arguments` read by `table`, its options' effects noted; an unknown option hides what follows."""
+    def read(self, table: Program, arguments: Sequence[Word], *, strict: bool = False) -> Parsed:
+        """`arguments` read by `table`, their options' effects noted.
+
+        Where options end at the first operand (or `strict`), an unknown option hides what follows. Where they
+        may follow operands, a word only known when it runs may be any option: one that runs code, or writes.
+        """
         parsed = parse_options(table, arguments)
-        self.unknown_stops(parsed)
         self.options(parsed, table.effects)
+        if strict or not table.permute:
+            self.unknown_stops(parsed)
+            return parsed
+        kinds = {effect if isinstance(effect, str) else "runs" for effect in table.effects.values()}
+        for word in parsed.unread:
+            if kinds & {"runs", "shell"}:
+                self.problem("unknown_word", word.text)
+            if kinds & {"writes", "appends", "edits", "deletes", "sets"}:
+                self.writes.append(Write(word.text, None, "replaces"))
         return parsed
 
     def options(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
@@ -143,14 +143,6 @@ class Found:
             self.problem("option", word.text)
         for word in parsed.unread:
             self.problem("unknown_word", word.text)
-
-    def unread(self, parsed: Parsed, *, writes: bool, runs: bool) -> None:
-        """A word only known when it runs may be any option: one that runs code, or one that writes."""
-        for word in parsed.unread:
-            if runs:
-                self.problem("unknown_word", word.text)
-            if writes:
-                self.writes.append(Write(word.text, None, "replaces"))
 
     def reading(self, command: Sequence[Word] = ()) -> Reading:
         return Reading(
