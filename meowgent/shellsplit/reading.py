@@ -196,7 +196,8 @@ def program(spec: str) -> Program:
             name, _, number = token.partition("=")
             switches[name] = int(number) if number else True
     longs_by_kind = [frozenset(names) for names in longs.values()]  # in `Program`'s order, as `short` is
-    return Program(*short.values(), *longs_by_kind, ends=frozenset(ends), effects=effects, **switches)  # type: ignore
+    table = {"ends": frozenset(ends), "effects": effects, **switches}
+    return Program(*short.values(), *longs_by_kind, **table)  # type: ignore[arg-type]
 
 
 def programs(block: str) -> dict[str, Program]:
