@@ -50,9 +50,6 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
             return
         arguments = words[1:]
         yield from _builtin(program, arguments)
-        if program in _RUNS_TEXT_OR_FILE:
-            yield from _runs(program, arguments)
-            return
         reading = read_program(program, arguments)
         yield from reading.problems
         for who, text in reading.texts:
@@ -98,49 +95,6 @@ def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
         yield _note(kind, snippet)
 
 
-def _runs(program: str, arguments: Sequence[Word]) -> Iterator[Finding]:
-    """`eval`, `trap`, a shell, `source`: the texts they run as command lines, or the file or input."""
-    if program == "eval":
-        yield _note("runs_text", "eval")
-        yield RunsText(tuple(arguments), "eval")
-    elif program == "trap":
-        yield from _trap(arguments)
-    elif program in _SHELLS:
-        yield from _shell(program, arguments)
-    else:
-        yield _note("runs_file", " ".join([program, *(argument.value for argument in arguments)]))
-
-
-def _trap(arguments: Sequence[Word]) -> Iterator[Finding]:
-    """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
-    action = [word for word in arguments if not word.value.startswith("-")][:1]
-    if action and action[0].value not in ("", "-"):
-        yield _note("runs_later", "trap " + action[0].text)
-        yield RunsText(tuple(action), "trap")
-
-
-def _shell(program: str, arguments: Sequence[Word]) -> Iterator[Finding]:
-    """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
-    has_c, skip = False, False
-    for index, word in enumerate(arguments):
-        text = word.value
-        if skip:
-            skip = False
-        elif text in ("-o", "+o", "-O", "+O"):
-            skip = True
-        elif text.startswith(("-", "+")) and text not in ("-", "--"):
-            has_c |= not text.startswith("--") and "c" in text
-        elif has_c:
-            yield _note("runs_text", f"{program} -c")
-            yield RunsText(tuple(arguments[index : index + 1]), f"{program} -c")
-            return
-        else:  # a script: shell commands a deny rule cannot see
-            yield _note("runs_file", f"{program} {text}")
-            return
-    # `printf 'rm x' | sh`: the commands come from another program's output.
-    yield _note("runs_input", program)
-
-
 # ---- builtins that evaluate values or bind code ----
 
 _SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
@@ -151,9 +105,6 @@ _NAMES_VARIABLES = frozenset(
     | {"test", "[", "[[", "wait", "let"}
 )
 _DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
-# Commands that run a text as a command line, or a file: nothing after them is read as a wrapper.
-_RUNS_TEXT_OR_FILE = _SHELLS | {"eval", "trap", "source", "."}
 
 # Builtins read by their options: the option whose value names a variable it sets, how many of its operands
 # name variables (None: all), and the options whose value is code bash runs later (`mapfile -C`).

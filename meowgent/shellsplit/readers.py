@@ -2,8 +2,9 @@
 
 - Runners (`uv run CMD`, `npx`): their command is read as a command; code given as an option (`gdb -ex`) is a
   problem. Interpreters are tables (`tables`).
-- Hand-offs: `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`, `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`.
-  What they run becomes a segment of its own, or, for a text, is split as a command line.
+- Hand-offs: `eval TEXT`, `bash -c TEXT`, `trap TEXT SIG`, `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`,
+  `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`. What they run becomes a segment of its own, or, for a text,
+  is split as a command line; `source FILE` and `bash FILE` run a file.
 - git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
 - Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
 """
@@ -179,6 +180,46 @@ _RUNNING: dict[str, Reader] = {
 # ---- programs that hand a command or a shell line on ----
 
 
+def _read_eval(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    found.runs_text("", arguments)
+    return ()
+
+
+def _read_trap(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
+    action = [word for word in arguments if not word.value.startswith("-")][:1]
+    if action and action[0].value not in ("", "-"):
+        found.problem("runs_later", action[0].text)
+        found.texts.append((found.program, (action[0],)))
+    return ()
+
+
+def _read_shell(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
+    has_c, skip = False, False
+    for index, word in enumerate(arguments):
+        text = word.value
+        if skip:
+            skip = False
+        elif text in ("-o", "+o", "-O", "+O"):
+            skip = True
+        elif text.startswith(("-", "+")) and text not in ("-", "--"):
+            has_c |= not text.startswith("--") and "c" in text
+        elif has_c:
+            found.runs_text("-c", arguments[index : index + 1])
+            return ()
+        else:  # a script: shell commands a deny rule cannot see
+            found.problem("runs_file", text)
+            return ()
+    found.problem("runs_input", "")  # `printf 'rm x' | sh`: the commands come from another program's output
+    return ()
+
+
+def _read_source(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    found.problem("runs_file", " ".join(argument.value for argument in arguments))
+    return ()
+
+
 def _read_flock(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`flock FILE cmd...` runs cmd; `flock FILE -c 'text'` runs the text with the shell."""
     parsed = found.read(_TABLES["flock"], arguments)
@@ -281,6 +322,10 @@ _FIND_VALUES = names(
 )
 
 _HANDING_ON: dict[str, Reader] = {
+    "eval": _read_eval,
+    "trap": _read_trap,
+    **dict.fromkeys(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"), _read_shell),
+    **dict.fromkeys(("source", "."), _read_source),
     "flock": _read_flock,
     "xargs": _read_xargs,
     "watch": _read_watch,
