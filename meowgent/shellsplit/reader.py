@@ -244,12 +244,14 @@ class _Reader:
             elif child.type != "comment":
                 self.note(_UNREAD.get(child.type, "grammar"), node_text(child))
         words += more
+        parts += more
         dropped = _keyword_words(words) if not assignments and not piped else 0
         while dropped and words[dropped:] and _ASSIGNMENT.match(words[dropped].text):
             assignments.append(words.pop(dropped))  # `time FOO=1 ls`: bash reads assignments after `time`
         if words[dropped:] and words[dropped].text in _KEYWORD_COMMANDS:
             self.note(_KEYWORD_COMMANDS[words[dropped].text], written)
-        parts = [part for part in (*parts, *more) if not any(part is word for word in words[:dropped])]
+        if dropped:  # `time` is bash's keyword, not a word of the command
+            parts = [part for part in parts if not any(part is word for word in words[:dropped])]
         if assignments or words[dropped:] or own or redirects:
             self._add(assignments, words[dropped:], (*own, *redirects), [*parts, *redirects])
 
