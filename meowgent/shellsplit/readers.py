@@ -126,15 +126,18 @@ def _option_words(spelled: str) -> Reader:
     """Programs that run commands given as options of their own (`gdb -ex 'shell rm x'`, `emacs --eval`):
     any of these words, or a word only known when it runs, is a problem."""
     listed = names(spelled)
-    return _each_word(lambda found, word: word.literal is None or word.literal.partition("=")[0] in listed)
+    return _each_word(lambda text: text.partition("=")[0] in listed)
 
 
-def _each_word(runs: Callable[[Found, Word], object]) -> Reader:
-    """Programs whose words are looked at one by one: each word for which `runs` is true runs code."""
+def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Reader:
+    """Programs whose words are looked at one by one: a word `runs` is true of runs code; a word only known when
+    it runs is a problem of the kind `unknown`."""
 
     def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         for word in arguments:
-            if runs(found, word):
+            if word.literal is None:
+                found.problem(unknown, word.text)
+            elif runs(word.literal):
                 found.problem("runs_code", short(word.text))
         return ()
 
@@ -449,12 +452,8 @@ def _read_tar(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     return ()
 
 
-def _zip_runs(found: Found, word: Word) -> bool:
+def _zip_runs(text: str) -> bool:
     """zip -T runs `unzip` to test, or the command -TT (--unzip-command) names."""
-    text = word.literal
-    if text is None:
-        found.problem("unknown_word", word.text)
-        return False
     return (text.startswith("-") and not text.startswith("--") and "TT" in text) or (
         len(text) >= 5 and "--unzip-command".startswith(text.partition("=")[0])
     )
@@ -527,10 +526,8 @@ _WRITING: dict[str, Reader] = {
     "sed": _read_sed,
     "awk": _read_awk,
     "tar": _read_tar,
-    "zip": _each_word(_zip_runs),
-    "sqlite3": _each_word(
-        lambda found, word: word.literal is None or any(needle in word.literal.lower() for needle in _SQLITE_RUNS)
-    ),
+    "zip": _each_word(_zip_runs, unknown="unknown_word"),
+    "sqlite3": _each_word(lambda text: any(needle in text.lower() for needle in _SQLITE_RUNS)),
     "tee": _read_tee,
     **dict.fromkeys(("uniq", "xxd"), _output_operand),
     "dd": _read_dd,
