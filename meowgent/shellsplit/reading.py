@@ -7,7 +7,7 @@ known when it runs where an option could stand, is a `Problem`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal, cast
@@ -86,9 +86,16 @@ class Found:
         may follow operands, a word only known when it runs may be any option: one that runs code, or writes.
         """
         parsed = parse_options(table, arguments)
-        self.options(parsed, table.effects)
+        for option in parsed.options:
+            effect = table.effects.get(option.name)
+            effect = effect(option.value) if callable(effect) else effect
+            if effect is not None:
+                self.effect(effect, option)
         if strict or not table.permute:
-            self.unknown_stops(parsed)
+            for word in parsed.unknown:
+                self.problem("option", word.text)
+            for word in parsed.unread:
+                self.problem("unknown_word", word.text)
             return parsed
         kinds = {effect if isinstance(effect, str) else "runs" for effect in table.effects.values()}
         for word in parsed.unread:
@@ -97,14 +104,6 @@ class Found:
             if kinds & {"writes", "appends", "edits", "deletes", "sets"}:
                 self.writes.append(Write(word.text, None, "replaces"))
         return parsed
-
-    def options(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
-        for option in parsed.options:
-            effect = effects.get(option.name)
-            if callable(effect):
-                effect = effect(option.value)
-            if effect is not None:
-                self.effect(effect, option)
 
     def effect(self, effect: Effect, option: Option) -> None:
         if effect == "runs":
@@ -136,13 +135,6 @@ class Found:
         name = variable_name(word)
         if name is None or runs_value(name):
             self.problem("variable", word.text)
-
-    def unknown_stops(self, parsed: Parsed) -> None:
-        """A program whose options end at its first operand: an unknown option hides what follows."""
-        for word in parsed.unknown:
-            self.problem("option", word.text)
-        for word in parsed.unread:
-            self.problem("unknown_word", word.text)
 
     def reading(self, command: Sequence[Word] = ()) -> Reading:
         return Reading(
