@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from meowgent.shellsplit.options import may_be_option, parse_options
 from meowgent.shellsplit.reading import Found, Reader, apply_table, git_config_runs, is_assignment, names, programs
@@ -53,9 +54,6 @@ watch -bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help -
 su permute lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command=
     --group= --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
     --session-command runs: -s --shell
-runuser lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command= --group=
-    --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
-    --session-command runs: -s --shell
 ssh -46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o
 git -pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs
     --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs
@@ -95,6 +93,8 @@ uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
 xxd permute -abCeEhiprduv -cglnos=
 """
 )
+
+_TABLES["runuser"] = replace(_TABLES["su"], permute=False)  # su's options, ending at the first operand
 
 # ---- runners: tools that run a command, or code, given on the line ----
 
@@ -409,9 +409,7 @@ _GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
 
 def _read_sed(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """sed: `-i` edits files; a script with `e` or `s///e` runs commands, `w` writes a file."""
-    parsed = parse_options(_TABLES["sed"], arguments)
-    for word in (*parsed.unknown, *parsed.unread):
-        found.problem("option" if word.literal is not None else "unknown_word", word.text)
+    parsed = found.read(_TABLES["sed"], arguments, strict=True)
     for option in parsed.options:
         if option.name in ("-i", "--in-place"):
             found.write(option.spelling, None, "edits")
