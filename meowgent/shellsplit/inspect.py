@@ -1,11 +1,8 @@
 """What a finished segment runs besides itself, and what in it leaves the line's meaning open.
 
-`inspect_segment` reads one simple command as bash would run it: its assignments (`PS4=...`), the
-builtins that evaluate values or bind code to names (`let`, `declare -i`, `hash -p`, `alias`, `trap`),
-the texts it runs as command lines (`eval`, `bash -c`), the files or input it runs (`source f`, `sh`),
-and, through each program's table (`programs`), the wrappers and the commands they run in turn. It
-yields `Problem`s and, in the order bash would meet them, the texts (`RunsText`) and commands (`Starts`)
-it hands on, which the reader reads as commands of their own.
+`inspect_segment` reads one simple command as bash would run it (assignments, builtins that evaluate values
+or bind code, texts run as command lines, wrappers through their tables) and yields `Problem`s and, in the
+order bash meets them, the texts (`RunsText`) and commands (`Starts`) the reader reads as commands of their own.
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from meowgent.shellsplit.options import Options, parse_options
+from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.programs import MAX_NESTED, read_program
 from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, short, variable_name
 
@@ -53,9 +50,6 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
             return
         arguments = words[1:]
         yield from _builtin(program, arguments)
-        if program in _RUNS_TEXT_OR_FILE:
-            yield from _runs(program, arguments)
-            return
         reading = read_program(program, arguments)
         yield from reading.problems
         for who, text in reading.texts:
@@ -101,49 +95,6 @@ def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
         yield _note(kind, snippet)
 
 
-def _runs(program: str, arguments: Sequence[Word]) -> Iterator[Finding]:
-    """`eval`, `trap`, a shell, `source`: the texts they run as command lines, or the file or input."""
-    if program == "eval":
-        yield _note("runs_text", "eval")
-        yield RunsText(tuple(arguments), "eval")
-    elif program == "trap":
-        yield from _trap(arguments)
-    elif program in _SHELLS:
-        yield from _shell(program, arguments)
-    else:
-        yield _note("runs_file", " ".join([program, *(argument.value for argument in arguments)]))
-
-
-def _trap(arguments: Sequence[Word]) -> Iterator[Finding]:
-    """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
-    action = [word for word in arguments if not word.value.startswith("-")][:1]
-    if action and action[0].value not in ("", "-"):
-        yield _note("runs_later", "trap " + action[0].text)
-        yield RunsText(tuple(action), "trap")
-
-
-def _shell(program: str, arguments: Sequence[Word]) -> Iterator[Finding]:
-    """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
-    has_c, skip = False, False
-    for index, word in enumerate(arguments):
-        text = word.value
-        if skip:
-            skip = False
-        elif text in ("-o", "+o", "-O", "+O"):
-            skip = True
-        elif text.startswith(("-", "+")) and text not in ("-", "--"):
-            has_c |= not text.startswith("--") and "c" in text
-        elif has_c:
-            yield _note("runs_text", f"{program} -c")
-            yield RunsText(tuple(arguments[index : index + 1]), f"{program} -c")
-            return
-        else:  # a script: shell commands a deny rule cannot see
-            yield _note("runs_file", f"{program} {text}")
-            return
-    # `printf 'rm x' | sh`: the commands come from another program's output.
-    yield _note("runs_input", program)
-
-
 # ---- builtins that evaluate values or bind code ----
 
 _SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
@@ -154,31 +105,20 @@ _NAMES_VARIABLES = frozenset(
     | {"test", "[", "[[", "wait", "let"}
 )
 _DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
-# Commands that run a text as a command line, or a file: nothing after them is read as a wrapper.
-_RUNS_TEXT_OR_FILE = _SHELLS | {"eval", "trap", "source", "."}
 
-# How the builtins that set variables read their options: their operands are the names they set.
-_READ = Options(flags="ers", values="adinNptu")
-_MAPFILE = Options(flags="t", values="dnOsuCc")
-_COMPLETE = Options(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS")
-_BIND = Options(flags="lpsvPSVX", values="mqufrx")
-# Builtins that set variables: how they read their options, the option naming a variable, and how many
-# of their operands are variable names.
-_SETS_NAMED = {
-    "read": (_READ, "-a", None),
-    "mapfile": (_MAPFILE, "", 1),
-    "readarray": (_MAPFILE, "", 1),
-    "printf": (Options(values="v"), "-v", 0),
-    "wait": (Options(flags="nf", values="p"), "-p", 0),
+# Builtins read by their options: the option whose value names a variable it sets, how many of its operands
+# name variables (None: all), and the options whose value is code bash runs later (`mapfile -C`).
+_MAPFILE = (Program(flags="t", values="dnOsuCc"), "", 1, "-C")
+_COMPLETE = (Program(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS"), "", 0, "-C -F")
+_OPTIONS: dict[str, tuple[Program, str, int | None, str]] = {
+    "read": (Program(flags="ers", values="adinNptu"), "-a", None, ""),
+    **dict.fromkeys(("mapfile", "readarray"), _MAPFILE),
+    "printf": (Program(values="v"), "-v", 0, ""),
+    "wait": (Program(flags="nf", values="p"), "-p", 0, ""),
+    **dict.fromkeys(("compgen", "complete"), _COMPLETE),
+    "bind": (Program(flags="lpsvPSVX", values="mqufrx"), "", 0, "-x"),
 }
-
-
-_BUILTINS = (
-    _NAMES_VARIABLES
-    | _SETS_NAMED.keys()
-    | {"getopts", "for", "hash", "alias", "enable", "mapfile", "readarray", "bind", "compgen", "complete", "fc"}
-)
+_BUILTINS = _NAMES_VARIABLES | _OPTIONS.keys() | {"getopts", "for", "hash", "alias", "enable", "fc"}
 
 
 def _evaluates(option: str) -> bool:
@@ -188,40 +128,33 @@ def _evaluates(option: str) -> bool:
 
 def _assigned_names(program: str, arguments: Sequence[Word]) -> Iterator[str | None]:
     """The variables a builtin sets (None for a name only known when it runs): `export PS4=x` sets PS4."""
+    named: Sequence[Word | None] = []
     if program in _DECLARES:
         named = [word for word in arguments if not word.value.startswith(("-", "+"))]
-    elif program in _SETS_NAMED:  # `read NAME`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `wait -p NAME`
-        grammar, option, operands = _SETS_NAMED[program]
+    elif program in _OPTIONS:  # `read NAME`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `wait -p NAME`
+        grammar, option, operands, _ = _OPTIONS[program]
         parsed = parse_options(grammar, arguments)
-        named = [value for value in parsed.values(option) if value is not None]
-        named += [*parsed.operands[:operands], *parsed.unread]
+        if option or operands != 0:
+            named = [*parsed.values(option), *parsed.operands[:operands], *parsed.unread]
     elif program in ("getopts", "for"):  # `getopts spec NAME`; `for NAME in ...` is a segment too
-        named = list(arguments[program == "getopts" :][:1])
-    else:
-        return
+        named = arguments[program == "getopts" :][:1]
     for word in named:
-        yield variable_name(word)
+        if word is not None:
+            yield variable_name(word)
 
 
 def _builtin_kind(program: str, arguments: Sequence[Word]) -> str | None:
     """The problem kind of a builtin that binds code to a name or an event: `hash -p`, `alias`, `mapfile -C`, ..."""
     texts = [word.value for word in arguments]
-    options = [text for text in texts if text.startswith("-")]
-    if program == "hash" and any("p" in option for option in options):
+    if program == "hash" and any("p" in text for text in texts if text.startswith("-")):
         return "rebinds"  # `hash -p /bin/rm ls`: `ls` runs rm
-    if program == "alias" and any(
-        "=" in text or word.literal is None for text, word in zip(texts, arguments, strict=True)
-    ):
+    if program == "alias" and any("=" in word.value or word.literal is None for word in arguments):
         return "rebinds"
     if program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts):
         return "rebinds"  # `enable -n` lets a program shadow a builtin; `enable -f` loads code
-    callbacks = {"mapfile": (_MAPFILE, "-C"), "readarray": (_MAPFILE, "-C"), "bind": (_BIND, "-x")}
-    callbacks |= dict.fromkeys(("compgen", "complete"), (_COMPLETE, "-C -F"))
-    if program in callbacks:
-        grammar, names = callbacks[program]
+    grammar, _, _, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
+    if callbacks:
         parsed = parse_options(grammar, arguments)
-        if parsed.has(*names.split()) or parsed.unknown or parsed.unread:
+        if parsed.has(*callbacks.split()) or parsed.unknown or parsed.unread:
             return "runs_later"
-    if program == "fc":
-        return "runs_code"  # it runs commands from the history, or an editor
-    return None
+    return "runs_code" if program == "fc" else None  # fc runs commands from the history, or an editor

@@ -1,23 +1,28 @@
-"""How programs read their options, getopt style: combined short flags, values attached or not, long names.
+"""How programs read their options, getopt style: `env -iu HOME rm x` is `-i`, `-u HOME` and the operands `rm x`.
 
-`parse_options(Options(flags="i", values="u"), words)` reads `env -iu HOME rm x` as `-i`, `-u HOME` and
-the operands `rm x`, where a naive reading takes `HOME` for the command. The tables of which programs
-take which options live in `tables`; this module only reads words by such a table. Linear in the
-number of words.
+A naive reading takes `HOME` for the command. Linear in the number of words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
-from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
+
+Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
+"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
+it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
+or no command runs after it (`sudo -l`, `command -v`)."""
+
+ValueCheck = Callable[[Word | None], Effect | None]
+"""An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Options:
-    """How a program reads its options. Long names are written without their dashes."""
+class Program:
+    """A program's option table: how it reads its options (long names without their dashes), what they do."""
 
     flags: str = ""  # short options without a value, which may be combined: `-iu` is `-i -u`
     values: str = ""  # short options that take a value: the rest of the word, or else the next word
@@ -31,6 +36,11 @@ class Options:
     permute: bool = False  # options may follow operands, as GNU programs allow; else they end at the first operand
     ends: frozenset[str] = frozenset()  # options after which the rest are operands: python's `-c` and `-m`
     lenient_long: bool = False  # an unknown long option is a flag (too many to list; values after `=`)
+    effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
+    wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
+    operands: int = 0  # words it takes before the command: timeout's DURATION
+    assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
+    input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
 
     def names(self) -> frozenset[str]:
         return self.long_flags | self.long_values | self.long_optional
@@ -72,7 +82,7 @@ class Parsed:
         return [option.value for option in self.options if option.name in names]
 
 
-def parse_options(grammar: Options, words: Sequence[Word]) -> Parsed:
+def parse_options(grammar: Program, words: Sequence[Word]) -> Parsed:
     """Take `words` apart as `grammar` reads them.
 
     A program whose options end at its first operand stops at the first word it cannot read (an unknown
@@ -125,69 +135,53 @@ def may_be_option(word: Word) -> bool:
 
 
 def _read_option(
-    grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
+    grammar: Program, text: str, word: Word, words: Sequence[Word], index: int
 ) -> tuple[list[Option], int, bool] | None:
-    """The options in one word (and the value it takes from the next); None if it is an operand."""
-    if text == "-":
-        return ([Option("-", None, word)], index, False) if grammar.lone_dash else None
-    if not text.startswith("-"):
+    """The options in one word, the index past the value it took, and whether it failed; None for an operand."""
+    if text == "-" and grammar.lone_dash:
+        return [Option("-", None, word)], index, False
+    if text == "-" or not text.startswith("-"):
         return None
     if grammar.numbers and text.lstrip("-").isdigit() and len(text) - len(text.lstrip("-")) <= 2:
-        return [Option("-N", word_of(text.lstrip("-")), word)], index, False
+        return [Option("-N", _plain(text.lstrip("-")), word)], index, False
     if text.startswith("--"):
         return _read_long(grammar, text, word, words, index)
     found: list[Option] = []
-    cluster = text[1:]
-    for position, letter in enumerate(cluster):
-        rest = cluster[position + 1 :]
+    failed, position = False, 1
+    while position < len(text):
+        letter, rest = text[position], text[position + 1 :]
         name = "-" + letter
-        if letter in grammar.values:
-            if rest:
-                return [*found, Option(name, Word(rest, rest), word)], index, False
+        if letter in grammar.values and not rest:
             if index >= len(words):
                 return [*found, Option(name, None, word)], index, True  # the value is missing
-            return [*found, Option(name, words[index], word)], index + 1, False
-        if letter in grammar.optional:
-            return [*found, Option(name, Word(rest, rest) if rest else None, word)], index, False
-        if letter in grammar.digits:
-            digits = len(rest) - len(rest.lstrip("0123456789xX"))
-            found.append(Option(name, Word(rest[:digits], rest[:digits]) if digits else None, word))
-            if digits:
-                return _more_short(grammar, found, "-" + rest[digits:], word, words, index)
+            return [*found, Option(name, words[index], word)], index + 1, failed
+        if letter in grammar.values or letter in grammar.optional:
+            return [*found, Option(name, _plain(rest) if rest else None, word)], index, failed
+        if letter not in grammar.flags + grammar.digits:
+            # Read on past a letter the table does not know: a letter after it that runs code or writes a file is
+            # still seen, with its value (`git rebase -ix CMD`). A program whose options end at an operand stops.
+            failed, position = True, position + 1
             continue
-        if letter not in grammar.flags:
-            return found, index, True
-        found.append(Option(name, None, word))
-    return found, index, False
-
-
-def _more_short(
-    grammar: Options, found: list[Option], text: str, word: Word, words: Sequence[Word], index: int
-) -> tuple[list[Option], int, bool]:
-    """Read on in a cluster after a number (`-l0ne` is `-l0 -n -e`)."""
-    if text == "-":
-        return found, index, False
-    more = _read_option(grammar, text, word, words, index)
-    assert more is not None  # `text` starts with one dash and a letter
-    return [*found, *more[0]], more[1], more[2]
+        digits = len(rest) - len(rest.lstrip("0123456789xX")) if letter in grammar.digits else 0
+        found.append(Option(name, _plain(rest[:digits]) if digits else None, word))  # perl's `-l0ne`: `-l0 -n -e`
+        position += 1 + digits
+    return found, index, failed
 
 
 def _read_long(
-    grammar: Options, text: str, word: Word, words: Sequence[Word], index: int
+    grammar: Program, text: str, word: Word, words: Sequence[Word], index: int
 ) -> tuple[list[Option], int, bool]:
     written, has_value, value = text[2:].partition("=")
     name = _resolve(grammar.names(), written)
     if name is None:
         return [], index, not grammar.lenient_long
     option = "--" + name
-    if name in grammar.long_values:
-        if has_value:
-            return [Option(option, Word(value, value), word)], index, False
+    if name in grammar.long_values and not has_value:
         if index >= len(words):
             return [Option(option, None, word)], index, True
         return [Option(option, words[index], word)], index + 1, False
-    if name in grammar.long_optional:
-        return [Option(option, Word(value, value) if has_value else None, word)], index, False
+    if name in grammar.long_values or name in grammar.long_optional:
+        return [Option(option, _plain(value) if has_value else None, word)], index, False
     return [Option(option, None, word)], index, has_value  # a flag given a value is not the flag
 
 
@@ -197,3 +191,7 @@ def _resolve(names: frozenset[str], written: str) -> str | None:
         return written
     matches = [name for name in names if name.startswith(written)] if written else []
     return matches[0] if len(matches) == 1 else None
+
+
+def _plain(text: str) -> Word:
+    return Word(text, text)

@@ -1,14 +1,9 @@
 """What programs do with their words: the command a wrapper runs, code an option runs, files an option writes.
 
-`read_program("sudo", words)` takes a command's arguments apart by the program's own option table
-and tells what bash's grammar cannot: that `env -iu HOME rm x` runs `rm x` (`-iu` is `-i -u HOME`),
-that `git -c alias.x='!rm x' x` runs code from its own options, that `flock f -c 'rm x'` runs a
-shell line, that `git log --output=FILE` writes a file.
-
-It fails closed. A wrapper with an option its table does not know, an option that runs code, an
-inline program (`python -c`, `perl -e`, `sed 's/x/y/e'`, `awk '{system(...)}'`), a program read from
-standard input, a value that only running the line would tell where an option could stand: each is
-a `Problem`, so the line is not pinned down by its text.
+`read_program("env", words)` reads `env -iu HOME rm x` by env's own option table: it runs `rm x`. It fails
+closed: an option a wrapper's table does not know, an option that runs code, an inline program (`python -c`,
+`sed 's/x/y/e'`), a program read from the input, a word only known when it runs where an option could stand,
+each is a `Problem`.
 
 The boundary: running a file is not a problem (`python x.py`, `make`, `pytest`, `bash build.sh` is
 one for bash's own reasons). The file is not on the card either way; what holds there is the OS
@@ -21,8 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from meowgent.shellsplit.options import Program
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Program, Reading, read_table
+from meowgent.shellsplit.reading import Found, Reading, apply_table
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, program_name
@@ -34,14 +30,13 @@ PROGRAMS: dict[str, Program] = TABLES
 
 def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
-    name = _family(program)
-    custom = READERS.get(name)
-    if custom is not None:
-        return custom(program, arguments)
-    table = PROGRAMS.get(name)
+    name, found = _family(program), Found(program)
+    reader, table = READERS.get(name), PROGRAMS.get(name)
+    if reader is not None:
+        return found.reading(reader(found, arguments))
     if table is None:
         return Reading()
-    return read_table(program, table, arguments)
+    return found.reading(apply_table(found, table, arguments))
 
 
 MAX_NESTED = 8

@@ -2,64 +2,122 @@
 
 - Runners (`uv run CMD`, `npx`): their command is read as a command; code given as an option (`gdb -ex`) is a
   problem. Interpreters are tables (`tables`).
-- Hand-offs: `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`, `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`.
-  What they run becomes a segment of its own, or, for a text, is split as a command line.
-- git: its own options (`-c`, `--exec-path`), then each subcommand's options that run code (`clone
-  --upload-pack`, `rebase --exec`), write files (`log --output`) or set config that later runs.
+- Hand-offs: `eval TEXT`, `bash -c TEXT`, `trap TEXT SIG`, `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`,
+  `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`. What they run becomes a segment of its own, or, for a text,
+  is split as a command line; `source FILE` and `bash FILE` run a file.
+- git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
 - Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from fnmatch import fnmatchcase
+from dataclasses import replace
 
-from meowgent.shellsplit.options import Options, Parsed, may_be_option, parse_options
-from meowgent.shellsplit.reading import (
-    Effect,
-    Found,
-    Program,
-    Reader,
-    Reading,
-    apply_table,
-    grammar,
-    is_assignment,
-    names,
-    program,
-)
+from meowgent.shellsplit.options import may_be_option, parse_options
+from meowgent.shellsplit.reading import Found, Reader, apply_table, git_config_runs, is_assignment, names, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Word, short, variable_name
 
+# How the programs read here take their options (`tables`' notation). `NAME.run` reads what follows a runner's
+# subcommand: the options before the command it runs.
+_TABLES = programs(
+    """
+uv -qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview
+    --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory= --project=
+    --python-preference=
+uv.run -qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode --dev --exact --frozen
+    --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary --no-build
+    --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file
+    --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall
+    --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index=
+    --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index=
+    --index-strategy= --index-url= --keyring-provider= --link-mode= --no-group= --only-group= --package=
+    --prerelease= --project= --python= --resolution= --with= --with-editable= --with-requirements= stops: -m
+    --module -s --script
+poetry -qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version
+    --directory= --project=
+npx -yqh -pcw= --help --ignore-existing --include-workspace-root --no --prefer-offline --prefer-online --quiet
+    --version --workspaces --yes --call= --package= --workspace= shell: -c --call
+conda.run -v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix=
+pipx.run --help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec=
+empty
+flock -sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version
+    --conflict-exit-code= --timeout= --wait=
+xargs -0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits
+    --verbose --version --arg-file= --delimiter= --max-args= --max-chars= --max-procs= --process-slot-var= --eof=?
+    --max-lines=? --replace=? stops: --help --version --show-limits
+watch -bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help --no-color --no-rerun --no-title
+    --no-wrap --precise --version --equexit= --interval= --differences=?
+su permute lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command=
+    --group= --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
+    --session-command runs: -s --shell
+ssh -46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o
+git -pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs
+    --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs
+    --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix=
+    --work-tree= --exec-path=?
+sed permute -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet
+    --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file=
+    --line-length= --in-place=?
+awk -bcCghIkMnNOPrsStV -fFvEeilW= -dDLop=? --bignum --characters-as-bytes --copyright --csv --gen-pot --help
+    --lint-old --no-optimize --non-decimal-data --optimize --posix --re-interval --sandbox --trace --traditional
+    --use-lc-numeric --version --assign= --exec= --field-separator= --file= --include= --load= --source= --debug=?
+    --dump-variables=? --lint=? --pretty-print=? --profile=? runs: -l --load -W writes: -d --dump-variables -o
+    --pretty-print -p --profile
+tar permute lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --append --bzip2 --compare --create
+    --delete --diff --extract --gzip --list --update --verbose --xz --zstd --after-date= --blocking-factor=
+    --checkpoint-action= --directory= --exclude= --exclude-from= --file= --files-from= --format= --group=
+    --index-file= --info-script= --label= --listed-incremental= --mode= --mtime= --new-volume-script= --newer=
+    --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform=
+    --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=? runs: -I --use-compress-program -F
+    --info-script --new-volume-script --to-command --rsh-command --rmt-command exec: --checkpoint-action
+git.clone permute lenient_long -u= -c= --upload-pack= --template= --config= runs: --upload-pack -u --template
+    config: -c --config
+git.init permute lenient_long --template= runs: --template
+git.fetch,git.pull,git.ls-remote,git.fetch-pack permute lenient_long --upload-pack= runs: --upload-pack
+git.push,git.send-pack permute lenient_long --receive-pack= --exec= runs: --receive-pack --exec
+git.archive permute lenient_long -o= --exec= --output= runs: --exec writes: -o --output
+git.rebase permute lenient_long -x= --exec= shell: -x --exec
+git.difftool,git.mergetool permute lenient_long -x= --extcmd= runs: -x --extcmd
+git.grep permute lenient_long -O=? --open-files-in-pager=? runs: -O --open-files-in-pager
+git.send-email permute lenient_long --to-cmd= --cc-cmd= --header-cmd= --sendmail-cmd= --smtp-server= runs: --to-cmd
+    --cc-cmd --header-cmd --sendmail-cmd --smtp-server
+git.daemon permute lenient_long --access-hook= runs: --access-hook
+git.format-patch permute lenient_long -o= --output-directory= --output= writes: -o --output-directory --output
+git.log,git.show,git.diff,git.whatchanged,git.range-diff,git.diff-tree,git.diff-index,git.diff-files permute
+    lenient_long --output= writes: --output
+uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
+xxd permute -abCeEhiprduv -cglnos=
+"""
+)
+
+_TABLES["runuser"] = replace(_TABLES["su"], permute=False)  # su's options, ending at the first operand
+
 # ---- runners: tools that run a command, or code, given on the line ----
 
 
-def _runner(subcommands: str, before: str, after: str) -> Reader:
+def _runner(subcommands: str, tool: str, inner: str) -> Reader:
     """Tools that run a command in an environment they set up: `uv run CMD`, `poetry run CMD`, `npx CMD`.
 
     `subcommands` (`run`, `tool run`, comma-separated) name the subcommands that run a command, read after the
-    tool's own options (`before`); "" when the tool itself runs one (`npx`). `after` reads the options before
-    the command, with their effects. Another subcommand (`uv sync`) runs no command from the line.
+    tool's own options (table `tool`); "" when the tool itself runs one (`npx`). Table `inner` reads the options
+    before the command, with their effects. Another subcommand (`uv sync`) runs no command from the line.
     """
     paths = [path.split() for path in subcommands.split(",") if path.strip()]
-    tool, table = grammar(before), program(after)
 
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        found = Found(name)
-        operands = list(arguments)
+    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+        operands = arguments
         if paths:
-            parsed = parse_options(tool, arguments)
-            found.unknown_stops(parsed)
-            operands = list(parsed.operands)
+            operands = found.read(_TABLES[tool], arguments).operands
             path = next((path for path in paths if [word.value for word in operands[: len(path)]] == path), None)
             if found.problems or path is None:
-                return found.reading()
+                return ()
             operands = operands[len(path) :]
-        inner = parse_options(table.options, operands)
-        found.unknown_stops(inner)
-        found.options(inner, table.effects)
-        return found.reading(command=() if found.problems or found.stopped else inner.operands)
+        command = found.read(_TABLES[inner], operands).operands
+        return () if found.problems or found.stopped else command
 
     return read
 
@@ -68,59 +126,37 @@ def _option_words(spelled: str) -> Reader:
     """Programs that run commands given as options of their own (`gdb -ex 'shell rm x'`, `emacs --eval`):
     any of these words, or a word only known when it runs, is a problem."""
     listed = names(spelled)
+    return _each_word(lambda text: text.partition("=")[0] in listed)
 
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        found = Found(name)
+
+def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Reader:
+    """Programs whose words are looked at one by one: a word `runs` is true of runs code; a word only known when
+    it runs is a problem of the kind `unknown`."""
+
+    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         for word in arguments:
-            if word.literal is None or word.literal.partition("=")[0] in listed:
-                found.problem("runs_code", word.text)
-        return found.reading()
+            if word.literal is None:
+                found.problem(unknown, word.text)
+            elif runs(word.literal):
+                found.problem("runs_code", short(word.text))
+        return ()
 
     return read
 
 
-def _always(name: str, arguments: Sequence[Word]) -> Reading:
+def _always(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """Programs that run commands handed to them in ways this reading does not follow (a server, a schedule)."""
-    found = Found(name)
     found.problem("runs_code", "")
-    return found.reading()
+    return ()
 
 
-def _read_deno(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_deno(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`deno eval CODE` and `deno repl` run code nobody sees as a file; `deno run x.ts` runs a file."""
-    found = Found(name)
     operands = [word for word in arguments if not word.value.startswith("-")]
     if not operands or operands[0].literal in (None, "eval", "repl"):
         found.problem("runs_code", operands[0].text if operands else "")
-    return found.reading()
+    return ()
 
-
-_UV = (
-    "-qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview"
-    " --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory="
-    " --project= --python-preference="
-)
-_UV_RUN = (
-    "-qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode --dev --exact --frozen"
-    " --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary --no-build"
-    " --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file"
-    " --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall"
-    " --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index="
-    " --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index="
-    " --index-strategy= --index-url= --keyring-provider= --link-mode= --no-group= --only-group= --package="
-    " --prerelease= --project= --python= --resolution= --with= --with-editable= --with-requirements="
-    " stops: -m --module -s --script"  # a module or a script file: nothing named runs
-)
-_POETRY = (
-    "-qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version"
-    " --directory= --project="
-)
-_NPX = (
-    "-yqh -pcw= --help --ignore-existing --include-workspace-root --no --prefer-offline --prefer-online --quiet"
-    " --version --workspaces --yes --call= --package= --workspace= shell: -c --call"
-)
-_CONDA_RUN = "-v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix="
-_PIPX_RUN = "--help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec="
 
 _RUNNING: dict[str, Reader] = {
     "gdb": _option_words(
@@ -130,15 +166,15 @@ _RUNNING: dict[str, Reader] = {
     "emacs": _option_words(
         "--eval -eval --execute -execute -f --funcall -funcall -l --load -load -batch --batch --script -script -x"
     ),
-    "uv": _runner("run,tool run", _UV, _UV_RUN),
-    "uvx": _runner("", _UV_RUN, _UV_RUN),
-    "poetry": _runner("run", _POETRY, ""),
-    **dict.fromkeys(("pipenv", "pdm"), _runner("run", "", "")),
-    "conda": _runner("run", "", _CONDA_RUN),
-    "pipx": _runner("run", "", _PIPX_RUN),
-    **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", _NPX, _NPX)),
-    "npm": _runner("exec,x", "", _NPX),
-    **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "", _NPX)),
+    "uv": _runner("run,tool run", "uv", "uv.run"),
+    "uvx": _runner("", "uv.run", "uv.run"),
+    "poetry": _runner("run", "poetry", "empty"),
+    **dict.fromkeys(("pipenv", "pdm"), _runner("run", "empty", "empty")),
+    "conda": _runner("run", "empty", "conda.run"),
+    "pipx": _runner("run", "empty", "pipx.run"),
+    **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", "npx", "npx")),
+    "npm": _runner("exec,x", "empty", "npx"),
+    **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "empty", "npx")),
     **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel", "pwsh", "bwrap"), _always),
     "deno": _read_deno,
 }
@@ -147,99 +183,119 @@ _RUNNING: dict[str, Reader] = {
 # ---- programs that hand a command or a shell line on ----
 
 
-def _read_flock(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_eval(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    found.runs_text("", arguments)
+    return ()
+
+
+def _read_trap(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
+    action = [word for word in arguments if not word.value.startswith("-")][:1]
+    if action and action[0].value not in ("", "-"):
+        found.problem("runs_later", action[0].text)
+        found.texts.append((found.program, (action[0],)))
+    return ()
+
+
+def _read_shell(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
+    has_c, skip = False, False
+    for index, word in enumerate(arguments):
+        text = word.value
+        if skip:
+            skip = False
+        elif text in ("-o", "+o", "-O", "+O"):
+            skip = True
+        elif text.startswith(("-", "+")) and text not in ("-", "--"):
+            has_c |= not text.startswith("--") and "c" in text
+        elif has_c:
+            found.runs_text("-c", arguments[index : index + 1])
+            return ()
+        else:  # a script: shell commands a deny rule cannot see
+            found.problem("runs_file", text)
+            return ()
+    found.problem("runs_input", "")  # `printf 'rm x' | sh`: the commands come from another program's output
+    return ()
+
+
+def _read_source(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    found.problem("runs_file", " ".join(argument.value for argument in arguments))
+    return ()
+
+
+def _read_flock(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`flock FILE cmd...` runs cmd; `flock FILE -c 'text'` runs the text with the shell."""
-    parsed = parse_options(_FLOCK, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
+    parsed = found.read(_TABLES["flock"], arguments)
     if found.problems or len(parsed.operands) < 2:
-        return found.reading()
+        return ()
     rest = parsed.operands[1:]
     if rest[0].literal in ("-c", "--command"):
-        found.text(rest[1] if len(rest) > 1 else None, rest[0].value)
-        return found.reading()
-    return found.reading(command=tuple(rest))
+        found.runs_text(rest[0].value, rest[1:2])
+        return ()
+    return rest
 
 
-def _read_xargs(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_xargs(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """xargs runs its command with words from its input; with -I, in place of a string that may be the command."""
-    parsed = parse_options(_XARGS, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
-    if found.problems or parsed.has("--help", "--version", "--show-limits"):
-        return found.reading()
-    replace = [option for option in parsed.options if option.name in ("-I", "-i", "--replace")]
+    parsed = found.read(_TABLES["xargs"], arguments)
+    if found.problems or found.stopped:
+        return ()
+    replace = parsed.values("-I", "-i", "--replace")
     if replace and parsed.operands:
-        token = replace[-1].value.value if replace[-1].value else "{}"
+        token = replace[-1].value if replace[-1] else "{}"
         if token and token in parsed.operands[0].value:
             found.problem("unknown_command", parsed.operands[0].text)
-            return found.reading()
-    return found.reading(command=tuple(parsed.operands), adds_input=True)
+            return ()
+    found.adds_input = True
+    return parsed.operands
 
 
-def _read_watch(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_watch(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """watch runs its words with `sh -c` (joined by spaces), or as a command with -x."""
-    parsed = parse_options(_WATCH, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
+    parsed = found.read(_TABLES["watch"], arguments)
     if found.problems or not parsed.operands:
-        return found.reading()
+        return ()
     if parsed.has("-x", "--exec"):
-        return found.reading(command=parsed.operands)
-    found.problem("runs_text", "")
-    found.texts.append((name, parsed.operands))
-    return found.reading()
+        return parsed.operands
+    found.runs_text("", parsed.operands)
+    return ()
 
 
-def _read_su(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_su(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """su and runuser: `-c TEXT` is a shell line; words after the user go to the user's shell; runuser -u wraps."""
-    table = _RUNUSER if name == "runuser" else _SU
-    parsed = parse_options(table.options, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
-    found.options(parsed, table.effects)
-    if name == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
-        return found.reading(command=() if found.problems else parsed.operands)
+    parsed = found.read(_TABLES[found.program], arguments, strict=True)
+    if found.program == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
+        return () if found.problems else parsed.operands
     if len(parsed.operands) > 1:  # arguments for the user's shell, such as `-c text`
         found.problem("runs_code", parsed.operands[1].text)
-    return found.reading()
+    return ()
 
 
-def _read_sg(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_sg(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`sg GROUP [-c] command` runs the command with /bin/sh -c."""
-    found = Found(name)
     words = [word for word in arguments if word.literal != "-"]
     if len(words) >= 2:
-        found.problem("runs_text", "")
-        found.texts.append((name, tuple(words[2:] if words[1].literal == "-c" else words[1:])))
-    return found.reading()
+        found.runs_text("", words[2:] if words[1].literal == "-c" else words[1:])
+    return ()
 
 
-def _read_ssh(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_ssh(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """ssh: options (also after the destination), the destination, then a command the remote shell runs."""
-    found = Found(name)
-    parsed = parse_options(_SSH.options, arguments)
-    found.unknown_stops(parsed)
-    found.options(parsed, _SSH.effects)
+    parsed = found.read(_TABLES["ssh"], arguments)
     if found.problems or found.stopped or not parsed.operands:
-        return found.reading()
-    after = parse_options(_SSH.options, parsed.operands[1:])
-    found.unknown_stops(after)
-    found.options(after, _SSH.effects)
+        return ()
+    after = found.read(_TABLES["ssh"], parsed.operands[1:])
     if after.operands and not found.problems:
-        found.problem("runs_text", "")
-        found.texts.append((name, after.operands))
-    return found.reading()
+        found.runs_text("", after.operands)
+    return ()
 
 
-def _read_find(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_find(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """find's actions: -exec and its kin run commands, -fprint and its kin write files, -delete deletes."""
-    found = Found(name)
     index = 0
     while index < len(arguments):
         word = arguments[index]
         text = word.literal
-        following = arguments[index + 1] if index + 1 < len(arguments) else None
         if text in _FIND_RUNS:
             end = next((i for i in range(index + 1, len(arguments)) if arguments[i].literal in (";", "+")), None)
             command = tuple(arguments[index + 1 : len(arguments) if end is None else end])
@@ -250,35 +306,15 @@ def _read_find(name: str, arguments: Sequence[Word]) -> Reading:
             index = len(arguments) if end is None else end + 1
             continue
         if text in _FIND_WRITES:
-            found.write(text, following, "writes")
+            found.write(text, arguments[index + 1] if index + 1 < len(arguments) else None, "writes")
         elif text == "-delete":
             found.write(text, None, "deletes")
         elif text is None and may_be_option(word):  # `find . $action` could be `-exec ...`
             found.problem("unknown_word", word.text)
         index += 1 + (text in _FIND_VALUES) + 2 * (text == "-fprintf") + (text in _FIND_WRITES)
-    return found.reading()
+    return ()
 
 
-_FLOCK = grammar(
-    "-sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version"
-    " --conflict-exit-code= --timeout= --wait="
-)
-_XARGS = grammar(
-    "-0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits"
-    " --verbose --version --arg-file= --delimiter= --max-args= --max-chars= --max-procs= --process-slot-var="
-    " --eof=? --max-lines=? --replace=?"
-)
-_WATCH = grammar(
-    "-bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help --no-color --no-rerun --no-title"
-    " --no-wrap --precise --version --equexit= --interval= --differences=?"
-)
-_SU_SPEC = (
-    "lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command= --group="
-    " --session-command= --shell= --supp-group= --user= --whitelist-environment="
-    " shell: -c --command --session-command runs: -s --shell"
-)
-_SU, _RUNUSER = program("permute " + _SU_SPEC), program(_SU_SPEC)
-_SSH = program("-46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o")
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fls"})
 # The tests and options that take one value, which may be anything (`-name "$pattern"`).
@@ -289,6 +325,10 @@ _FIND_VALUES = names(
 )
 
 _HANDING_ON: dict[str, Reader] = {
+    "eval": _read_eval,
+    "trap": _read_trap,
+    **dict.fromkeys(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"), _read_shell),
+    **dict.fromkeys(("source", "."), _read_source),
     "flock": _read_flock,
     "xargs": _read_xargs,
     "watch": _read_watch,
@@ -302,93 +342,30 @@ _HANDING_ON: dict[str, Reader] = {
 # ---- git ----
 
 
-def _read_git(name: str, arguments: Sequence[Word]) -> Reading:
-    """git's own options before the subcommand, then the subcommand's options that run code or write files."""
-    found = Found(name)
-    parsed = parse_options(_GIT, arguments)
-    found.unknown_stops(parsed)
+def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    """git's own options before the subcommand, then the subcommand's options that run code or write files.
+
+    A subcommand's table (`git.NAME`) lists only those options, and reads any other as a flag: a short one
+    counts wherever its letter stands in a word, and a long one wherever the word abbreviates it.
+    """
+    parsed = found.read(_TABLES["git"], arguments)
     for option in parsed.options:
-        if option.name in ("-c", "--config-env") and _git_config_runs(option.value, env=option.name != "-c"):
+        if option.name in ("-c", "--config-env") and git_config_runs(option.value, env=option.name != "-c"):
             found.problem("runs_code", f"{option.spelling} {option.value.value if option.value else ''}")
         elif option.name == "--exec-path" and option.value is not None:
             found.problem("runs_code", option.spelling)
     if found.problems or not parsed.operands:
-        return found.reading()
+        return ()
     subcommand, *rest = parsed.operands
+    table = _TABLES.get(f"git.{subcommand.literal}")
     if subcommand.literal is None:
         found.problem("unknown_command", subcommand.text)
-    elif subcommand.value in _GIT_SUBCOMMANDS:
-        _GIT_SUBCOMMANDS[subcommand.value](found, rest)
-    return found.reading()
-
-
-_GIT = grammar(
-    "-pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs"
-    " --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs"
-    " --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix="
-    " --work-tree= --exec-path=?"
-)
-# Config keys (lowercased) that only set a name, a colour, a default or a check: nothing in them runs.
-_SAFE_GIT_CONFIG = names(
-    "user.name user.email color.* advice.* core.quotepath core.autocrlf core.safecrlf core.filemode init.defaultbranch"
-    " commit.gpgsign tag.gpgsign safe.directory pull.rebase pull.ff push.default push.autosetupremote fetch.prune"
-    " merge.ff log.date"
-)
-
-
-def _git_config_runs(value: Word | None, *, env: bool = False) -> bool:
-    """Whether `-c key=value` may run code: any key but the plain ones above (aliases, pagers, hooks, filters)."""
-    if env or value is None or value.literal is None:
-        return True
-    key = value.literal.partition("=")[0].lower()
-    return not any(fnmatchcase(key, safe) for safe in _SAFE_GIT_CONFIG)
-
-
-def _git_scan(spec: str) -> Callable[[Found, Sequence[Word]], None]:
-    """A subcommand's options that run code, run a shell line, write a file, or set config (`clone -c`).
-
-    `spec` lists them after `runs:`, `shell:`, `writes:` or `config:`. Subcommands take many options this
-    table does not know, so a short option counts wherever its letter appears in a word, and a long one
-    wherever the word abbreviates it: that errs towards a problem.
-    """
-    effects = list(program(spec).effects.items())
-
-    def scan(found: Found, words: Sequence[Word]) -> None:
-        for index, word in enumerate(words):
-            if word.literal is None:
-                found.problem("unknown_word", word.text)
-                continue
-            if word.literal == "--":
-                return
-            for name, effect in effects:
-                value = _option_value(name, word.literal, words, index)
-                given = value if isinstance(value, Word) else None
-                if value is False:
-                    continue
-                if effect == "config" and _git_config_runs(given):
-                    found.problem("runs_code", name)
-                elif effect == "shell":
-                    found.text(given, name)
-                elif effect == "runs":
-                    found.problem("runs_code", name)
-                elif effect == "writes":
-                    found.write(name, given, "writes")
-
-    return scan
-
-
-def _option_value(name: str, text: str, words: Sequence[Word], index: int) -> Word | bool:
-    """Whether the word `text` gives option `name`, and its value if so (False: not this option)."""
-    following = words[index + 1] if index + 1 < len(words) else None
-    if name.startswith("--"):
-        written, has_value, value = text.partition("=")
-        if len(written) < 4 or not name.startswith(written):
-            return False
-        return Word(value, value) if has_value else (following or True)
-    if text.startswith("--") or not text.startswith("-") or name[1] not in text[1:]:
-        return False
-    rest = text[text.index(name[1], 1) + 1 :]
-    return Word(rest, rest) if rest else (following or True)
+    elif subcommand.literal in _GIT_SUBCOMMANDS:
+        _GIT_SUBCOMMANDS[subcommand.literal](found, rest)
+    elif table is not None:
+        for word in found.read(table, rest).unread:  # it could be any option, one that runs code too
+            found.problem("unknown_word", word.text)
+    return ()
 
 
 def _git_config(found: Found, words: Sequence[Word]) -> None:
@@ -401,7 +378,7 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
         operands = operands[1:]
     elif operands and operands[0].literal in ("get", "list", "unset", "get-regexp", "get-all"):
         return
-    if len(operands) >= 2 and _git_config_runs(word_of(f"{operands[0].value}=")):
+    if len(operands) >= 2 and git_config_runs(word_of(f"{operands[0].value}=")):
         found.problem("runs_code", f"config {operands[0].text}")
     elif any(word.literal is None for word in words):
         found.problem("unknown_word", "config")
@@ -413,30 +390,13 @@ def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
     def read(found: Found, words: Sequence[Word]) -> None:
         values = [word.literal for word in words]
         if after in values:
-            command = tuple(word for word in words[values.index(after) + 1 :] if word.literal != "--recursive")
-            found.problem("runs_text", after)
-            if command:
-                found.texts.append((f"{found.program} {after}", command))
+            command = [word for word in words[values.index(after) + 1 :] if word.literal != "--recursive"]
+            found.runs_text(after, command)
 
     return read
 
 
 _GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
-    "clone": _git_scan("runs: --upload-pack -u --template config: -c --config"),
-    "init": _git_scan("runs: --template"),
-    **dict.fromkeys(("fetch", "pull", "ls-remote", "fetch-pack"), _git_scan("runs: --upload-pack")),
-    **dict.fromkeys(("push", "send-pack"), _git_scan("runs: --receive-pack --exec")),
-    "archive": _git_scan("runs: --exec writes: -o --output"),
-    "rebase": _git_scan("shell: -x --exec"),
-    **dict.fromkeys(("difftool", "mergetool"), _git_scan("runs: -x --extcmd")),
-    "grep": _git_scan("runs: -O --open-files-in-pager"),
-    "send-email": _git_scan("runs: --to-cmd --cc-cmd --header-cmd --sendmail-cmd --smtp-server"),
-    "daemon": _git_scan("runs: --access-hook"),
-    "format-patch": _git_scan("writes: -o --output-directory --output"),
-    **dict.fromkeys(
-        ("log", "show", "diff", "whatchanged", "range-diff", "diff-tree", "diff-index", "diff-files"),
-        _git_scan("writes: --output"),
-    ),
     "config": _git_config,
     "bisect": _git_runs_rest("run"),
     "submodule": _git_runs_rest("foreach"),
@@ -447,12 +407,9 @@ _GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
 # ---- programs whose scripts or operands run code or write files ----
 
 
-def _read_sed(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_sed(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """sed: `-i` edits files; a script with `e` or `s///e` runs commands, `w` writes a file."""
-    parsed = parse_options(_SED, arguments)
-    found = Found(name)
-    for word in (*parsed.unknown, *parsed.unread):
-        found.problem("option" if word.literal is not None else "unknown_word", word.text)
+    parsed = found.read(_TABLES["sed"], arguments, strict=True)
     for option in parsed.options:
         if option.name in ("-i", "--in-place"):
             found.write(option.spelling, None, "edits")
@@ -468,15 +425,12 @@ def _read_sed(name: str, arguments: Sequence[Word]) -> Reading:
             found.problem("runs_code", short(script.text))
         for written in effects.writes:
             found.write(script.text, word_of(written), "writes")
-    return found.reading()
+    return ()
 
 
-def _read_awk(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_awk(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """awk: a program text that calls `system`, pipes or redirects runs code; `-l` loads a library."""
-    parsed = parse_options(_AWK.options, arguments)
-    found = Found(name)
-    found.unknown_stops(parsed)
-    found.options(parsed, _AWK.effects)
+    parsed = found.read(_TABLES["awk"], arguments)
     texts = parsed.values("-e", "--source")
     if not texts and not parsed.has("-f", "--file", "-E", "--exec") and parsed.operands:
         texts = [parsed.operands[0]]
@@ -484,135 +438,82 @@ def _read_awk(name: str, arguments: Sequence[Word]) -> Reading:
     for text in texts:
         if text is None or text.literal is None or (not sandboxed and awk_runs_or_writes(text.literal)):
             found.problem("runs_code", short(text.text) if text else "")
-    return found.reading()
+    return ()
 
 
-def _read_tar(name: str, arguments: Sequence[Word]) -> Reading:
+def _read_tar(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """tar: options that run a program (`--to-command`, `-I`, `-F`, `--checkpoint-action=exec=...`)."""
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
         words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
-    parsed = parse_options(_TAR.options, words)
-    found = Found(name)
-    found.options(parsed, _TAR.effects)
-    found.unread(parsed, writes=False, runs=True)
-    return found.reading()
+    found.read(_TABLES["tar"], words)
+    return ()
 
 
-_SED = grammar(
-    "permute -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet"
-    " --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file="
-    " --line-length= --in-place=?"
-)
-_AWK = program(
-    "-bcCghIkMnNOPrsStV -fFvEeilW= -dDLop=? --bignum --characters-as-bytes --copyright --csv --gen-pot --help"
-    " --lint-old --no-optimize --non-decimal-data --optimize --posix --re-interval --sandbox --trace --traditional"
-    " --use-lc-numeric --version --assign= --exec= --field-separator= --file= --include= --load= --source="
-    " --debug=? --dump-variables=? --lint=? --pretty-print=? --profile=?"
-    " runs: -l --load -W writes: -d --dump-variables -o --pretty-print -p --profile"
-)
-_TAR = program(
-    "permute lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --append --bzip2 --compare --create"
-    " --delete --diff --extract --gzip --list --update --verbose --xz --zstd --after-date= --blocking-factor="
-    " --checkpoint-action= --directory= --exclude= --exclude-from= --file= --files-from= --format= --group="
-    " --index-file= --info-script= --label= --listed-incremental= --mode= --mtime= --new-volume-script= --newer="
-    " --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform="
-    " --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=?"
-    " runs: -I --use-compress-program -F --info-script --new-volume-script --to-command --rsh-command --rmt-command"
-    " exec: --checkpoint-action"
-)
-
-
-def _read_zip(name: str, arguments: Sequence[Word]) -> Reading:
+def _zip_runs(text: str) -> bool:
     """zip -T runs `unzip` to test, or the command -TT (--unzip-command) names."""
-    found = Found(name)
-    for word in arguments:
-        text = word.literal
-        if text is None:
-            found.problem("unknown_word", word.text)
-        elif (text.startswith("-") and not text.startswith("--") and "TT" in text) or (
-            len(text) >= 5 and "--unzip-command".startswith(text.partition("=")[0])
-        ):
-            found.problem("runs_code", text.partition("=")[0])
-    return found.reading()
+    return (text.startswith("-") and not text.startswith("--") and "TT" in text) or (
+        len(text) >= 5 and "--unzip-command".startswith(text.partition("=")[0])
+    )
 
 
-def _read_sqlite(name: str, arguments: Sequence[Word]) -> Reading:
-    """sqlite3's dot-commands and SQL functions that run a command, load code or write a file."""
-    found = Found(name)
-    for word in arguments:
-        text = (word.literal or "").lower()
-        if word.literal is None or any(needle in text for needle in _SQLITE_RUNS):
-            found.problem("runs_code", short(word.text))
-    return found.reading()
-
-
+# sqlite3's dot-commands and SQL functions that run a command, load code or write a file.
 _SQLITE_RUNS = (".shell", ".system", ".load", ".output", ".once", ".excel", "load_extension", "writefile", "edit(")
 
 
-def _read_tee(name: str, arguments: Sequence[Word]) -> Reading:
-    parsed = parse_options(TABLES["tee"].options, arguments)
-    found = Found(name)
-    how: Effect = "appends" if parsed.has("-a", "--append") else "writes"
+def _read_tee(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    parsed = parse_options(TABLES["tee"], arguments)
     for target in (*parsed.operands, *parsed.unread):
-        found.write(name, target, how)
-    return found.reading()
+        found.write(found.program, target, "appends" if parsed.has("-a", "--append") else "writes")
+    return ()
 
 
-def _output_operand(options: Options) -> Reader:
+def _output_operand(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """uniq and xxd write their second operand: `uniq in out`."""
-
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        parsed = parse_options(options, arguments)
-        found = Found(name)
-        if len(parsed.operands) > 1:
-            found.write(parsed.operands[1].text, parsed.operands[1], "writes")
-        for word in parsed.unread:
-            found.write(word.text, None, "writes")
-        return found.reading()
-
-    return read
+    parsed = parse_options(_TABLES[found.program], arguments)
+    if len(parsed.operands) > 1:
+        found.write(parsed.operands[1].text, parsed.operands[1], "writes")
+    for word in parsed.unread:
+        found.write(word.text, None, "writes")
+    return ()
 
 
-def _read_dd(name: str, arguments: Sequence[Word]) -> Reading:
-    found = Found(name)
+def _read_dd(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     for word in arguments:
         if word.value.startswith("of="):
             found.write("of=", word_of(word.value[3:]) if word.literal is not None else None, "writes")
         elif word.literal is None:
             found.write(word.text, None, "writes")
-    return found.reading()
+    return ()
 
 
-def _read_openssl(name: str, arguments: Sequence[Word]) -> Reading:
-    found = Found(name)
+def _read_openssl(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     for index, word in enumerate(arguments):
         if word.literal == "-out":
             found.write("-out", arguments[index + 1] if index + 1 < len(arguments) else None, "writes")
-    return found.reading()
+    return ()
 
 
-def _with(table: Program, check: Callable[[Found, Parsed, Sequence[Word]], None]) -> Reader:
+def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
     """A program read by its table, then by `check` for what the table cannot say (operands, `+cmd` words)."""
 
-    def read(name: str, arguments: Sequence[Word]) -> Reading:
-        parsed = parse_options(table.options, arguments)
-        found = Found(name)
-        command = apply_table(found, table, parsed)
-        check(found, parsed, arguments)
-        return found.reading(command=command)
+    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+        table = TABLES[name]
+        command = apply_table(found, table, arguments)
+        check(found, arguments)
+        return command
 
     return read
 
 
-def _make_operands(found: Found, parsed: Parsed, arguments: Sequence[Word]) -> None:
+def _make_operands(found: Found, arguments: Sequence[Word]) -> None:
     """`make SHELL=...` changes the shell every recipe runs with."""
-    for word in parsed.operands:
+    for word in parse_options(TABLES["make"], arguments).operands:
         if is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
             found.problem("runs_code", word.text)
 
 
-def _plus_commands(found: Found, parsed: Parsed, arguments: Sequence[Word]) -> None:
+def _plus_commands(found: Found, arguments: Sequence[Word]) -> None:
     """vim and less run their `+cmd` words as commands (`+!rm x` runs a shell command)."""
     for word in arguments:
         if len(word.value) > 1 and word.value.startswith("+"):
@@ -623,15 +524,14 @@ _WRITING: dict[str, Reader] = {
     "sed": _read_sed,
     "awk": _read_awk,
     "tar": _read_tar,
-    "zip": _read_zip,
-    "sqlite3": _read_sqlite,
+    "zip": _each_word(_zip_runs, unknown="unknown_word"),
+    "sqlite3": _each_word(lambda text: any(needle in text.lower() for needle in _SQLITE_RUNS)),
     "tee": _read_tee,
-    "uniq": _output_operand(grammar("permute -cdDiuz -fsw= --all-repeated=? --group=?")),
-    "xxd": _output_operand(grammar("permute -abCeEhiprduv -cglnos=")),
+    **dict.fromkeys(("uniq", "xxd"), _output_operand),
     "dd": _read_dd,
     "openssl": _read_openssl,
-    "make": _with(TABLES["make"], _make_operands),
-    **{name: _with(TABLES[name], _plus_commands) for name in ("vim", "less")},
+    "make": _with("make", _make_operands),
+    **{name: _with(name, _plus_commands) for name in ("vim", "less")},
 }
 
 READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}

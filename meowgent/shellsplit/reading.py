@@ -1,19 +1,18 @@
 """How a program's words are read: what it does with them (`Reading`), by its option table (`Program`).
 
-The tables are in `tables`, in the notation `program` reads; programs read by code are in `readers`;
-`programs.read_program` picks the table or the reader of a program. `Found` gathers what one reading
-finds, failing closed: an option the table does not know, or a word only known when it runs where an
-option could stand, is a `Problem`.
+`Found` gathers what one reading finds, failing closed: an option the table does not know, or a word only
+known when it runs where an option could stand, is a `Problem`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Literal, cast
 
-from meowgent.shellsplit.options import Option, Options, Parsed, parse_options
+from meowgent.shellsplit.options import Effect, Option, Parsed, Program, ValueCheck, parse_options
 from meowgent.shellsplit.words import Problem, Word, runs_value, short, variable_name
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
@@ -46,45 +45,13 @@ class Reading:
 
 # ---- reading a program ----
 
-Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
-"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
-it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
-or no command runs after it (`sudo -l`, `command -v`)."""
-
-ValueCheck = Callable[[Word | None], Effect | None]
-"""An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""
+Reader = Callable[["Found", Sequence[Word]], Sequence[Word]]
+"""A program read by code of its own: what it does goes to the `Found`; it gives the command it runs in turn."""
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
-    """A program's option table and what its options do."""
-
-    options: Options
-    effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
-    wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
-    operands: int = 0  # words it takes before the command: timeout's DURATION
-    assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
-    input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
-
-
-Reader = Callable[[str, Sequence[Word]], Reading]
-"""A program read by code of its own: its name as written and its arguments -> what it does."""
-
-
-def read_table(program: str, table: Program, arguments: Sequence[Word]) -> Reading:
-    found = Found(program)
-    command = apply_table(found, table, parse_options(table.options, arguments))
-    return found.reading(command=command)
-
-
-def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...]:
-    """Note what the options do; the command a wrapper runs (empty when none, or when it is not known)."""
-    found.options(parsed, table.effects)
-    if table.options.permute:
-        found.unknown_letters(parsed, table.effects)
-        found.unread(parsed, writes=_writes_any(table.effects), runs=_runs_any(table.effects))
-    else:
-        found.unknown_stops(parsed)
+def apply_table(found: Found, table: Program, arguments: Sequence[Word]) -> tuple[Word, ...]:
+    """Read `arguments` by `table` into `found`; the command a wrapper runs (empty when none, or not known)."""
+    parsed = found.read(table, arguments)
     reads_input = not parsed.operands or parsed.operands[0].literal == "-"
     if table.input and reads_input and not found.problems and not found.stopped:
         found.problem("runs_input", "")
@@ -97,14 +64,6 @@ def apply_table(found: Found, table: Program, parsed: Parsed) -> tuple[Word, ...
     return tuple(operands)
 
 
-def _writes_any(effects: Mapping[str, Effect | ValueCheck]) -> bool:
-    return any(effect in ("writes", "appends", "edits", "deletes", "sets") for effect in effects.values())
-
-
-def _runs_any(effects: Mapping[str, Effect | ValueCheck]) -> bool:
-    return any(effect in ("runs", "shell") or callable(effect) for effect in effects.values())
-
-
 class Found:
     """What the reading of one command has found so far."""
 
@@ -115,23 +74,42 @@ class Found:
         self.writes: list[Write] = []
         self.started: list[tuple[Word, ...]] = []
         self.stopped = False
+        self.adds_input = False  # the command it runs also gets arguments read from the input (xargs)
 
     def problem(self, kind: str, snippet: str) -> None:
         self.problems.append(Problem(kind, short(f"{self.program} {snippet}".strip())))
 
-    def options(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
+    def read(self, table: Program, arguments: Sequence[Word], *, strict: bool = False) -> Parsed:
+        """`arguments` read by `table`, their options' effects noted.
+
+        Where options end at the first operand (or `strict`), an unknown option hides what follows. Where they
+        may follow operands, a word only known when it runs may be any option: one that runs code, or writes.
+        """
+        parsed = parse_options(table, arguments)
         for option in parsed.options:
-            effect = effects.get(option.name)
-            if callable(effect):
-                effect = effect(option.value)
+            effect = table.effects.get(option.name)
+            effect = effect(option.value) if callable(effect) else effect
             if effect is not None:
                 self.effect(effect, option)
+        if strict or not table.permute:
+            for word in parsed.unknown:
+                self.problem("option", word.text)
+            for word in parsed.unread:
+                self.problem("unknown_word", word.text)
+            return parsed
+        kinds = {effect if isinstance(effect, str) else "runs" for effect in table.effects.values()}
+        for word in parsed.unread:
+            if kinds & {"runs", "shell"}:
+                self.problem("unknown_word", word.text)
+            if kinds & {"writes", "appends", "edits", "deletes", "sets"}:
+                self.writes.append(Write(word.text, None, "replaces"))
+        return parsed
 
     def effect(self, effect: Effect, option: Option) -> None:
         if effect == "runs":
             self.problem("runs_code", option.spelling)
         elif effect == "shell":
-            self.text(option.value, option.spelling)
+            self.runs_text(option.spelling, [option.value])
         elif effect == "env":
             if option.value is None or not is_assignment(option.value):
                 self.problem("variable", option.word.text)
@@ -142,11 +120,12 @@ class Found:
         else:
             self.write(option.spelling, option.value, effect)
 
-    def text(self, value: Word | None, spelling: str) -> None:
-        """A shell line the program runs: split it when it is literal; either way the line is not pinned down."""
-        self.problem("runs_text", spelling)
-        if value is not None:
-            self.texts.append((f"{self.program} {spelling}", (value,)))
+    def runs_text(self, snippet: str, words: Sequence[Word | None]) -> None:
+        """A shell line the program runs, its words joined by spaces (`watch`, `ssh host cmd`, `flock -c`): split
+        when it is literal; either way the line is not pinned down."""
+        self.problem("runs_text", snippet)
+        if known := [word for word in words if word is not None]:
+            self.texts.append((f"{self.program} {snippet}".strip(), tuple(known)))
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:
@@ -157,39 +136,14 @@ class Found:
         if name is None or runs_value(name):
             self.problem("variable", word.text)
 
-    def unknown_stops(self, parsed: Parsed) -> None:
-        """A program whose options end at its first operand: an unknown option hides what follows."""
-        for word in parsed.unknown:
-            self.problem("option", word.text)
-        for word in parsed.unread:
-            self.problem("unknown_word", word.text)
-
-    def unread(self, parsed: Parsed, *, writes: bool, runs: bool) -> None:
-        """A word only known when it runs may be any option: one that runs code, or one that writes."""
-        for word in parsed.unread:
-            if runs:
-                self.problem("unknown_word", word.text)
-            if writes:
-                self.writes.append(Write(word.text, None, "replaces"))
-
-    def unknown_letters(self, parsed: Parsed, effects: Mapping[str, Effect | ValueCheck]) -> None:
-        """An option word the table cannot read may still hold a letter that runs code or writes: count it."""
-        for word in parsed.unknown:
-            text = word.value
-            letters = text[1:] if not text.startswith("--") else ""
-            for letter in dict.fromkeys(letters):
-                effect = effects.get("-" + letter)
-                if effect is not None:
-                    self.effect(effect if not callable(effect) else "runs", Option("-" + letter, None, word))
-
-    def reading(self, command: Sequence[Word] = (), *, adds_input: bool = False) -> Reading:
+    def reading(self, command: Sequence[Word] = ()) -> Reading:
         return Reading(
             tuple(command),
-            adds_input,
+            self.adds_input,
             tuple(self.started),
             tuple(self.texts),
             tuple(dict.fromkeys(self.problems)),
-            tuple(self.writes),
+            tuple(dict.fromkeys(self.writes)),
         )
 
 
@@ -207,7 +161,7 @@ def program(spec: str) -> Program:
 
     `-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an
     optional number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`,
-    `assignments`, `input`, `operands=N` and the `Options` switches (`permute`, `numbers`, `lone_dash`,
+    `assignments`, `input`, `operands=N` and the `Program` switches (`permute`, `numbers`, `lone_dash`,
     `lenient_long`) set the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:` start a
     list of options that have that effect.
     """
@@ -233,11 +187,9 @@ def program(spec: str) -> Program:
         else:
             name, _, number = token.partition("=")
             switches[name] = int(number) if number else True
-    chosen = {name: switches.pop(name) for name in _SWITCHES if name in switches}
-    options = Options(
-        short[""], short["="], short["=?"], short["=#"], *map(frozenset, longs.values()), ends=ends, **chosen
-    )
-    return Program(options, effects, **switches)  # type: ignore[arg-type]
+    longs_by_kind = [frozenset(names) for names in longs.values()]  # in `Program`'s order, as `short` is
+    table = {"ends": frozenset(ends), "effects": effects, **switches}
+    return Program(*short.values(), *longs_by_kind, **table)  # type: ignore[arg-type]
 
 
 def programs(block: str) -> dict[str, Program]:
@@ -252,14 +204,6 @@ def programs(block: str) -> dict[str, Program]:
 def names(text: str) -> frozenset[str]:
     """The space-separated words of `text`, to keep long lists of names short."""
     return frozenset(text.split())
-
-
-def grammar(spec: str) -> Options:
-    """How a program read by code of its own reads its options, in `program`'s notation."""
-    return program(spec).options
-
-
-_SWITCHES = ("numbers", "lone_dash", "permute", "lenient_long")
 
 
 def _pipes(value: Word | None) -> Effect:
@@ -292,7 +236,24 @@ def _ssh(value: Word | None) -> Effect | None:
     return "runs" if key in _SSH_RUNNING_KEYS else None
 
 
+# git config keys (lowercased) that only set a name, a colour, a default or a check: nothing in them runs.
+_SAFE_GIT_CONFIG = names(
+    "user.name user.email color.* advice.* core.quotepath core.autocrlf core.safecrlf core.filemode init.defaultbranch"
+    " commit.gpgsign tag.gpgsign safe.directory pull.rebase pull.ff push.default push.autosetupremote fetch.prune"
+    " merge.ff log.date"
+)
+
+
+def git_config_runs(value: Word | None, *, env: bool = False) -> bool:
+    """Whether git's `-c key=value` may run code: any key but the plain ones above (aliases, pagers, hooks)."""
+    if env or value is None or value.literal is None:
+        return True
+    key = value.literal.partition("=")[0].lower()
+    return not any(fnmatchcase(key, safe) for safe in _SAFE_GIT_CONFIG)
+
+
 _CHECKS: dict[str, ValueCheck] = {
+    "config": lambda value: "runs" if git_config_runs(value) else None,
     "pipes": _pipes,
     "ssh": _ssh,
     "stdin": _stdin,

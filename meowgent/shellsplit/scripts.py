@@ -63,15 +63,19 @@ def sed_effects(script: str) -> SedEffects:
         if flag.startswith("e"):
             return SedEffects(True, tuple(writes))
         if flag.startswith("w") or file in ("w", "W"):
-            writes.append((flag[1:] or command.group("name")).strip())
+            writes.append((flag[1:] or command.group("name") or "").strip())  # `w` without a file: sed refuses it
         at = command.end()
     return SedEffects(False, tuple(writes))
 
 
 # ---- awk ----
 
-_AWK_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
-_AWK_PRINTS = frozenset({"print", "printf"})
+# One awk token: a name or number, a string (its end may be missing), a comment, `||`, or any other character.
+_AWK_TOKEN = re.compile(
+    r'(?P<word>\w+)|(?P<string>"(?:[^"\\]|\\.)*"?)|(?P<comment>#[^\n]*)|(?P<or>\|\|)|.', re.DOTALL | re.ASCII
+)
+# A regex literal: escapes, bracket classes (where `/` does not end it), anything else but a line break.
+_AWK_REGEX = re.compile(r"/(?:\\.|\[(?:\\.|[^]\\\n])*\]|[^/\\\n[])*/", re.DOTALL)
 
 
 def awk_runs_or_writes(program: str) -> bool:
@@ -79,79 +83,31 @@ def awk_runs_or_writes(program: str) -> bool:
     print, `@load`; a program this reader cannot follow counts too."""
     pos, depth = 0, 0
     operand = False  # whether the last token ends an operand, so a `/` divides rather than starts a regex
-    printing = False  # inside a print statement, where `>` at the statement's own depth redirects
-    print_depth = 0
-    text = program
-    while pos < len(text):
-        char = text[pos]
-        if char in _AWK_WORD:
-            end = pos
-            while end < len(text) and text[end] in _AWK_WORD:
-                end += 1
-            word = text[pos:end]
-            if word == "system" and text[end:].lstrip(" \t").startswith("("):
+    printing, print_depth = False, 0  # inside a print statement, where `>` at the statement's own depth redirects
+    while pos < len(program):
+        if program[pos] == "/" and not operand:
+            regex = _AWK_REGEX.match(program, pos)
+            if regex is None:
                 return True
-            if word in _AWK_PRINTS:
+            pos, operand = regex.end(), True
+            continue
+        token = _AWK_TOKEN.match(program, pos)
+        assert token is not None  # its last alternative matches any character
+        pos, text = token.end(), token.group()
+        if token.lastgroup == "word":
+            if text == "system" and program[pos:].lstrip(" \t").startswith("("):
+                return True
+            if text in ("print", "printf"):
                 printing, print_depth = True, depth
-            operand, pos = True, end
-            continue
-        if char == '"':
-            pos = _awk_string_end(text, pos)
             operand = True
-            continue
-        if char == "/" and not operand:
-            pos = _awk_regex_end(text, pos)
-            if pos < 0:
-                return True
-            operand = True
-            continue
-        if char == "#":
-            newline = text.find("\n", pos)
-            pos = len(text) if newline < 0 else newline
-            continue
-        if char == "|" and text.startswith("||", pos):
-            pos += 2
-            operand = False
-            continue
-        if char == "|" or char == "@":
+        elif token.lastgroup in ("string", "or"):
+            operand = token.lastgroup == "string"
+        elif text in "|@" and token.lastgroup is None:
             return True  # a pipe to or from a command, a coprocess, or gawk's @load / @include
-        if char == ">" and printing and depth == print_depth:
+        elif text == ">" and printing and depth == print_depth:
             return True
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            printing = printing and depth >= print_depth and char != "}"
-        elif char in ";\n":
-            printing = False
-        operand = char in ")]$"
-        pos += 1
+        elif token.lastgroup is None:
+            depth += (text in "([{") - (text in ")]}")
+            printing = printing and text not in ";\n" and (text not in ")]}" or (depth >= print_depth and text != "}"))
+            operand = text in ")]$"
     return False
-
-
-def _awk_string_end(text: str, pos: int) -> int:
-    pos += 1
-    while pos < len(text) and text[pos] != '"':
-        pos += 2 if text[pos] == "\\" else 1
-    return pos + 1
-
-
-def _awk_regex_end(text: str, pos: int) -> int:
-    """Just past the regex starting at `pos`; -1 if it never ends on its line."""
-    pos += 1
-    in_class = False
-    while pos < len(text):
-        char = text[pos]
-        if char == "\n":
-            return -1
-        if char == "\\":
-            pos += 2
-            continue
-        if char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        elif char == "/" and not in_class:
-            return pos + 1
-        pos += 1
-    return -1

@@ -1,10 +1,7 @@
-"""Bash's grammar, from tree-sitter-bash: a line's syntax tree, and the words of it as `Word`s.
+"""Bash's grammar, from tree-sitter-bash: a line's syntax tree, and what a node is as a `Word`.
 
-tree-sitter-bash parses; this module only says what a node is as a word: its text as shown (a command
-substitution as the placeholder `$(...)`, since its commands are read as commands of their own) and
-its literal value after quote removal, or None when only running the line would tell (an expansion, a
-substitution, an unquoted glob or brace pattern). And the few ways the reader walks a tree: a node's
-children with their fields, the first error. Nothing here decides what a line runs; `reader` does.
+A word's text as shown has each command substitution as the placeholder `$(...)`, since its commands are read
+as commands of their own. Nothing here decides what a line runs; `reader` does.
 """
 
 from __future__ import annotations

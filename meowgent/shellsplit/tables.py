@@ -15,7 +15,8 @@ runs), `-H`/`-M` run elsewhere; `script` without `-c` runs an interactive shell;
 
 from __future__ import annotations
 
-from meowgent.shellsplit.reading import Program, programs
+from meowgent.shellsplit.options import Program
+from meowgent.shellsplit.reading import programs
 
 TABLES: dict[str, Program] = programs(
     """

@@ -1,13 +1,7 @@
 """The words of a shell command line, their values after quote removal, and what leaves a line's meaning open.
 
-`Word` is one word as written and its literal value (None when only running the line would tell: an
-expansion, a substitution, a glob); `SimpleCommand` is a segment taken apart into its assignments, words
-and redirections (`Redirect`), and `program_name` the program its command word runs. `Problem` is one
-reason a line's meaning is not pinned down by its text: a stable `kind` code and the `snippet` of the
-line it is about, so a sentence can be worded from the code in any language; `str(problem)` is the
-English sentence fragment the verdict's reason uses.
-
-Everything here is linear in the length of its input.
+A `Problem` is a stable `kind` code and the `snippet` of the line it is about, so a sentence can be worded
+from the code in any language; `str(problem)` is the English fragment the verdict's reason uses.
 """
 
 from __future__ import annotations
@@ -59,6 +53,11 @@ class Redirect:
         if operator == ">&":  # `>&2` duplicates a descriptor, but `>& name` writes a file
             return target is None or not (target.isdigit() or target == "-")
         return operator in _WRITE_OPERATORS and target not in _HARMLESS_TARGETS
+
+    @property
+    def text(self) -> str:
+        """As shown in a command's text: `2>&1`, `> out`."""
+        return f"{self.operator}{'' if self.operator.endswith('&') else ' '}{self.target.text}".rstrip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,35 +159,6 @@ class SplitResult:
 
 
 _SHOWN_PROBLEMS = 3
-
-
-class Findings:
-    """What makes a line's meaning not pinned down by its text, gathered while it is read (each once)."""
-
-    def __init__(self, *, budget: int = 0) -> None:
-        self._problems: dict[Problem, None] = {}
-        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
-
-    @property
-    def problems(self) -> list[Problem]:
-        return list(self._problems)
-
-    def note(self, kind: str, snippet: str) -> None:
-        self.add(Problem(kind, short(snippet)))
-
-    def add(self, problem: Problem) -> None:
-        self._problems[problem] = None
-
-    def spend(self, text: str) -> bool:
-        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
-
-        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
-        (the line's length and a little more) keeps the whole reading linear in the line's length.
-        """
-        self.budget -= len(text)
-        if self.budget < 0:
-            self.note("too_many", text)
-        return self.budget >= 0
 
 
 # ---- variables whose value runs: setting one can make bash or a program run code the line does not show ----

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from meowgent.shellsplit.options import Options, parse_options
+from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Word
 
-ENV = Options(flags="i0v", values="uCS", long_flags=frozenset({"ignore-environment"}),
+ENV = Program(flags="i0v", values="uCS", long_flags=frozenset({"ignore-environment"}),
               long_values=frozenset({"unset", "chdir"}), lone_dash=True)  # fmt: skip
 
 
-def parse(options: Options, line: str):
+def parse(options: Program, line: str):
     return parse_options(options, [word_of(text) for text in line.split()])
 
 
@@ -46,16 +46,16 @@ def test_a_word_only_known_when_it_runs_could_be_an_option() -> None:
 
 
 def test_gnu_programs_take_options_after_operands_and_stop_at_a_double_dash() -> None:
-    sort = Options(flags="n", values="o", permute=True)
+    sort = Program(flags="n", values="o", permute=True)
     parsed = parse(sort, "in.txt -n -o out -- -o")
     assert names(parsed) == [("-n", None), ("-o", "out")]
     assert [word.value for word in parsed.operands] == ["in.txt", "-o"]
 
 
 def test_digits_after_a_letter_and_options_that_end_the_options() -> None:
-    perl = Options(flags="an", values="e", digits="l")
+    perl = Program(flags="an", values="e", digits="l")
     assert names(parse(perl, "-l0ane code")) == [("-l", "0"), ("-a", None), ("-n", None), ("-e", "code")]
-    python = Options(values="cm", ends=frozenset({"-m"}))
+    python = Program(values="cm", ends=frozenset({"-m"}))
     parsed = parse(python, "-m pytest -c x")
     assert names(parsed) == [("-m", "pytest")]
     assert [word.value for word in parsed.operands] == ["-c", "x"]

@@ -200,7 +200,7 @@ def harmless(program: Program, name: str) -> bool:
 @st.composite
 def known_options(draw: st.DrawFn, program: Program) -> list[str]:
     """Option words a wrapper's table knows and that do not change what runs (no effects)."""
-    options = program.options
+    options = program
     flags = [letter for letter in options.flags if harmless(program, "-" + letter)]
     values = [letter for letter in options.values if harmless(program, "-" + letter)]
     longs = [name for name in options.long_flags if harmless(program, "--" + name)]
@@ -249,7 +249,7 @@ def test_any_unknown_option_of_a_wrapper_is_a_problem_and_hides_the_command(
     case: tuple[str, list[str], list[str]], letter: str, data: st.DataObject
 ) -> None:
     name, before, command = case
-    options = PROGRAMS[name].options
+    options = PROGRAMS[name]
     assume(letter not in options.flags + options.values + options.optional + options.digits)
     unknown = data.draw(st.sampled_from([f"-{letter}", f"--{letter}zzq", f"--{letter}zzq=1"]))
     position = data.draw(st.integers(0, len(before) - PROGRAMS[name].operands))
@@ -263,7 +263,7 @@ def test_any_unknown_option_of_a_wrapper_is_a_problem_and_hides_the_command(
 
 def _takes_next(name: str, word: str) -> bool:
     """Whether `word` is an option that takes the next word as its value in the wrapper's table."""
-    options = PROGRAMS[name].options
+    options = PROGRAMS[name]
     if word.startswith("--"):
         return "=" not in word and word[2:] in options.long_values
     return word.startswith("-") and len(word) == 2 and word[1] in options.values

@@ -20,6 +20,7 @@ from meowgent.shellsplit.scripts import SedEffects, awk_runs_or_writes, sed_effe
         ("1i\\\nheader", SedEffects(False, ())),
         ("s/a/b/w out.txt", SedEffects(False, ("out.txt",))),
         ("/x/w list.txt", SedEffects(False, ("list.txt",))),
+        ("s/a/b/w", SedEffects(False, ("",))),  # a `w` flag without a file name: no crash, a write all the same
         ("s/a/b/e", SedEffects(True, ())),
         ("1e rm x", SedEffects(True, ())),
         ("e", SedEffects(True, ())),
