@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from meowgent.agent.loop import Agent
 from meowgent.config import Settings
 from meowgent.conversation import Conversation, Decision
@@ -111,3 +113,35 @@ def test_a_call_written_in_the_text_goes_back_to_the_template_as_its_own_call_an
     assert result["role"] == "tool"
     assert result["tool_call_id"] == sent["id"]
     assert "a.txt" in result["content"]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '<tools>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n</tools>',
+        '{{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}}',
+        '<tool_call>\n{{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}}\n</tool_call>',
+    ],
+    ids=["tools-tag", "doubled-braces", "doubled-in-tool-call"],
+)
+def test_what_qwen_copies_from_its_template_is_a_call_shown_gated_and_run_like_any(tmp_path, written):
+    """Qwen2.5-Coder 1.5B on llama-server wrapped its call in the tool list's `<tools>` tag, or doubled its outer
+    braces as the example in its template does (docs/benchmarks.md, engine_calls); a call to no offered tool stays
+    prose, however it is wrapped."""
+    with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
+        server.script(
+            Turn(Content(written, token_size=3)),
+            Turn(Content('<tools>{"name": "rm_rf", "arguments": {"path": "/"}}</tools> {{"name": "rm_rf"}}')),
+        )
+        agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
+        conversation = Conversation("chat-1", MODEL)
+        events = list(agent.run(conversation, "write a.txt", threading.Event()))
+        (waiting,) = [e for e in events if isinstance(e, ApprovalNeeded)]
+        assert waiting.calls[0].arguments == {"path": "a.txt", "content": "meow"}
+        assert not (tmp_path / "a.txt").exists()  # asks first, as any write_file does
+        resumed = list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+    assert (tmp_path / "a.txt").read_text() == "meow"
+    shown = "".join(e.text for e in resumed if isinstance(e, TextDelta))
+    assert "rm_rf" in shown
+    assert not [e for e in resumed if isinstance(e, (ToolCallStarted, ApprovalNeeded))]
+    assert resumed[-1].reason == "complete"
