@@ -175,7 +175,6 @@ class Agent:
             holding=request.holding,
             prompt_seconds=self._settings.read_timeout,
             tools=frozenset(self.tools(conversation)),  # a fenced JSON block naming one is a call
-            native=request.tools is not None,
         )
         ended: Ended = "complete"
         stream = self._client.stream_chat(request, cancel=cancel)

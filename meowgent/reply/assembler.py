@@ -85,18 +85,17 @@ class ReplyAssembler:
         holding: Holding,
         prompt_seconds: float,
         tools: Collection[str] = (),
-        native: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`check` says why a call cannot run as written (its tool is not offered, its arguments do not fit), or
         None; `prompt_seconds` is how long a silence before the first line is prompt processing (see HeldCalls);
         `tools` are the names offered, which a fenced JSON block must name to be a call.
 
-        `native`: the server got the tools natively, so its chat template writes calls and results in the format the
-        model was trained on. Calls the model wrote in its text instead are then kept in the transcript as the
-        server's own calls are, out of the message's text: the model reads its call back in its own format, answered
-        by a result tied to it (a small model that reads back a fenced block and a result in a user message tends to
-        make the same call again)."""
+        A call the model wrote in its text stays in the transcript's text as it wrote it, even when the server got
+        the tools natively: Qwen2.5-Coder 1.5B on llama-server, reading back its earlier call as the template's own
+        `tool_calls`, wrote no call for the next request in 12 of 12 tries; reading it back as it wrote it, it called
+        in 4 of 7 (docs/benchmarks.md, engine_calls). Making the same call again, its usual answer to that, is
+        agent/repeats.py's."""
         self._guard = ReplyGuard(limits)
         self._check = check
         self._risky = risky
@@ -109,9 +108,6 @@ class ReplyAssembler:
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._native: list[dict[str, Any]] = []  # the server's calls as the transcript keeps them
-        self._native_history = native
-        self._prose: list[str] = []  # the text without the calls written in it
-        self._written: list[ToolCall] = []  # the usable calls written in the text
         self._calls: list[ToolCall | InvalidCall] = []
         self._open_call: str | None = None  # the id of the call being written in the text, if any
         self._thinking_since: float | None = None
@@ -186,20 +182,16 @@ class ReplyAssembler:
         return events, reply
 
     def _message(self, ended: Ended) -> dict[str, Any]:
-        """The assistant message for the transcript (see `native` in __init__ for where the calls go)."""
+        """The assistant message for the transcript: the text as the model wrote it, calls in it included, and the
+        server's own calls."""
         cut = self._guard.cut
-        whole = self._native_history and ended == "complete" and not cut
-        as_native = whole and bool(self._written) and not any(isinstance(c, InvalidCall) for c in self._calls)
-        text = "".join(self._prose if as_native else self._content)
-        message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip(text)}
+        message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip("".join(self._content))}
         if ended != "complete" and not cut:
             message["content"] += self._notes.cut_off("rejected" if self._rejected is not None else ended)
         if self._thinking:
             message["thinking"] = "".join(self._thinking)
-        written_calls = self._written if as_native else []
-        calls = self._native + [{"function": {"name": c.name, "arguments": c.arguments}} for c in written_calls]
-        if calls:
-            message["tool_calls"] = calls
+        if self._native:
+            message["tool_calls"] = self._native
         return message
 
     def _split(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
@@ -216,7 +208,6 @@ class ReplyAssembler:
     def _piece(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
         """A piece of the text protocol: prose, more of the call being written, or its end."""
         if type(piece) is TextDelta:
-            self._prose.append(piece.text)
             events.append(piece)
             return
         if self._open_call is None:
@@ -237,8 +228,6 @@ class ReplyAssembler:
             self._invalid(InvalidCall(call_id, "", f"Error: {exc}"), piece.raw, events)
             return
         self._accept(call, events)
-        if self._calls[-1] is call:  # usable
-            self._written.append(call)
 
     def _native_call(self, native: NativeToolCall) -> list[AgentEvent]:
         """The server's parsed call, which is the one that runs; it takes the oldest live panel, if one shows it."""

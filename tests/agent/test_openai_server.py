@@ -92,9 +92,10 @@ def test_a_fenced_json_call_in_the_text_is_shown_live_gated_and_run_like_a_tagge
         assert resumed[-1].reason == "complete"
 
 
-def test_a_call_written_in_the_text_goes_back_to_the_template_as_its_own_call_answered_by_role_tool(tmp_path):
-    """The server's template then writes the call and its result in the model's trained format (Qwen's <tool_call>
-    and <tool_response>), not a fenced block the model wrote and a result in a user message."""
+def test_a_call_written_in_the_text_goes_back_as_the_model_wrote_it_and_its_result_as_a_tool_response(tmp_path):
+    """Qwen2.5-Coder 1.5B on llama-server, reading its earlier call back as the template's own `tool_calls`, wrote no
+    call for the next request in 12 of 12 tries; reading it back as it wrote it, in 4 of 7 (docs/benchmarks.md,
+    engine_calls). The result, tied to no native call, comes in a user message as `<tool_response>`."""
     block = '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n```'
     with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
         server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.")
@@ -106,12 +107,9 @@ def test_a_call_written_in_the_text_goes_back_to_the_template_as_its_own_call_an
         list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
         *_, user, call, result = server.chat_requests[1]["messages"]
     assert user == {"role": "user", "content": "write a.txt"}
-    assert call["content"] == "I'll write it.\n\n"
-    ((sent,),) = [call["tool_calls"]]
-    assert json.loads(sent["function"]["arguments"]) == {"path": "a.txt", "content": "meow"}
-    assert sent["function"]["name"] == "write_file"
-    assert result["role"] == "tool"
-    assert result["tool_call_id"] == sent["id"]
+    assert call == {"role": "assistant", "content": f"I'll write it.\n{block}\n"}
+    assert result["role"] == "user"
+    assert result["content"].startswith('<tool_response name="write_file">\n')
     assert "a.txt" in result["content"]
 
 

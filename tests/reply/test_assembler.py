@@ -40,7 +40,7 @@ def check(call: ToolCall) -> str | None:
     return None if call.name in TOOLS else f"there is no tool named {call.name!r}."
 
 
-def assembler(*, holding=Holding.NONE, limits=LIMITS, clock=lambda: 0.0, native=False):
+def assembler(*, holding=Holding.NONE, limits=LIMITS, clock=lambda: 0.0):
     return ReplyAssembler(
         limits,
         check=check,
@@ -49,13 +49,12 @@ def assembler(*, holding=Holding.NONE, limits=LIMITS, clock=lambda: 0.0, native=
         holding=holding,
         prompt_seconds=120.0,
         tools=TOOLS,
-        native=native,
         clock=clock,
     )
 
 
-def assemble(chunks, *, holding=Holding.NONE, ended="complete", limits=LIMITS, native=False):
-    reader = assembler(holding=holding, limits=limits, native=native)
+def assemble(chunks, *, holding=Holding.NONE, ended="complete", limits=LIMITS):
+    reader = assembler(holding=holding, limits=limits)
     events = [event for chunk in chunks for event in reader.feed(chunk)]
     end, reply = reader.finish(ended, retry_left=True)
     return events + end, reply
@@ -124,38 +123,13 @@ def test_a_text_protocol_reply_reads_the_same_however_it_is_chunked(parts, data)
     assert "".join(e.text for e in chunked if isinstance(e, TextDelta)) == prose
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(_WORDS, _CALLS), max_size=5), st.data())
-def test_with_native_tools_the_calls_written_in_the_text_are_kept_as_the_servers_calls_are(parts, data):
-    """Whatever the chunking: the prose and the calls as `tool_calls`, when every call is usable; else the text as
-    the model wrote it (a call that cannot run is answered by an error the model must read against its own words)."""
-    text = "".join(parts)
-    cuts = data.draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=12)) if len(text) > 1 else set()
-    _, reply = assemble([*(ChatChunk(content=p) for p in split(text, cuts)), ChatChunk(done=True)], native=True)
-    calls = [p for p in parts if p.startswith("<tool_call>")]
-    if not calls or any(p not in _READABLE for p in calls):
-        assert reply.message == {"role": "assistant", "content": text}
-        return
-    prose = "".join(p for p in parts if not p.startswith("<tool_call>"))
-    written = [json.loads(p.removeprefix("<tool_call>").removesuffix("</tool_call>")) for p in calls]
-    assert reply.message == {
-        "role": "assistant",
-        "content": prose,
-        "tool_calls": [{"function": {"name": c["name"], "arguments": c["arguments"]}} for c in written],
-    }
-    assert [(c.name, c.arguments) for c in reply.calls] == [(c["name"], c["arguments"]) for c in written]
-
-
-def test_with_native_tools_a_fenced_call_leaves_the_prose_around_it():
-    block = '```json\n{"name": "read_file", "arguments": {"path": "a.md"}}\n```'
-    _, reply = assemble(
-        [ChatChunk(content=f"Let me look.\n{block}\nThen I answer."), ChatChunk(done=True)], native=True
-    )
-    assert reply.message == {
-        "role": "assistant",
-        "content": "Let me look.\n\nThen I answer.",
-        "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a.md"}}}],
-    }
+def test_a_call_written_in_the_text_stays_in_the_text_as_the_model_wrote_it():
+    """The model reads it back as it wrote it: Qwen2.5-Coder 1.5B, reading its call back as `tool_calls`, wrote no
+    call for the next request (docs/benchmarks.md, engine_calls)."""
+    text = 'Let me look.\n```json\n{"name": "read_file", "arguments": {"path": "a.md"}}\n```\nThen I answer.'
+    _, reply = assemble([ChatChunk(content=text), ChatChunk(done=True)])
+    assert reply.message == {"role": "assistant", "content": text}
+    assert [(c.name, c.arguments) for c in reply.calls] == [("read_file", {"path": "a.md"})]
 
 
 @settings(max_examples=100, deadline=None)
