@@ -43,6 +43,8 @@ from meowgent.reply.parse import CallParseError, new_call_id, normalize_argument
 from meowgent.reply.splitter import SplitterEvent, ToolCallSplitter
 
 Ended = Literal["complete", "stopped", "error"]
+TEXT_CALLS = "text_calls"
+"""The key of an assistant message that holds the calls written in its text, parsed, and its text without them."""
 
 
 class EndNotes(NamedTuple):
@@ -91,11 +93,9 @@ class ReplyAssembler:
         None; `prompt_seconds` is how long a silence before the first line is prompt processing (see HeldCalls);
         `tools` are the names offered, which a fenced JSON block must name to be a call.
 
-        A call the model wrote in its text stays in the transcript's text as it wrote it, even when the server got
-        the tools natively: Qwen2.5-Coder 1.5B on llama-server, reading back its earlier call as the template's own
-        `tool_calls`, wrote no call for the next request in 12 of 12 tries; reading it back as it wrote it, it called
-        in 4 of 7 (docs/benchmarks.md, engine_calls). Making the same call again, its usual answer to that, is
-        agent/repeats.py's."""
+        A call the model wrote in its text stays in the transcript's text as it wrote it; a whole reply whose calls
+        all parsed also keeps them apart (`TEXT_CALLS`), for agent/request.py to send as the server's own calls while
+        the answer they belong to goes on."""
         self._guard = ReplyGuard(limits)
         self._check = check
         self._risky = risky
@@ -108,6 +108,8 @@ class ReplyAssembler:
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._native: list[dict[str, Any]] = []  # the server's calls as the transcript keeps them
+        self._prose: list[str] = []  # the text without the calls written in it
+        self._written: list[ToolCall] = []  # the usable calls written in the text
         self._calls: list[ToolCall | InvalidCall] = []
         self._open_call: str | None = None  # the id of the call being written in the text, if any
         self._thinking_since: float | None = None
@@ -192,6 +194,10 @@ class ReplyAssembler:
             message["thinking"] = "".join(self._thinking)
         if self._native:
             message["tool_calls"] = self._native
+        usable = not any(isinstance(call, InvalidCall) for call in self._calls)
+        if self._written and usable and ended == "complete" and not cut:
+            calls = [{"function": {"name": call.name, "arguments": call.arguments}} for call in self._written]
+            message[TEXT_CALLS] = {"content": "".join(self._prose), "tool_calls": calls}
         return message
 
     def _split(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
@@ -208,6 +214,7 @@ class ReplyAssembler:
     def _piece(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:
         """A piece of the text protocol: prose, more of the call being written, or its end."""
         if type(piece) is TextDelta:
+            self._prose.append(piece.text)
             events.append(piece)
             return
         if self._open_call is None:
@@ -228,6 +235,8 @@ class ReplyAssembler:
             self._invalid(InvalidCall(call_id, "", f"Error: {exc}"), piece.raw, events)
             return
         self._accept(call, events)
+        if self._calls[-1] is call:  # usable
+            self._written.append(call)
 
     def _native_call(self, native: NativeToolCall) -> list[AgentEvent]:
         """The server's parsed call, which is the one that runs; it takes the oldest live panel, if one shows it."""

@@ -92,25 +92,36 @@ def test_a_fenced_json_call_in_the_text_is_shown_live_gated_and_run_like_a_tagge
         assert resumed[-1].reason == "complete"
 
 
-def test_a_call_written_in_the_text_goes_back_as_the_model_wrote_it_and_its_result_as_a_tool_response(tmp_path):
-    """Qwen2.5-Coder 1.5B on llama-server, reading its earlier call back as the template's own `tool_calls`, wrote no
-    call for the next request in 12 of 12 tries; reading it back as it wrote it, in 4 of 7 (docs/benchmarks.md,
-    engine_calls). The result, tied to no native call, comes in a user message as `<tool_response>`."""
+def test_a_call_written_in_the_text_goes_back_as_the_servers_own_in_its_answer_and_as_written_after_it(tmp_path):
+    """While its answer goes on, the template writes it in the model's trained format, answered by a role-tool result
+    tied to it (Qwen2.5-Coder 1.5B, reading its call back as written, tended to make it again); in the next answers,
+    as the model wrote it, the result in a user message (reading its earlier calls back as the template's own, it
+    wrote no call for the next request in 12 of 12 tries: docs/benchmarks.md, engine_calls)."""
     block = '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n```'
     with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
-        server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.")
+        server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.", "Next.")
         agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
         conversation = Conversation("chat-1", MODEL)
         (waiting,) = [
             e for e in agent.run(conversation, "write a.txt", threading.Event()) if isinstance(e, ApprovalNeeded)
         ]
         list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+        list(agent.run(conversation, "and now?", threading.Event()))
         *_, user, call, result = server.chat_requests[1]["messages"]
+        *_, call_before, result_before, _, _ = server.chat_requests[2]["messages"]
     assert user == {"role": "user", "content": "write a.txt"}
-    assert call == {"role": "assistant", "content": f"I'll write it.\n{block}\n"}
-    assert result["role"] == "user"
-    assert result["content"].startswith('<tool_response name="write_file">\n')
+    assert call["content"] == "I'll write it.\n\n"
+    ((sent,),) = [call["tool_calls"]]
+    assert json.loads(sent["function"]["arguments"]) == {"path": "a.txt", "content": "meow"}
+    assert sent["function"]["name"] == "write_file"
+    assert result["role"] == "tool"
+    assert result["tool_call_id"] == sent["id"]
     assert "a.txt" in result["content"]
+    assert call_before == {"role": "assistant", "content": f"I'll write it.\n{block}\n"}
+    assert result_before == {
+        "role": "user",
+        "content": f'<tool_response name="write_file">\n{result["content"]}\n</tool_response>',
+    }
 
 
 @pytest.mark.parametrize(

@@ -50,11 +50,8 @@ def test_the_same_call_again_is_answered_by_a_note_and_the_model_then_answers(tm
         results = [e for e in events if isinstance(e, ToolResult)]
         assert [r.repeated for r in results] == [False, True]
         assert results[1].output == notes.REPEATED
-        told = server.chat_requests[2]["messages"][-1]  # what the model reads before it answers
-        assert told == {
-            "role": "user",
-            "content": f'<tool_response name="write_file">\n{notes.REPEATED}\n</tool_response>',
-        }
+        *_, call, told = server.chat_requests[2]["messages"]  # what the model reads before it answers
+        assert told == {"role": "tool", "tool_call_id": call["tool_calls"][0]["id"], "content": notes.REPEATED}
         assert events[-1].reason == "complete"
         assert conversation.messages[-1]["content"] == "Done."
         for language, words in (("en", "not run again"), ("zh-TW", "未再執行")):

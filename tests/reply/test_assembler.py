@@ -28,7 +28,7 @@ from meowgent.events import (
 )
 from meowgent.llm.errors import ErrorLine, StreamBroken
 from meowgent.llm.types import ChatChunk, Holding, NativeToolCall
-from meowgent.reply.assembler import ReplyAssembler
+from meowgent.reply.assembler import TEXT_CALLS, ReplyAssembler
 from meowgent.reply.guard import Limits
 from tests.scripted_ollama import tool_call_text, xml_call_text
 
@@ -114,21 +114,24 @@ def test_a_text_protocol_reply_reads_the_same_however_it_is_chunked(parts, data)
     chunked, chunked_reply = assemble([*(ChatChunk(content=p) for p in split(text, cuts)), ChatChunk(done=True)])
 
     assert named(chunked, chunked_reply) == named(whole, whole_reply)
-    assert chunked_reply.message == whole_reply.message == {"role": "assistant", "content": text}
-    ran = [c.name for c in chunked_reply.calls if isinstance(c, ToolCall)]
-    assert ran == [
-        json.loads(p.removeprefix("<tool_call>").removesuffix("</tool_call>"))["name"] for p in parts if p in _READABLE
-    ]
+    assert chunked_reply.message == whole_reply.message
+    written = [json.loads(p.removeprefix("<tool_call>").removesuffix("</tool_call>")) for p in parts if p in _READABLE]
+    assert [c.name for c in chunked_reply.calls if isinstance(c, ToolCall)] == [c["name"] for c in written]
     prose = "".join(p for p in parts if not p.startswith("<tool_call>"))  # no word can make a tag
     assert "".join(e.text for e in chunked if isinstance(e, TextDelta)) == prose
+    # The text as written; the calls apart too when every call in it is usable (agent/request.py's to send).
+    usable = written and all(p in _READABLE for p in parts if p.startswith("<tool_call>"))
+    calls = [{"function": {"name": c["name"], "arguments": c["arguments"]}} for c in written]
+    apart = {TEXT_CALLS: {"content": prose, "tool_calls": calls}} if usable else {}
+    assert whole_reply.message == {"role": "assistant", "content": text} | apart
 
 
-def test_a_call_written_in_the_text_stays_in_the_text_as_the_model_wrote_it():
-    """The model reads it back as it wrote it: Qwen2.5-Coder 1.5B, reading its call back as `tool_calls`, wrote no
-    call for the next request (docs/benchmarks.md, engine_calls)."""
+def test_a_fenced_call_stays_in_the_text_as_the_model_wrote_it_and_apart_without_the_prose_around_it():
     text = 'Let me look.\n```json\n{"name": "read_file", "arguments": {"path": "a.md"}}\n```\nThen I answer.'
     _, reply = assemble([ChatChunk(content=text), ChatChunk(done=True)])
-    assert reply.message == {"role": "assistant", "content": text}
+    call = {"function": {"name": "read_file", "arguments": {"path": "a.md"}}}
+    apart = {"content": "Let me look.\n\nThen I answer.", "tool_calls": [call]}
+    assert reply.message == {"role": "assistant", "content": text, TEXT_CALLS: apart}
     assert [(c.name, c.arguments) for c in reply.calls] == [("read_file", {"path": "a.md"})]
 
 
