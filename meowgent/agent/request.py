@@ -73,7 +73,7 @@ def as_sent(messages: Sequence[dict[str, Any]], *, native: bool) -> list[dict[st
     Measured with Qwen2.5-Coder 1.5B on llama-server (docs/benchmarks.md, engine_calls): reading its last call back as
     the template's own, it answers from the result more often than reading it back as written, when it tends to make
     the same call again; but with the calls of earlier answers read back as the template's own, it wrote no call for
-    the next request in 12 of 12 tries, and in 4 of 7 with them as it wrote them."""
+    the next request in 0 of 18 tries (at temperatures 0, 0.2 and 0.8 alike), and in 6 of 9 with them as written."""
     current = latest_person(messages)
     sent = []
     for index, message in enumerate(messages):

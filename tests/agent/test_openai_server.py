@@ -96,7 +96,7 @@ def test_a_call_written_in_the_text_goes_back_as_the_servers_own_in_its_answer_a
     """While its answer goes on, the template writes it in the model's trained format, answered by a role-tool result
     tied to it (Qwen2.5-Coder 1.5B, reading its call back as written, tended to make it again); in the next answers,
     as the model wrote it, the result in a user message (reading its earlier calls back as the template's own, it
-    wrote no call for the next request in 12 of 12 tries: docs/benchmarks.md, engine_calls)."""
+    wrote a call for the next request in 0 of 18 tries: docs/benchmarks.md, engine_calls)."""
     block = '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n```'
     with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
         server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.", "Next.")
