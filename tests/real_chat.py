@@ -109,8 +109,11 @@ class Trial:
         return next((outcome for outcome in self.outcomes if outcome.result != "ok"), None)
 
 
-def run_trial(tap: Tap, *, model: str, speed: Speed, folder: Path) -> Trial:
-    """One chat in a fresh app (its data in `folder`): every turn of `turns`, until one fails.
+def run_trial(
+    tap: Tap, *, model: str, speed: Speed, folder: Path, last: int | None = None, answer_tokens: int = ANSWER_TOKENS
+) -> Trial:
+    """One chat in a fresh app (its data in `folder`): every turn of `turns` (up to the `last`th), until one fails;
+    `answer_tokens` is the server's `-n`, which bounds a reply's time.
 
     The workspace is always `folder/workspace`, emptied first: the system prompt names it, and the same prompt lets
     the server reuse what it read of it in the last trial."""
@@ -119,7 +122,7 @@ def run_trial(tap: Tap, *, model: str, speed: Speed, folder: Path) -> Trial:
     workspace.mkdir(parents=True)
     seeded = SEEDED.format(secrets.randbelow(9000) + 1000)
     (workspace / seeded).write_text("notes\n")
-    reply_seconds = speed.reply_seconds(prompt_tokens=CONTEXT, output_tokens=ANSWER_TOKENS)
+    reply_seconds = speed.reply_seconds(prompt_tokens=CONTEXT, output_tokens=answer_tokens)
     settings = Settings(
         workspace=workspace,
         openai_urls=(tap.url,),
@@ -134,7 +137,7 @@ def run_trial(tap: Tap, *, model: str, speed: Speed, folder: Path) -> Trial:
         chat = _Chat(Client(url, verbose=False, headers=HEADERS), tap, workspace, reply_seconds)
         outcomes: list[Outcome] = []
         first = len(tap.replies)
-        for number, turn in enumerate(turns(seeded), 1):
+        for number, turn in enumerate(turns(seeded)[:last], 1):
             outcomes.append(chat.turn(number, turn))
             if outcomes[-1].result != "ok":
                 break
