@@ -81,8 +81,9 @@ def test_stop_frees_the_servers_slot_at_once(server):
 
 CHATS = 5
 """Chats tried until the first turn goes through (a call, approved, answered from its result). Qwen2.5-Coder 1.5B got
-through it in 5 of 5 and 3 of 5 chats (bench/bench_engine_calls.py, docs/benchmarks.md): all five fail about one run
-in 100. The second turn, and how often whole chats pass, are the bench's to measure: each turn costs minutes here."""
+through it in 10 of 10 chats (bench/bench_engine_calls.py, docs/benchmarks.md; 3 of 5 before the same call made again
+was answered with its result): five failing in a row is rare. The second turn, and how often whole chats pass, are the
+bench's to measure: each turn costs minutes here."""
 REPLY_TOKENS = 96
 """The server's `-n` here: a call to write_file or a one-line answer is about 40 tokens; a ramble is cut short."""
 
