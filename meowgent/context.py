@@ -109,7 +109,7 @@ def estimate_messages(messages: Sequence[dict[str, Any]]) -> int:
 
 
 def _costs(messages: Sequence[dict[str, Any]]) -> list[int]:
-    latest = _latest_user(messages)
+    latest = latest_person(messages)
     return [_cost(m, thinking=i > latest) for i, m in enumerate(messages)]
 
 
@@ -137,7 +137,7 @@ def _is_person(message: dict[str, Any]) -> bool:
     return not str(message.get("content") or "").startswith(APP_NOTE)
 
 
-def _latest_user(messages: Sequence[dict[str, Any]]) -> int:
+def latest_person(messages: Sequence[dict[str, Any]]) -> int:
     """Index of the latest message from the person; 0 (the system prompt) when there is none."""
     return next((i for i in range(len(messages) - 1, 0, -1) if _is_person(messages[i])), 0)
 
@@ -263,7 +263,7 @@ def fit_messages(
     total = fixed + sum(costs)
     if _scaled(total, factor) <= budget:
         return FitResult(list(messages), 0, 0, _scaled(total, factor), total)
-    latest = _latest_user(messages)
+    latest = latest_person(messages)
     floor = fixed + costs[0] + (costs[latest] if latest else 0)
     if _scaled(floor, factor) > budget:
         raise ContextTooSmall(_scaled(floor, factor), budget)

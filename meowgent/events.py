@@ -153,6 +153,8 @@ class ToolResult:
     """For a command that had network: the hosts it reached through its proxy (None: it had no network)."""
     refused: tuple[str, ...] = ()
     """For a command that had network: the hosts its proxy refused to it."""
+    repeated: bool = False
+    """Not run: the model made this call again right after its result came back (agent/repeats.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from bench.wiretap import Tap
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
 from meowgent.ui.html.safehtml import shown_text
+from meowgent.ui.i18n import ENGLISH, t
 from tests.real_engine import Speed, _free_port
 
 CONTEXT = 4096
@@ -108,8 +109,11 @@ class Trial:
         return next((outcome for outcome in self.outcomes if outcome.result != "ok"), None)
 
 
-def run_trial(tap: Tap, *, model: str, speed: Speed, folder: Path) -> Trial:
-    """One chat in a fresh app (its data in `folder`): every turn of `turns`, until one fails.
+def run_trial(
+    tap: Tap, *, model: str, speed: Speed, folder: Path, last: int | None = None, answer_tokens: int = ANSWER_TOKENS
+) -> Trial:
+    """One chat in a fresh app (its data in `folder`): every turn of `turns` (up to the `last`th), until one fails;
+    `answer_tokens` is the server's `-n`, which bounds a reply's time.
 
     The workspace is always `folder/workspace`, emptied first: the system prompt names it, and the same prompt lets
     the server reuse what it read of it in the last trial."""
@@ -118,7 +122,7 @@ def run_trial(tap: Tap, *, model: str, speed: Speed, folder: Path) -> Trial:
     workspace.mkdir(parents=True)
     seeded = SEEDED.format(secrets.randbelow(9000) + 1000)
     (workspace / seeded).write_text("notes\n")
-    reply_seconds = speed.reply_seconds(prompt_tokens=CONTEXT, output_tokens=ANSWER_TOKENS)
+    reply_seconds = speed.reply_seconds(prompt_tokens=CONTEXT, output_tokens=answer_tokens)
     settings = Settings(
         workspace=workspace,
         openai_urls=(tap.url,),
@@ -133,7 +137,7 @@ def run_trial(tap: Tap, *, model: str, speed: Speed, folder: Path) -> Trial:
         chat = _Chat(Client(url, verbose=False, headers=HEADERS), tap, workspace, reply_seconds)
         outcomes: list[Outcome] = []
         first = len(tap.replies)
-        for number, turn in enumerate(turns(seeded), 1):
+        for number, turn in enumerate(turns(seeded)[:last], 1):
             outcomes.append(chat.turn(number, turn))
             if outcomes[-1].result != "ok":
                 break
@@ -168,8 +172,9 @@ class _Chat:
             return Outcome(number, TIMEOUT, "no answer in time after approval")
         since = self._written(seen)
         answer = self._written(len(self._tap.replies) - 1)  # calls that run unasked (reading a file) may come first
-        if screen.error:
-            return Outcome(number, APP_ERROR, screen.error)
+        if screen.error:  # the model's failure if the app said so (the evidence is then what it wrote)
+            said = _said_of_model(screen.error)
+            return Outcome(number, said or APP_ERROR, since if said else screen.error)
         if not turn.done(self._workspace):
             return Outcome(number, BAD_ARGS, written)
         if screen.card:
@@ -223,18 +228,25 @@ def _called(written: str) -> set[str]:
     return {first or second for first, second in _CALLED.findall(written)}
 
 
-_UNREADABLE = "couldn't read the model's tool call"
-"""The app's words (error_call_rejected) when the model wrote a call it could not read, twice."""
+_MODELS_FAULTS = {
+    t(ENGLISH, "error_call_rejected").split(" (")[0]: BAD_ARGS,
+    t(ENGLISH, "error_call_repeated"): CALLED_AGAIN,
+}
+"""The app's words when the model twice wrote a call it could not read, or made the same call again after being told
+its result is above: the model's failures, which the app saw and said."""
+
+
+def _said_of_model(error: str) -> str | None:
+    return next((outcome for words, outcome in _MODELS_FAULTS.items() if words in error), None)
 
 
 def _missing_call(written: str, tool: str, error: str) -> str:
-    """No card came: the model wrote no call, named another tool (one that runs unasked, or none of ours), or twice
-    wrote one that cannot be read; any other error, or a call to the tool the app did not take, is the app's."""
+    """No card came: the model wrote no call, named another tool (one that runs unasked, or none of ours), twice
+    wrote one that cannot be read, or made one again; any other error, or a call to the tool the app did not take, is
+    the app's."""
     called = _called(written)
-    if _UNREADABLE in error:
-        return BAD_ARGS
     if error:
-        return APP_ERROR
+        return _said_of_model(error) or APP_ERROR
     if tool in called:  # the app did not take it: fair only if its JSON is no JSON
         return APP_ERROR if _is_json(written[written.find("{") : written.rfind("}") + 1]) else UNREADABLE
     return WRONG_TOOL if called else NO_CALL

@@ -7,7 +7,7 @@ the person's decision comes back as a `Decision` in a new run (see docs/architec
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Collection, Generator, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -60,15 +60,23 @@ class ApprovalGate:
         )
 
     def run_pending(
-        self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
+        self,
+        conversation: Conversation,
+        decisions: Mapping[str, Decision],
+        cancel: threading.Event,
+        *,
+        repeats: Collection[str] = (),
     ) -> Generator[AgentEvent, None, Outcome]:
-        """Run the queued calls in order; stop at the first risky call nobody has decided yet."""
+        """Run the queued calls in order; stop at the first risky call nobody has decided yet. The calls in `repeats`
+        (agent/repeats.py) neither run nor ask: the model is told their result is above."""
         while conversation.pending:
             if cancel.is_set():
                 return "stopped"
             call = conversation.pending[0]
             if isinstance(call, InvalidCall):
                 result = ToolResult(call.id, call.name, call.error, "error")
+            elif call.id in repeats:
+                result = ToolResult(call.id, call.name, notes.REPEATED, "rejected", repeated=True)
             else:
                 verdict = self.verdict(conversation, call)
                 decision = decisions.get(call.id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
 
-from meowgent.agent import notes
+from meowgent.agent import notes, repeats
 from meowgent.agent.gate import ApprovalGate
 from meowgent.agent.request import build_request
 from meowgent.config import Settings
@@ -68,11 +68,12 @@ class Agent:
         self, conversation: Conversation, decisions: Mapping[str, Decision], cancel: threading.Event
     ) -> Iterator[AgentEvent]:
         """Apply the person's decisions to the waiting calls, then let the model continue."""
+        made = repeats.made(conversation.pending)
         outcome = yield from self._gate.run_pending(conversation, decisions, cancel)
         if outcome != "complete":
             yield Done(outcome)
             return
-        yield from self._turns(conversation, cancel)
+        yield from self._turns(conversation, cancel, answered=made)
 
     def retry(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
         """Answer the last user message again, dropping everything after it."""
@@ -105,7 +106,11 @@ class Agent:
         """The queued calls that need the person's decision, in order."""
         return self._gate.waiting(conversation)
 
-    def _turns(self, conversation: Conversation, cancel: threading.Event) -> Iterator[AgentEvent]:
+    def _turns(
+        self, conversation: Conversation, cancel: threading.Event, *, answered: tuple[ToolCall, ...] = ()
+    ) -> Iterator[AgentEvent]:
+        """Model replies, and the calls they make, until an answer; `answered` are the calls whose results the first
+        reply reads (a call made again is not run again: agent/repeats.py)."""
         try:
             profile = self._client.profile(conversation.model)
         except ModelError as exc:
@@ -113,7 +118,7 @@ class Agent:
             yield Done("error")
             return
         estimator = self._estimator(conversation.model)
-        noticed = asked_again = False
+        noticed = asked_again = told_repeat = False
         for _ in range(self._settings.max_turns):
             offered = self.tools(conversation).values()
             try:
@@ -141,16 +146,20 @@ class Agent:
                     conversation.messages.append({"role": "user", "content": note})
                     continue
                 yield ErrorEvent("call_rejected", {"detail": reply.rejected})
-            if reply.ended != "complete":
+            if reply.ended != "complete" or not conversation.pending:
                 yield Done(reply.ended, *counts)
                 return
-            if not conversation.pending:
-                yield Done("complete", *counts)
-                return
-            outcome = yield from self._gate.run_pending(conversation, {}, cancel)
+            again = repeats.repeats(conversation.pending, answered)
+            answered = repeats.made(conversation.pending)
+            outcome = yield from self._gate.run_pending(conversation, {}, cancel, repeats=again)
             if outcome != "complete":
                 yield Done(outcome, *counts)
                 return
+            if again and told_repeat:  # told once that the result is above, it made the same call again
+                yield ErrorEvent("call_repeated")
+                yield Done("error", *counts)
+                return
+            told_repeat = told_repeat or bool(again)
         yield ErrorEvent("max_turns", {"turns": self._settings.max_turns})
         yield Done("max_turns")
 
@@ -166,7 +175,6 @@ class Agent:
             holding=request.holding,
             prompt_seconds=self._settings.read_timeout,
             tools=frozenset(self.tools(conversation)),  # a fenced JSON block naming one is a call
-            native=request.tools is not None,
         )
         ended: Ended = "complete"
         stream = self._client.stream_chat(request, cancel=cancel)

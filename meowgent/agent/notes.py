@@ -20,6 +20,9 @@ NEW_MESSAGE = "The person sent a new message instead of approving this call."
 NEW_ANSWER = "Not run: the person asked for a new answer."
 """What the page shows for a call of a reply the person asked to answer again (the model never sees that reply)."""
 
+REPEATED = "Not run again: you just made this same call, and its result is above. Use that result to answer now."
+"""The result of a call the model made again right after its result came back (agent/repeats.py)."""
+
 _CUT_REASON = {
     "stopped": "the person pressed Stop",
     "error": "the model server failed",

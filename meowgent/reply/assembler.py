@@ -43,6 +43,8 @@ from meowgent.reply.parse import CallParseError, new_call_id, normalize_argument
 from meowgent.reply.splitter import SplitterEvent, ToolCallSplitter
 
 Ended = Literal["complete", "stopped", "error"]
+TEXT_CALLS = "text_calls"
+"""The key of an assistant message that holds the calls written in its text, parsed, and its text without them."""
 
 
 class EndNotes(NamedTuple):
@@ -85,18 +87,15 @@ class ReplyAssembler:
         holding: Holding,
         prompt_seconds: float,
         tools: Collection[str] = (),
-        native: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`check` says why a call cannot run as written (its tool is not offered, its arguments do not fit), or
         None; `prompt_seconds` is how long a silence before the first line is prompt processing (see HeldCalls);
         `tools` are the names offered, which a fenced JSON block must name to be a call.
 
-        `native`: the server got the tools natively, so its chat template writes calls and results in the format the
-        model was trained on. Calls the model wrote in its text instead are then kept in the transcript as the
-        server's own calls are, out of the message's text: the model reads its call back in its own format, answered
-        by a result tied to it (a small model that reads back a fenced block and a result in a user message tends to
-        make the same call again)."""
+        A call the model wrote in its text stays in the transcript's text as it wrote it; a whole reply whose calls
+        all parsed also keeps them apart (`TEXT_CALLS`), for agent/request.py to send as the server's own calls while
+        the answer they belong to goes on."""
         self._guard = ReplyGuard(limits)
         self._check = check
         self._risky = risky
@@ -109,7 +108,6 @@ class ReplyAssembler:
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._native: list[dict[str, Any]] = []  # the server's calls as the transcript keeps them
-        self._native_history = native
         self._prose: list[str] = []  # the text without the calls written in it
         self._written: list[ToolCall] = []  # the usable calls written in the text
         self._calls: list[ToolCall | InvalidCall] = []
@@ -186,20 +184,20 @@ class ReplyAssembler:
         return events, reply
 
     def _message(self, ended: Ended) -> dict[str, Any]:
-        """The assistant message for the transcript (see `native` in __init__ for where the calls go)."""
+        """The assistant message for the transcript: the text as the model wrote it, calls in it included, and the
+        server's own calls."""
         cut = self._guard.cut
-        whole = self._native_history and ended == "complete" and not cut
-        as_native = whole and bool(self._written) and not any(isinstance(c, InvalidCall) for c in self._calls)
-        text = "".join(self._prose if as_native else self._content)
-        message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip(text)}
+        message: dict[str, Any] = {"role": "assistant", "content": self._guard.clip("".join(self._content))}
         if ended != "complete" and not cut:
             message["content"] += self._notes.cut_off("rejected" if self._rejected is not None else ended)
         if self._thinking:
             message["thinking"] = "".join(self._thinking)
-        written_calls = self._written if as_native else []
-        calls = self._native + [{"function": {"name": c.name, "arguments": c.arguments}} for c in written_calls]
-        if calls:
-            message["tool_calls"] = calls
+        if self._native:
+            message["tool_calls"] = self._native
+        usable = not any(isinstance(call, InvalidCall) for call in self._calls)
+        if self._written and usable and ended == "complete" and not cut:
+            calls = [{"function": {"name": call.name, "arguments": call.arguments}} for call in self._written]
+            message[TEXT_CALLS] = {"content": "".join(self._prose), "tool_calls": calls}
         return message
 
     def _split(self, piece: SplitterEvent, events: list[AgentEvent], *, interrupted: bool = False) -> None:

@@ -32,7 +32,7 @@ def parse_tool_call(raw: str, *, call_id: str) -> ToolCall:
     if not text:
         raise CallParseError(f"the tool call was empty. Write it as {CALL_FORMAT}")
     try:
-        payload = json.loads(text)
+        payload = json.loads(_undoubled(text))
     except json.JSONDecodeError as exc:
         raise CallParseError(
             f"the tool call is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}). "
@@ -81,6 +81,20 @@ def peek_call(partial: str) -> tuple[str | None, dict[str, Any]]:
     name = payload.get("name")
     arguments = payload.get("arguments", payload.get("parameters"))
     return (name if isinstance(name, str) else None), (arguments if isinstance(arguments, dict) else {})
+
+
+def _undoubled(text: str) -> str:
+    """The object inside doubled outer braces, `{{"name": …, "arguments": {…}}}`, which small Qwen models copy from
+    the example in Qwen2.5's template; any other text as it is. Never valid JSON itself (a key must be a string), so
+    no call that parses is read differently."""
+    inner = text[1:-1].strip()
+    if text.startswith("{") and text.endswith("}") and inner.startswith("{") and inner.endswith("}"):
+        try:
+            json.loads(inner)
+        except json.JSONDecodeError:
+            return text
+        return inner
+    return text
 
 
 def _unfence(raw: str) -> str:

@@ -254,7 +254,8 @@ def test_cancel_closes_the_stream_and_keeps_the_partial_answer(ollama_server, wo
 
 
 def test_max_turns_is_enforced(ollama_server, workspace):
-    ollama_server.script(*[Text(tool_call_text("list_files", {})) for _ in range(3)])
+    # Another call each time: the same call again would end the answer sooner (agent/repeats.py).
+    ollama_server.script(*[Text(tool_call_text("list_files", {"pattern": f"*{n}"})) for n in range(3)])
     agent = make_agent(ollama_server, workspace, max_turns=3)
     events = answer(agent, Conversation("c", "qwen3"), "loop forever")
     assert events[-1].reason == "max_turns"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from meowgent.agent.loop import Agent
 from meowgent.config import Settings
 from meowgent.conversation import Conversation, Decision
@@ -90,19 +92,23 @@ def test_a_fenced_json_call_in_the_text_is_shown_live_gated_and_run_like_a_tagge
         assert resumed[-1].reason == "complete"
 
 
-def test_a_call_written_in_the_text_goes_back_to_the_template_as_its_own_call_answered_by_role_tool(tmp_path):
-    """The server's template then writes the call and its result in the model's trained format (Qwen's <tool_call>
-    and <tool_response>), not a fenced block the model wrote and a result in a user message."""
+def test_a_call_written_in_the_text_goes_back_as_the_servers_own_in_its_answer_and_as_written_after_it(tmp_path):
+    """While its answer goes on, the template writes it in the model's trained format, answered by a role-tool result
+    tied to it (Qwen2.5-Coder 1.5B, reading its call back as written, tended to make it again); in the next answers,
+    as the model wrote it, the result in a user message (reading its earlier calls back as the template's own, it
+    wrote a call for the next request in 0 of 18 tries: docs/benchmarks.md, engine_calls)."""
     block = '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n```'
     with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
-        server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.")
+        server.script(Turn(Content(f"I'll write it.\n{block}\n")), "Done: a.txt holds meow.", "Next.")
         agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
         conversation = Conversation("chat-1", MODEL)
         (waiting,) = [
             e for e in agent.run(conversation, "write a.txt", threading.Event()) if isinstance(e, ApprovalNeeded)
         ]
         list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+        list(agent.run(conversation, "and now?", threading.Event()))
         *_, user, call, result = server.chat_requests[1]["messages"]
+        *_, call_before, result_before, _, _ = server.chat_requests[2]["messages"]
     assert user == {"role": "user", "content": "write a.txt"}
     assert call["content"] == "I'll write it.\n\n"
     ((sent,),) = [call["tool_calls"]]
@@ -111,3 +117,40 @@ def test_a_call_written_in_the_text_goes_back_to_the_template_as_its_own_call_an
     assert result["role"] == "tool"
     assert result["tool_call_id"] == sent["id"]
     assert "a.txt" in result["content"]
+    assert call_before == {"role": "assistant", "content": f"I'll write it.\n{block}\n"}
+    assert result_before == {
+        "role": "user",
+        "content": f'<tool_response name="write_file">\n{result["content"]}\n</tool_response>',
+    }
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '<tools>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}\n</tools>',
+        '{{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}}',
+        '<tool_call>\n{{"name": "write_file", "arguments": {"path": "a.txt", "content": "meow"}}}\n</tool_call>',
+    ],
+    ids=["tools-tag", "doubled-braces", "doubled-in-tool-call"],
+)
+def test_what_qwen_copies_from_its_template_is_a_call_shown_gated_and_run_like_any(tmp_path, written):
+    """Qwen2.5-Coder 1.5B on llama-server wrapped its call in the tool list's `<tools>` tag, or doubled its outer
+    braces as the example in its template does (docs/benchmarks.md, engine_calls); a call to no offered tool stays
+    prose, however it is wrapped."""
+    with ScriptedOpenAI(dialect="llamacpp", models={MODEL: 4096}) as server:
+        server.script(
+            Turn(Content(written, token_size=3)),
+            Turn(Content('<tools>{"name": "rm_rf", "arguments": {"path": "/"}}</tools> {{"name": "rm_rf"}}')),
+        )
+        agent = Agent(OpenAIClient(server.url, read_timeout=10), Settings(workspace=tmp_path))
+        conversation = Conversation("chat-1", MODEL)
+        events = list(agent.run(conversation, "write a.txt", threading.Event()))
+        (waiting,) = [e for e in events if isinstance(e, ApprovalNeeded)]
+        assert waiting.calls[0].arguments == {"path": "a.txt", "content": "meow"}
+        assert not (tmp_path / "a.txt").exists()  # asks first, as any write_file does
+        resumed = list(agent.resume(conversation, {waiting.calls[0].id: Decision(True)}, threading.Event()))
+    assert (tmp_path / "a.txt").read_text() == "meow"
+    shown = "".join(e.text for e in resumed if isinstance(e, TextDelta))
+    assert "rm_rf" in shown
+    assert not [e for e in resumed if isinstance(e, (ToolCallStarted, ApprovalNeeded))]
+    assert resumed[-1].reason == "complete"

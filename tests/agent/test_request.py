@@ -4,12 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from meowgent.agent.request import BRIEF_TOOLS_UP_TO, build_request
+from meowgent.agent.request import BRIEF_TOOLS_UP_TO, as_sent, build_request
 from meowgent.config import Settings
-from meowgent.context import TokenEstimator, budget_for
+from meowgent.context import APP_NOTE, TokenEstimator, budget_for
 from meowgent.conversation import Conversation
 from meowgent.llm.client import profile_of
 from meowgent.llm.types import Holding, ModelInfo
+from meowgent.reply.assembler import TEXT_CALLS
 from meowgent.reply.parse import CALL_FORMAT
 from meowgent.tools.registry import ToolRegistry
 
@@ -89,3 +90,18 @@ def test_a_small_window_gets_each_tool_in_its_first_sentence_and_a_larger_one_wh
     if parser:  # natively: the same tools, their arguments' schemas whole
         assert [(s.name, s.parameters) for s in small.tools] == [(s.name, s.parameters) for s in large.tools]
         assert small.tools[list(TOOLS).index("run_shell")].description == run_shell.brief().description
+
+
+def test_a_call_written_in_the_text_is_sent_as_the_servers_own_only_in_the_answer_going_on_and_only_natively():
+    written = '{"name": "read_file", "arguments": {"path": "a.md"}}'
+    apart = {"content": "", "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a.md"}}}]}
+    call = {"role": "assistant", "content": written, TEXT_CALLS: apart}
+    result = {"role": "tool", "content": "a.md: 1 line", "tool_name": "read_file"}
+    plain = {"role": "assistant", "content": written}
+    system = {"role": "system", "content": "You are Meowgent."}
+    earlier = [system, {"role": "user", "content": "read a.md"}, call, result, {"role": "assistant", "content": "ok"}]
+    now = [{"role": "user", "content": "again"}, call, result, {"role": "user", "content": f"{APP_NOTE}noted"}, call]
+    sent = as_sent(earlier + now, native=True)
+    assert sent[2] == plain  # an earlier answer's: as the model wrote it
+    assert sent[6] == sent[9] == {"role": "assistant"} | apart  # this answer's, after a note of the app's too
+    assert as_sent(earlier + now, native=False) == [plain if m is call else m for m in earlier + now]

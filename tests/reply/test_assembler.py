@@ -28,7 +28,7 @@ from meowgent.events import (
 )
 from meowgent.llm.errors import ErrorLine, StreamBroken
 from meowgent.llm.types import ChatChunk, Holding, NativeToolCall
-from meowgent.reply.assembler import ReplyAssembler
+from meowgent.reply.assembler import TEXT_CALLS, ReplyAssembler
 from meowgent.reply.guard import Limits
 from tests.scripted_ollama import tool_call_text, xml_call_text
 
@@ -40,7 +40,7 @@ def check(call: ToolCall) -> str | None:
     return None if call.name in TOOLS else f"there is no tool named {call.name!r}."
 
 
-def assembler(*, holding=Holding.NONE, limits=LIMITS, clock=lambda: 0.0, native=False):
+def assembler(*, holding=Holding.NONE, limits=LIMITS, clock=lambda: 0.0):
     return ReplyAssembler(
         limits,
         check=check,
@@ -49,13 +49,12 @@ def assembler(*, holding=Holding.NONE, limits=LIMITS, clock=lambda: 0.0, native=
         holding=holding,
         prompt_seconds=120.0,
         tools=TOOLS,
-        native=native,
         clock=clock,
     )
 
 
-def assemble(chunks, *, holding=Holding.NONE, ended="complete", limits=LIMITS, native=False):
-    reader = assembler(holding=holding, limits=limits, native=native)
+def assemble(chunks, *, holding=Holding.NONE, ended="complete", limits=LIMITS):
+    reader = assembler(holding=holding, limits=limits)
     events = [event for chunk in chunks for event in reader.feed(chunk)]
     end, reply = reader.finish(ended, retry_left=True)
     return events + end, reply
@@ -115,47 +114,25 @@ def test_a_text_protocol_reply_reads_the_same_however_it_is_chunked(parts, data)
     chunked, chunked_reply = assemble([*(ChatChunk(content=p) for p in split(text, cuts)), ChatChunk(done=True)])
 
     assert named(chunked, chunked_reply) == named(whole, whole_reply)
-    assert chunked_reply.message == whole_reply.message == {"role": "assistant", "content": text}
-    ran = [c.name for c in chunked_reply.calls if isinstance(c, ToolCall)]
-    assert ran == [
-        json.loads(p.removeprefix("<tool_call>").removesuffix("</tool_call>"))["name"] for p in parts if p in _READABLE
-    ]
+    assert chunked_reply.message == whole_reply.message
+    written = [json.loads(p.removeprefix("<tool_call>").removesuffix("</tool_call>")) for p in parts if p in _READABLE]
+    assert [c.name for c in chunked_reply.calls if isinstance(c, ToolCall)] == [c["name"] for c in written]
     prose = "".join(p for p in parts if not p.startswith("<tool_call>"))  # no word can make a tag
     assert "".join(e.text for e in chunked if isinstance(e, TextDelta)) == prose
+    # The text as written; the calls apart too when every call in it is usable (agent/request.py's to send).
+    usable = written and all(p in _READABLE for p in parts if p.startswith("<tool_call>"))
+    calls = [{"function": {"name": c["name"], "arguments": c["arguments"]}} for c in written]
+    apart = {TEXT_CALLS: {"content": prose, "tool_calls": calls}} if usable else {}
+    assert whole_reply.message == {"role": "assistant", "content": text} | apart
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(_WORDS, _CALLS), max_size=5), st.data())
-def test_with_native_tools_the_calls_written_in_the_text_are_kept_as_the_servers_calls_are(parts, data):
-    """Whatever the chunking: the prose and the calls as `tool_calls`, when every call is usable; else the text as
-    the model wrote it (a call that cannot run is answered by an error the model must read against its own words)."""
-    text = "".join(parts)
-    cuts = data.draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=12)) if len(text) > 1 else set()
-    _, reply = assemble([*(ChatChunk(content=p) for p in split(text, cuts)), ChatChunk(done=True)], native=True)
-    calls = [p for p in parts if p.startswith("<tool_call>")]
-    if not calls or any(p not in _READABLE for p in calls):
-        assert reply.message == {"role": "assistant", "content": text}
-        return
-    prose = "".join(p for p in parts if not p.startswith("<tool_call>"))
-    written = [json.loads(p.removeprefix("<tool_call>").removesuffix("</tool_call>")) for p in calls]
-    assert reply.message == {
-        "role": "assistant",
-        "content": prose,
-        "tool_calls": [{"function": {"name": c["name"], "arguments": c["arguments"]}} for c in written],
-    }
-    assert [(c.name, c.arguments) for c in reply.calls] == [(c["name"], c["arguments"]) for c in written]
-
-
-def test_with_native_tools_a_fenced_call_leaves_the_prose_around_it():
-    block = '```json\n{"name": "read_file", "arguments": {"path": "a.md"}}\n```'
-    _, reply = assemble(
-        [ChatChunk(content=f"Let me look.\n{block}\nThen I answer."), ChatChunk(done=True)], native=True
-    )
-    assert reply.message == {
-        "role": "assistant",
-        "content": "Let me look.\n\nThen I answer.",
-        "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a.md"}}}],
-    }
+def test_a_fenced_call_stays_in_the_text_as_the_model_wrote_it_and_apart_without_the_prose_around_it():
+    text = 'Let me look.\n```json\n{"name": "read_file", "arguments": {"path": "a.md"}}\n```\nThen I answer.'
+    _, reply = assemble([ChatChunk(content=text), ChatChunk(done=True)])
+    call = {"function": {"name": "read_file", "arguments": {"path": "a.md"}}}
+    apart = {"content": "Let me look.\n\nThen I answer.", "tool_calls": [call]}
+    assert reply.message == {"role": "assistant", "content": text, TEXT_CALLS: apart}
+    assert [(c.name, c.arguments) for c in reply.calls] == [("read_file", {"path": "a.md"})]
 
 
 @settings(max_examples=100, deadline=None)

@@ -106,7 +106,7 @@ def test_prose_without_a_backtick_passes_at_once():
 pieces = st.sampled_from(
     [
         "```", "``", "`", "json", "\n", " ", "{", "}", '"', "\\", ":", ",", '"name"', '"arguments"', '"write_file"',
-        '"nope"', "text", "{}", '"a"',
+        '"nope"', "text", "{}", '"a"', "<tools>", "</tools>", "<tool", "{{",
     ]
 )  # fmt: skip
 
@@ -136,3 +136,39 @@ def test_a_reply_that_is_a_calls_object_alone_is_a_call_and_json_later_in_prose_
     assert read([later]) == (later, [], [])
     person = '{"name": "Bob", "arguments": {}} is my JSON'
     assert read([person]) == (person, [], [])
+
+
+CALL = '{"name": "read_file", "arguments": {"path": "a.md"}}'
+
+
+@pytest.mark.parametrize(
+    ("text", "prose"),
+    [
+        (f"<tools>\n{CALL}\n</tools>", ""),  # the tag of the tool list in Qwen2.5's template
+        (f"Reading it. <tools>{CALL}</tools> Then done.", "Reading it.  Then done."),
+        ("{" + CALL + "}", ""),  # doubled outer braces, copied from the example in that template
+        ("{ " + CALL + " }\nok", "\nok"),
+        ("```json\n{" + CALL + "}\n```", ""),
+        ("<tools>{" + CALL + "}</tools>", ""),
+        ("{" + CALL, ""),  # a doubled brace never closed: the call is the object all the same
+    ],
+)
+def test_a_call_in_tools_tags_or_in_doubled_braces_is_the_object_alone_at_every_split(text, prose):
+    for cut in range(len(text) + 1):
+        assert read([text[:cut], text[cut:]]) == (prose, [(CALL, True)], [CALL])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tools>\nwrite_file, read_file\n</tools>",  # the model quoting its tool list
+        '<tools>{"name": "rm_rf", "arguments": {}}</tools>',  # names no tool this chat offers
+        '<tools>{"type": "function", "function": {"name": "read_file"}}</tools>',  # a schema, as the template lists it
+        'Use {{"name": "read_file", "arguments": {}}} later in prose',  # not the reply's start
+        '{{"name": "Bob"}} is my JSON',
+        "<tool <tools",
+    ],
+)
+def test_a_tools_tag_or_doubled_brace_that_opens_no_call_stays_prose(text):
+    for cut in range(len(text) + 1):
+        assert read([text[:cut], text[cut:]]) == (text, [], [])

@@ -178,8 +178,12 @@ def test_past_the_calls_limit_the_reply_stops_and_the_model_is_told(ollama_serve
 
 
 def test_a_flood_of_calls_over_many_replies_is_bounded_and_asks_the_person(ollama_server, tmp_path):
-    flood = Turn(Text("".join(tool_call_text("read_file", {"path": "notes.md"}) for _ in range(200))))
-    ollama_server.script(*[flood] * 10)
+    def flood(turn: int) -> Turn:  # another call in each reply: the same again would end it sooner (agent/repeats.py)
+        return Turn(
+            Text("".join(tool_call_text("read_file", {"path": "notes.md", "limit": 10 + turn}) for _ in range(200)))
+        )
+
+    ollama_server.script(*[flood(n % 2) for n in range(10)])
     service = start_service(ollama_server, tmp_path, max_calls_per_reply=20, max_turns=5)
     _, events = ask(service, "read it forever")
     ran = [e for e in events if isinstance(e, ToolResult) and e.status == "done"]
@@ -196,8 +200,10 @@ def test_the_caps_are_settings_with_safe_defaults():
 
 
 def test_context_trimming_keeps_the_current_answer_and_stops_it_when_even_that_is_too_long(tmp_path):
-    again = Turn(Text(tool_call_text("read_file", {"path": "big.md"})))
-    with ScriptedOllama(fallback=[again]) as server:  # a model that reads the same file whenever asked
+    # A model that reads the same file whenever asked, from one of two lines in turn (the same call again would end
+    # the answer sooner: agent/repeats.py).
+    again = [Turn(Text(tool_call_text("read_file", {"path": "big.md", "offset": n % 2}))) for n in range(2)]
+    with ScriptedOllama(fallback=again) as server:
         service = start_service(server, tmp_path, num_ctx=4096, max_turns=25)
         (tmp_path / "workspace" / "big.md").write_text("".join(f"line {i:05d}: cats\n" for i in range(2000)))
         chat_id, events = ask(service, "read it")

@@ -1,3 +1,4 @@
+import json
 import re
 
 import pytest
@@ -18,6 +19,8 @@ from meowgent.reply.parse import CallParseError, _unfence, parse_tool_call, peek
         '{"name": "read_file", "parameters": {"path": "a.md"}}',
         '{"name": "read_file", "arguments": "{\\"path\\": \\"a.md\\"}"}',
         '{"function": {"name": "read_file", "arguments": {"path": "a.md"}}}',
+        '{{"name": "read_file", "arguments": {"path": "a.md"}}}',  # copied from Qwen2.5's template example
+        '```json\n{{ "name": "read_file", "arguments": {"path": "a.md"} }}\n```',
     ],
 )
 def test_tolerated_forms(raw):
@@ -59,6 +62,8 @@ def test_missing_arguments_mean_none(arguments):
         ("", "empty"),
         ('{"name": "read_file", "arguments": {"path": "a.md"}', "not valid JSON (Expecting ',' delimiter at line 1"),
         ("[1, 2]", "must be a JSON object"),
+        ('{{"name": "read_file", "arguments": {"path": "a.md"}}', "not valid JSON"),  # doubled on one side only
+        ("{{}}", 'has no "name"'),
         ('{"arguments": {}}', 'has no "name"'),
         ('{"name": 7}', 'has no "name"'),
         ('{"name": "x", "arguments": "path=a"}', "must be a JSON object, not the string 'path=a'"),
@@ -84,3 +89,13 @@ def test_errors_tell_the_model_what_to_fix(raw, phrase):
 )
 def test_peek_reads_what_it_can_from_a_partial_call(partial, expected):
     assert peek_call(partial) == expected
+
+
+names = st.sampled_from(["read_file", "write_file", "x"])
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8), lambda inner: st.lists(inner))
+
+
+@given(names, st.dictionaries(st.text(max_size=6), values, max_size=4), st.sampled_from(["", " ", "\n"]))
+def test_doubled_outer_braces_read_as_the_object_inside_them(name, arguments, space):
+    text = json.dumps({"name": name, "arguments": arguments})
+    assert parse_tool_call("{" + space + text + space + "}", call_id="c") == parse_tool_call(text, call_id="c")

@@ -147,6 +147,8 @@ TEXT: dict[str, str] = {
     "log_rejected": "rejected",
     "log_invalid": "not run: the call was malformed",
     "log_retried": "not run: the model server could not read it, so the model writes it again",
+    "log_repeated": "not run again: the model made the same call it had just made, and was told to use the "
+    "result above",
     "log_interrupted": "interrupted",
     "log_edited": "ran as you changed it",
     "stopped": "⏹ Stopped. The answer above is incomplete.",
@@ -303,6 +305,8 @@ TEXT: dict[str, str] = {
     "wrote so far is kept. Send a message to go on, or ask for a shorter answer.",
     "error_call_rejected": "The model server couldn't read the model's tool call, again after asking it to write the "
     "call once more ({detail}). The conversation is kept: send a message to try again, or choose another model.",
+    "error_call_repeated": "The model made the same tool call again instead of answering from its result, so I "
+    "stopped this answer. Ask again in other words, or choose a bigger model.",
     "error_max_turns": "I stopped after {turns} model replies in a row without a final answer. Send a message to let "
     "it continue.",
     "error_nothing_to_retry": "There is no message to answer again yet.",

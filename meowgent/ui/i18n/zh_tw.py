@@ -141,6 +141,7 @@ TEXT: dict[str, str] = {
     "log_rejected": "已拒絕",
     "log_invalid": "未執行：呼叫的格式錯誤",
     "log_retried": "未執行：模型伺服器讀不懂，模型會重寫一次",
+    "log_repeated": "未再執行：模型又提出剛才同一個呼叫，已請它直接使用上面的結果",
     "log_interrupted": "已中斷",
     "log_edited": "已依你的修改執行",
     "stopped": "⏹ 已停止。上面的回答不完整。",
@@ -282,6 +283,8 @@ TEXT: dict[str, str] = {
     "傳一則訊息讓它繼續，或請它回答短一點。",
     "error_call_rejected": "模型伺服器讀不懂模型寫的工具呼叫，請模型重寫後還是一樣（{detail}），"
     "所以這個回答先停在這裡。對話都保留著，可以再試一次或換一個模型。",
+    "error_call_repeated": "模型沒有根據結果回答，而是又提出同一個工具呼叫，所以先停下這個回答。"
+    "可以換個說法再問一次，或換一個更大的模型。",
     "error_max_turns": "模型連續回覆了 {turns} 次仍沒有最終答案，所以先停下來了。傳一則訊息讓它繼續。",
     "error_nothing_to_retry": "還沒有可以重新回答的訊息。",
     "error_interrupted": "Meowgent 在寫這個回答時停止了，所以回答被截斷。傳一則訊息就能繼續。",

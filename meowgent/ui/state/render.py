@@ -46,11 +46,15 @@ from meowgent.ui.state.livecall import LiveCall, StreamedText
 LIVE_LINES = 12
 """How many of the newest lines of a call being written are shown."""
 
-CallState = Literal["writing", "ready", "waiting", "done", "error", "rejected", "invalid", "retried", "interrupted"]
-_STATE_MARK = {"error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "retried": "🔁 ", "interrupted": "⏹ "}
+CallState = Literal[
+    "writing", "ready", "waiting", "done", "error", "rejected", "invalid", "retried", "interrupted", "repeated"
+]
+_STATE_MARK = {
+    "error": "❌ ", "rejected": "🚫 ", "invalid": "❌ ", "retried": "🔁 ", "interrupted": "⏹ ", "repeated": "↩️ "
+}  # fmt: skip
 _STATE_LOG = {
     state: f"log_{state}"
-    for state in ("writing", "waiting", "error", "rejected", "invalid", "retried", "interrupted", "edited")
+    for state in ("writing", "waiting", "error", "rejected", "invalid", "retried", "interrupted", "edited", "repeated")
 }
 _VIEWER_LOG = _STATE_LOG | {"waiting": "log_waiting_viewer", "edited": "log_edited_viewer"}
 """What a watch page says instead: its reader watches, the presenter decides (never "waiting for your approval")."""
@@ -176,6 +180,8 @@ class ChatView:
             case ToolResult(call_id, _, output, status, duration, edited):
                 panel = self._calls[call_id]
                 panel.state, panel.result, panel.duration = status, output, duration
+                if event.repeated:  # its line says why; the note to the model is not for the page
+                    panel.state, panel.result = "repeated", ""
                 if edited is not None and panel.call is not None:
                     panel.call, panel.edited = replace(panel.call, arguments=edited), True
                 self.waiting = tuple(c for c in self.waiting if c.id != call_id)
