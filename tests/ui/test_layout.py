@@ -76,6 +76,9 @@ def wait_for_card(page: Page) -> None:
     expect(page.locator("#card_details textarea")).not_to_have_value("")
 
 
+# A phone is where a card can push the buttons off the screen, in either language's words; a laptop's room is the
+# same for both, so one language covers it.
+@pytest.mark.parametrize(("screen", "language"), [("laptop", ENGLISH), ("phone", ENGLISH), ("phone", CHINESE)])
 def test_the_card_is_in_view_the_moment_it_appears_and_shows_a_long_file_once(running_app, page, language):
     running_app.ollama.script(
         reply("\n\n".join(f"Paragraph {i}: a long answer that fills the chat." for i in range(40))),
@@ -179,6 +182,9 @@ def test_a_laptop_opens_with_the_sidebar_beside_the_chat(running_app, chromium):
         context.close()
 
 
+# The banner's advice ("ollama serve") is the same words in both languages and the screen only decides where the
+# line sits: each screen and each language once (the phone with the Chinese banner).
+@pytest.mark.parametrize(("screen", "language"), [("laptop", ENGLISH), ("phone", CHINESE)])
 def test_the_status_line_says_when_ollama_is_down(running_app, page, language):
     open_page(page, running_app, language)
     running_app.ollama.stop()
@@ -186,6 +192,9 @@ def test_the_status_line_says_when_ollama_is_down(running_app, page, language):
     assert in_view(page.locator("#status"))
 
 
+# The language picks the examples; the screen picks the way to New chat (the phone's menu). The two don't meet, so
+# each screen and each language once.
+@pytest.mark.parametrize(("screen", "language"), [("laptop", ENGLISH), ("phone", CHINESE)])
 def test_examples_send_and_retry_appear_only_when_they_apply(running_app, page, language):
     running_app.ollama.script(reply("Here are your files."), reply("A second try."), reply("And a typed answer."))
     open_page(page, running_app, language)
@@ -272,7 +281,20 @@ RESULTS = {
 }
 
 
-@pytest.mark.parametrize("tool", list(EDIT_CASES))
+EDIT_SCREENS = [
+    ("write_file", "laptop", ENGLISH),
+    ("write_file", "phone", CHINESE),
+    ("edit_file", "laptop", CHINESE),
+    ("edit_file", "phone", ENGLISH),
+    ("run_shell", "laptop", ENGLISH),
+    ("run_shell", "phone", CHINESE),
+]
+"""Every pair of values of two axes, once: each tool's form on both screens and in both languages, and each screen in
+both languages. The tool decides the fields, the language their labels, the screen whether Approve stays in view;
+no behaviour needs all three at once, so the full product (12 page loads) would repeat these pairs."""
+
+
+@pytest.mark.parametrize(("tool", "screen", "language"), EDIT_SCREENS)
 def test_change_it_before_approving_edits_the_fields_themselves(running_app, page, language, tool):
     proposed, changes = EDIT_CASES[tool]
     (running_app.workspace / "pets.md").write_text("cat=1\ndog=1\n")
