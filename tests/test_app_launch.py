@@ -121,16 +121,19 @@ def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_h
         app.wait(10)
 
 
-def test_a_busy_port_is_a_plain_message(tmp_path):
+def test_a_busy_port_is_a_plain_message_and_the_default_workspace_is_made_before_it(tmp_path):
+    # One start serves both: the app stops at the busy port right after preparing its folders, the default
+    # workspace (none is given, so $HOME/meowgent-workspace) among them.
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        app = run_app("--port", str(port), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "d"))
+        app = run_app("--port", str(port), "--data-dir", str(tmp_path / "d"), HOME=str(tmp_path))
         out, _ = app.communicate(timeout=60)
     assert app.returncode != 0
     assert f"Port {port} is already in use" in out
     assert "Traceback" not in out
+    assert (tmp_path / "meowgent-workspace").is_dir()
 
 
 def test_an_unusable_data_folder_is_a_plain_message(tmp_path):
@@ -242,16 +245,6 @@ def test_the_token_is_random_unless_set_and_off_when_empty():
     assert "••••" in repr(first)
     assert parse_settings([], {"MEOWGENT_TOKEN": "mine"}).token.reveal() == "mine"
     assert parse_settings([], {"MEOWGENT_TOKEN": ""}).token is None
-
-
-def test_the_default_workspace_is_made_when_missing(tmp_path):
-    with socket.socket() as taken:  # a busy port: the app stops right after preparing its folders
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        app = run_app("--port", str(taken.getsockname()[1]), "--data-dir", str(tmp_path / "d"), HOME=str(tmp_path))
-        out, _ = app.communicate(timeout=60)
-    assert "already in use" in out
-    assert (tmp_path / "meowgent-workspace").is_dir()
 
 
 def test_with_only_an_openai_server_the_start_names_it_alone_and_the_status_takes_its_model(tmp_path):

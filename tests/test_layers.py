@@ -1,6 +1,7 @@
 """The layers of docs/architecture.md hold: each package imports only what is below it, read from the source."""
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -8,8 +9,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "meowgent"
 
 
+@functools.cache  # the source does not change during a run; parsing all of it for each rule took 100 s of CPU
 def imports() -> dict[str, set[str]]:
-    """Every module of meowgent/ (as "meowgent/ui/app.py") and the modules it imports, TYPE_CHECKING ones too."""
+    """Every module of meowgent/ (as "meowgent/ui/app.py") and the modules it imports, TYPE_CHECKING ones too.
+    Read-only: every test shares the one result."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         names = set()

@@ -4,6 +4,8 @@ import base64
 import dataclasses
 import json
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import mcp_types
 import pytest
@@ -102,23 +104,40 @@ def test_a_servers_title_for_a_tool_is_kept_for_the_person_from_the_tool_or_its_
 # ---- the gate, end to end: scripted model, real agent, the SDK fixture server over stdio ----
 
 
-@pytest.fixture
-def settings(tmp_path):
-    data = tmp_path / "data"
+def settings_in(folder: Path) -> Settings:
+    """Settings with the fixture server as "fx" in their mcp.json."""
+    data = folder / "data"
     data.mkdir()
     (data / "mcp.json").write_text(json.dumps({"mcpServers": {"fx": stdio_entry()}}))
-    workspace = tmp_path / "workspace"
+    workspace = folder / "workspace"
     workspace.mkdir()
     return Settings(workspace=workspace, data_dir=data, mcp_timeout=30, max_tool_output=2000)
 
 
 @pytest.fixture
-def mcp(settings):
+def settings(tmp_path):
+    return settings_in(tmp_path)
+
+
+def started_tools(settings: Settings) -> Iterator[McpTools]:
     tools = McpTools.from_settings(settings, ToolRegistry.builtins()).start()
     assert tools.wait_settled(SETTLE_SECONDS)
     yield tools
     tools.close()
     assert not any(name.startswith("fx__") for name in tools.registry.all())
+
+
+@pytest.fixture(scope="module")
+def mcp(tmp_path_factory) -> Iterator[McpTools]:
+    """One fixture server for the tests that leave it as they found it: each has its own agent, chat, model server
+    and files, and the server keeps nothing between calls (starting Python and the SDK cost more than the test)."""
+    yield from started_tools(settings_in(tmp_path_factory.mktemp("mcp")))
+
+
+@pytest.fixture
+def own_mcp(settings) -> Iterator[McpTools]:
+    """A fixture server of the test's own, for a test that stops or crashes it."""
+    yield from started_tools(settings)
 
 
 def make_agent(server, settings, mcp, rules=()):
@@ -218,26 +237,26 @@ def test_an_error_result_and_a_long_one_reach_the_model_as_such(ollama_server, s
     assert "characters cut" in echoed.output
 
 
-def test_stop_ends_a_running_call(ollama_server, settings, mcp):
+def test_stop_ends_a_running_call(ollama_server, settings, own_mcp):
     ollama_server.script(reply(tool_call_text("fx__slow", {"seconds": 120})))
-    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__slow", "allow")])
+    agent = make_agent(ollama_server, settings, own_mcp, [Rule("fx__slow", "allow")])
     cancel = threading.Event()
     threading.Timer(1.0, cancel.set).start()
     events = run(agent, Conversation("c", "qwen3"), "sleep", cancel)
     (result,) = results(events)
     assert "pressed Stop" in result.output
     assert events[-1].reason == "stopped"
-    assert mcp.states()[0].status == "running"
+    assert own_mcp.states()[0].status == "running"
 
 
-def test_a_crashed_server_gives_a_clear_error_and_its_tools_are_no_longer_offered(ollama_server, settings, mcp):
+def test_a_crashed_server_gives_a_clear_error_and_its_tools_are_no_longer_offered(ollama_server, settings, own_mcp):
     ollama_server.script(reply(tool_call_text("fx__crash", {})), reply("It crashed."), reply("Sure."))
-    agent = make_agent(ollama_server, settings, mcp, [Rule("fx__crash", "allow")])
+    agent = make_agent(ollama_server, settings, own_mcp, [Rule("fx__crash", "allow")])
     (result,) = results(run(agent, Conversation("c", "qwen3"), "crash"))
     assert result.status == "error"
     assert "fx stopped during the call" in result.output
-    mcp.wait_settled(SETTLE_SECONDS)
-    assert mcp.states()[0].status == "stopped"
+    own_mcp.wait_settled(SETTLE_SECONDS)
+    assert own_mcp.states()[0].status == "stopped"
     run(agent, Conversation("d", "qwen3"), "still there?")
     assert "fx__" not in ollama_server.chat_requests[-1]["messages"][0]["content"]
 

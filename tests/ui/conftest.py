@@ -7,6 +7,7 @@ a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. 
 import socket
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -68,12 +69,13 @@ def app_options() -> dict[str, Any]:
     return {}
 
 
-@pytest.fixture
-def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[RunningApp]:
-    """A fresh app with its own workspace and scripted model server; script turns on `.ollama`."""
-    workspace = tmp_path / "workspace"
+@contextmanager
+def started_app(folder: Path, options: dict[str, Any]) -> Iterator[RunningApp]:
+    """A fresh app with its workspace and data in `folder` and its own scripted model server (`options` as for
+    `app_options`); stopped on leaving."""
+    workspace = folder / "workspace"
     workspace.mkdir()
-    options = dict(app_options)
+    options = dict(options)
     server = {key: options.pop(key) for key in ("models", "version") if key in options}
     tools = options.pop("tools", None)
     with ScriptedOllama(server.pop("models", None), **server) as ollama:
@@ -82,7 +84,7 @@ def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[Running
                 "workspace": workspace,
                 "ollama_host": ollama.url,
                 "port": free_port(),
-                "data_dir": tmp_path / "data",
+                "data_dir": folder / "data",
                 "shell_timeout": 30,
                 "read_timeout": 5,
                 "token": OWNER,
@@ -95,6 +97,13 @@ def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[Running
             yield app
         finally:
             app.demo.close()
+
+
+@pytest.fixture
+def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[RunningApp]:
+    """A fresh app with its own workspace and scripted model server; script turns on `.ollama`."""
+    with started_app(tmp_path, app_options) as app:
+        yield app
 
 
 CHROMIUM = Path("/usr/bin/chromium")

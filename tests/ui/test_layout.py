@@ -2,6 +2,7 @@
 
 Everything is judged by what is on screen: bounding boxes against the window, scroll boxes, visible text
 and the browser's storage. Nothing is scrolled by the test before it looks.
+The approval card's layout and edit form are in test_layout_card.py, which uses these fixtures and helpers.
 """
 
 import sqlite3
@@ -12,15 +13,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, t
 from meowgent.ui.page import EXAMPLES
-from tests.scripted_ollama import Text, Turn, reply, tool_call_text
+from tests.scripted_ollama import reply
 from tests.ui.conftest import SCREENS, RunningApp, in_view, open_app, page_scroll
 
 WAIT_MS = 10_000
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=WAIT_MS)
-
-LONG = "\n".join(f"line {i:03d}: cats sleep sixteen hours a day" for i in range(200))
-LAST_LINE = "line 199: cats sleep sixteen hours a day"
 
 
 @pytest.fixture(params=list(SCREENS))
@@ -71,81 +69,6 @@ def send(page: Page, text: str) -> None:
     page.locator("#send").click()
 
 
-def wait_for_card(page: Page) -> None:
-    expect(page.locator("#approve")).to_be_visible()
-    expect(page.locator("#card_details textarea")).not_to_have_value("")
-
-
-def test_the_card_is_in_view_the_moment_it_appears_and_shows_a_long_file_once(running_app, page, language):
-    running_app.ollama.script(
-        reply("\n\n".join(f"Paragraph {i}: a long answer that fills the chat." for i in range(40))),
-        Turn(Text("I'll write it.\n"), Text(tool_call_text("write_file", {"path": "notes.md", "content": LONG}))),
-    )
-    open_page(page, running_app, language)
-    send(page, "tell me a lot")
-    expect(page.locator("#chat")).to_contain_text("Paragraph 39")
-    send(page, "now write my notes")
-    wait_for_card(page)
-
-    # Both decisions are on screen, uncovered, and nothing had to be scrolled to get there.
-    for button in ("#approve", "#reject", "#approve_chat", "#msg textarea"):
-        assert in_view(page.locator(button)), f"{button} is not wholly in view"
-    assert page_scroll(page) == 0
-    expect(page.locator("#approval")).to_contain_text(t(language, "card_one").lstrip("# "))
-
-    # The file shows once, whole, in a box that scrolls inside; the chat points at the card instead.
-    details = page.locator("#card_details textarea")
-    expect(details).to_have_value(LONG)
-    assert details.evaluate("box => box.scrollHeight > box.clientHeight + 100"), "the content box does not scroll"
-    expect(page.locator("#chat")).to_contain_text(t(language, "see_card"))
-    expect(page.locator("#chat")).not_to_contain_text(LAST_LINE)
-
-    page.locator("#approve").click()
-    expect(page.locator("#approve")).to_be_hidden()
-    assert (running_app.workspace / "notes.md").read_text() == LONG
-
-
-def test_approve_all_is_in_view_with_five_calls_waiting(running_app, page):
-    commands = [f"echo step-{n} >> steps.txt" for n in range(1, 6)]
-    running_app.ollama.script(
-        Text("".join(tool_call_text("run_shell", {"command": command}) for command in commands)), reply("All done.")
-    )
-    open_page(page, running_app)
-    send(page, "do five steps")
-    wait_for_card(page)
-    for button in ("#approve_all", "#approve", "#reject"):
-        assert in_view(page.locator(button)), f"{button} is not wholly in view"
-    assert page_scroll(page) == 0
-    page.locator("#approve_all").click()
-    expect(page.locator("#chat")).to_contain_text("All done.")
-    assert (running_app.workspace / "steps.txt").read_text().split() == [f"step-{n}" for n in range(1, 6)]
-
-
-def test_a_megabyte_file_reaches_the_page_once(running_app, chromium):
-    content = "".join(f"{i:07d} meow meow meow meow meow meow meow meow\n" for i in range(20_000))  # 1 MB
-    running_app.ollama.script(Text(tool_call_text("write_file", {"path": "big.md", "content": content})))
-    context = chromium.new_context(**SCREENS["laptop"])
-    try:
-        page = context.new_page()
-        open_page(page, running_app)
-        received = []
-        network = context.new_cdp_session(page)
-        network.on("Network.dataReceived", lambda event: received.append(event["dataLength"]))
-        network.send("Network.enable")
-        send(page, "write a big file")
-        expect(page.locator("#card_details textarea")).to_have_value(content, timeout=30_000)
-        shown = page.evaluate(
-            "() => [...document.querySelectorAll('textarea, input')].reduce((n, box) => n + box.value.length, 0)"
-            " + document.body.innerText.length"
-        )
-        bytes_received = sum(received)
-    finally:
-        context.close()
-    # Once in the card (and a few KB of the stream's tail); a second copy would double these.
-    assert len(content) < shown < 1.3 * len(content)
-    assert len(content) < bytes_received < 1.5 * len(content), f"{bytes_received:,} bytes for a {len(content):,} file"
-
-
 def test_a_phone_opens_on_the_chat_with_the_sidebar_behind_the_menu(running_app, chromium, language):
     context = chromium.new_context(locale="zh-TW" if language == CHINESE else "en-US", **SCREENS["phone"])
     try:
@@ -179,6 +102,9 @@ def test_a_laptop_opens_with_the_sidebar_beside_the_chat(running_app, chromium):
         context.close()
 
 
+# The banner's advice ("ollama serve") is the same words in both languages and the screen only decides where the
+# line sits: each screen and each language once (the phone with the Chinese banner).
+@pytest.mark.parametrize(("screen", "language"), [("laptop", ENGLISH), ("phone", CHINESE)])
 def test_the_status_line_says_when_ollama_is_down(running_app, page, language):
     open_page(page, running_app, language)
     running_app.ollama.stop()
@@ -186,6 +112,9 @@ def test_the_status_line_says_when_ollama_is_down(running_app, page, language):
     assert in_view(page.locator("#status"))
 
 
+# The language picks the examples; the screen picks the way to New chat (the phone's menu). The two don't meet, so
+# each screen and each language once.
+@pytest.mark.parametrize(("screen", "language"), [("laptop", ENGLISH), ("phone", CHINESE)])
 def test_examples_send_and_retry_appear_only_when_they_apply(running_app, page, language):
     running_app.ollama.script(reply("Here are your files."), reply("A second try."), reply("And a typed answer."))
     open_page(page, running_app, language)
@@ -252,61 +181,6 @@ def test_no_gradio_leftovers_and_nothing_of_the_chat_in_browser_storage(running_
     everything = repr(storage)
     for secret in ("marmalade", "pineapple", owner_key):
         assert secret not in everything
-
-
-EDIT_CASES = {
-    "write_file": ({"path": "notes.md", "content": "old text"}, {"path": "renamed.md", "main": "new text"}),
-    "edit_file": ({"path": "pets.md", "old": "cat=1", "new": "cat=2"}, {"old": "dog=1", "main": "dog=3"}),
-    "run_shell": ({"command": "echo proposed > out.txt"}, {"main": "echo changed > out.txt"}),
-}
-FIELD_LABELS = {
-    "write_file": {"path": "field_path", "main": "field_content"},
-    "edit_file": {"path": "field_path", "old": "field_old", "main": "field_new"},
-    "run_shell": {"main": "field_command"},
-}
-MAIN_ARGUMENT = {"write_file": "content", "edit_file": "new", "run_shell": "command"}
-RESULTS = {
-    "write_file": ("renamed.md", "new text"),
-    "edit_file": ("pets.md", "cat=1\ndog=3\n"),
-    "run_shell": ("out.txt", "changed\n"),
-}
-
-
-@pytest.mark.parametrize("tool", list(EDIT_CASES))
-def test_change_it_before_approving_edits_the_fields_themselves(running_app, page, language, tool):
-    proposed, changes = EDIT_CASES[tool]
-    (running_app.workspace / "pets.md").write_text("cat=1\ndog=1\n")
-    running_app.ollama.script(Text(tool_call_text(tool, proposed)), reply("Done as you changed it."))
-    open_page(page, running_app, language)
-    send(page, "please do it")
-    wait_for_card(page)
-    page.locator("#edit").get_by_text(t(language, "edit_before")).click()
-
-    fields = {"path": page.locator("#edit_path"), "old": page.locator("#edit_old"), "main": page.locator("#edit_args")}
-    labels = FIELD_LABELS[tool]
-    argument_of = {"path": "path", "old": "old", "main": MAIN_ARGUMENT[tool]}
-    for slot, field in fields.items():
-        if slot not in labels:
-            expect(field).to_be_hidden()
-            continue
-        expect(field).to_contain_text(t(language, labels[slot]))
-        box = field.locator("textarea")
-        expect(box).to_have_value(proposed[argument_of[slot]])
-        if slot in changes:
-            box.fill(changes[slot])
-    assert "{" not in page.locator("#edit_args textarea").input_value()  # plain fields, not JSON
-    edit = page.locator("#edit").get_by_text(t(language, "edit_before"))
-    edit.click()
-    edit.click()  # closed and opened again: the changes are still there
-    expect(page.locator("#edit_args textarea")).to_have_value(changes["main"])
-    for button in ("#approve", "#reject"):
-        assert in_view(page.locator(button)), f"{button} left the screen when the fields opened"
-
-    page.locator("#approve").click()
-    expect(page.locator("#chat")).to_contain_text("Done as you changed it.")
-    name, content = RESULTS[tool]
-    assert (running_app.workspace / name).read_text() == content
-    assert not (running_app.workspace / "notes.md").exists()
 
 
 FRAME_PADDING = {"phone": "6px", "laptop": "12px"}

@@ -7,6 +7,7 @@ requests it receives show what reached it.
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,10 @@ pytestmark = pytest.mark.browser
 START_MS = 60_000  # starting two Python servers on a busy machine
 
 
-@pytest.fixture
-def mcp_app(tmp_path: Path) -> Iterator[RunningApp]:
+@contextmanager
+def app_with_servers(folder: Path) -> Iterator[RunningApp]:
     """The app with the fixture server over stdio and over HTTP, and a rule that denies one tool."""
-    workspace, data = tmp_path / "workspace", tmp_path / "data"
+    workspace, data = folder / "workspace", folder / "data"
     workspace.mkdir()
     data.mkdir()
     with ScriptedOllama() as ollama, http_server() as url:
@@ -53,6 +54,22 @@ def mcp_app(tmp_path: Path) -> Iterator[RunningApp]:
             yield RunningApp(app_url, ollama, workspace, settings, demo)
         finally:
             demo.close()  # and its MCP servers with it
+
+
+@pytest.fixture(scope="module")
+def mcp_app(tmp_path_factory) -> Iterator[RunningApp]:
+    """One app and its two servers for the tests that leave the servers as they found them: each has its own page,
+    so its own chat (and per-chat switches), and scripts the turns it uses up. Starting the app and two Python
+    servers cost more than most of these tests."""
+    with app_with_servers(tmp_path_factory.mktemp("mcp_app")) as app:
+        yield app
+
+
+@pytest.fixture
+def own_mcp_app(tmp_path: Path) -> Iterator[RunningApp]:
+    """An app with servers of the test's own, for a test that crashes one."""
+    with app_with_servers(tmp_path) as app:
+        yield app
 
 
 def open_with_servers(page: Page, url: str) -> None:
@@ -144,28 +161,28 @@ def test_the_http_server_works_end_to_end_and_a_deny_rule_for_one_tool_holds(mcp
     assert not marker.exists()
 
 
-def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(mcp_app, page):
-    mcp_app.ollama.script(
+def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(own_mcp_app, page):
+    own_mcp_app.ollama.script(
         reply(tool_call_text("fx__crash", {})),
         reply("The fx server went away."),
         reply(tool_call_text("web__add", {"a": 2, "b": 2})),
         reply("Still here: 4."),
     )
-    open_with_servers(page, mcp_app.url)
+    open_with_servers(page, own_mcp_app.url)
     send(page, "crash it")
     chat = page.locator("#chat")
     expect(chat).to_contain_text("The fx server went away.")
-    assert "fx stopped during the call" in mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"]
+    assert "fx stopped during the call" in own_mcp_app.ollama.chat_requests[-1]["messages"][-1]["content"]
     expect(page.locator("#mcp_servers")).to_contain_text("fx: 🔴 stopped: the server process ended")
     send(page, "and the other one?")
     page.locator("#approve").click()
     expect(chat).to_contain_text("Still here: 4.")
-    assert "fx__" not in mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
+    assert "fx__" not in own_mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
     assert "Traceback" not in page.content()
     # A client that never opened the page may not restart the server's processes; the page's own button may.
-    stranger = Client(mcp_app.url, verbose=False, headers=OWNER_HEADERS).predict("", api_name="/on_restart")
+    stranger = Client(own_mcp_app.url, verbose=False, headers=OWNER_HEADERS).predict("", api_name="/on_restart")
     assert "fx" not in json.dumps(stranger)  # refused, and told nothing about the servers
-    another = Client(mcp_app.url, verbose=False, headers=OWNER_HEADERS)
+    another = Client(own_mcp_app.url, verbose=False, headers=OWNER_HEADERS)
     another_key = another.predict("", "", api_name="/on_load")[0]
     assert "**fx**: 🔴 stopped" in another.predict(another_key, api_name="/listing")
     page.locator("#mcp_restart").click()

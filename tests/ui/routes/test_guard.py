@@ -2,6 +2,7 @@
 
 import asyncio
 import ipaddress
+from collections.abc import Iterator
 from dataclasses import replace
 
 import httpx
@@ -14,7 +15,7 @@ from meowgent.ui.app import serve
 from meowgent.ui.routes.guard import Guard, addresses_for, content_security_policy, inline_scripts
 from meowgent.ui.routes.localaddresses import LocalAddresses
 from tests.scripted_ollama import Text, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, free_port
+from tests.ui.conftest import OWNER_HEADERS, RunningApp, free_port, started_app
 
 MACHINE = LocalAddresses(lambda: {ipaddress.ip_address(a) for a in ("127.0.0.1", "::1", "10.0.0.2", "fe80::1")})
 """This machine's addresses, for a server bound to 0.0.0.0 in these tests."""
@@ -145,13 +146,21 @@ def port_of(url: str) -> int:
     return httpx.URL(url).port
 
 
+@pytest.fixture(scope="module")
+def untouched_app(tmp_path_factory) -> Iterator[RunningApp]:
+    """One app for the tests that only read pages or are refused: none starts a chat or changes a setting, so none
+    sees another's doing, in any order (an app start each cost more than the requests)."""
+    with started_app(tmp_path_factory.mktemp("untouched"), {}) as app:
+        yield app
+
+
 @pytest.mark.parametrize("path", ["", "config", "gradio_api/info", "gradio_api/queue/data?session_hash=x"])
-def test_a_rebound_name_gets_a_plain_403_on_every_path(running_app, path):
-    port = port_of(running_app.url)
-    refused = httpx.get(running_app.url + path, headers={"Host": f"attacker.test:{port}"}, timeout=10)
+def test_a_rebound_name_gets_a_plain_403_on_every_path(untouched_app, path):
+    port = port_of(untouched_app.url)
+    refused = httpx.get(untouched_app.url + path, headers={"Host": f"attacker.test:{port}"}, timeout=10)
     assert refused.status_code == 403
     assert refused.text.strip() == f"This page is only served at http://127.0.0.1:{port}"
-    served = httpx.get(running_app.url + path.split("?")[0] or running_app.url, headers=OWNER_HEADERS, timeout=10)
+    served = httpx.get(untouched_app.url + path.split("?")[0] or untouched_app.url, headers=OWNER_HEADERS, timeout=10)
     assert served.status_code not in (401, 403)  # reached Gradio (which wants a session for the queue)
 
 
@@ -172,10 +181,10 @@ def test_a_rebinding_page_cannot_start_a_chat_or_approve_a_command(running_app):
     assert running_app.ollama.chat_requests == []
 
 
-def test_a_refusal_speaks_the_browsers_language(running_app):
-    port = port_of(running_app.url)
+def test_a_refusal_speaks_the_browsers_language(untouched_app):
+    port = port_of(untouched_app.url)
     refused = httpx.get(
-        running_app.url, headers={"Host": f"attacker.test:{port}", "Accept-Language": "zh-TW"}, timeout=10
+        untouched_app.url, headers={"Host": f"attacker.test:{port}", "Accept-Language": "zh-TW"}, timeout=10
     )
     assert refused.status_code == 403
     assert refused.text.strip() == f"這個網頁只在 http://127.0.0.1:{port} 提供"
@@ -250,12 +259,14 @@ def test_a_cross_site_post_is_refused_but_our_own_page_works(running_app):
     assert client.predict("", "", api_name="/on_load")[0]
 
 
-def test_every_response_carries_the_policy(running_app):
-    page = httpx.get(running_app.url, headers=OWNER_HEADERS, timeout=10)
+def test_every_response_carries_the_policy(untouched_app):
+    page = httpx.get(untouched_app.url, headers=OWNER_HEADERS, timeout=10)
     policy = page.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in policy
     assert "img-src 'self' data: blob:" in policy
     assert policy == content_security_policy(inline_scripts(page.text))  # Gradio's own boot scripts, by hash
     assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
-    assert "content-security-policy" in httpx.get(running_app.url + "config", headers=OWNER_HEADERS, timeout=10).headers
-    assert "content-security-policy" in httpx.get(running_app.url + "config", timeout=10).headers  # and a refusal
+    assert (
+        "content-security-policy" in httpx.get(untouched_app.url + "config", headers=OWNER_HEADERS, timeout=10).headers
+    )
+    assert "content-security-policy" in httpx.get(untouched_app.url + "config", timeout=10).headers  # and a refusal

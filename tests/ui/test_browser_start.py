@@ -1,0 +1,90 @@
+"""What the real page says before the first answer: how to start Ollama (and that it recovered), a model download
+and a name that isn't one, a Chinese browser's page, and the login page.
+
+Split from test_browser.py (its fixtures and helpers) so the two run on two workers.
+"""
+
+import pytest
+from playwright.sync_api import expect
+
+from meowgent.ui.app import serve
+from tests.scripted_ollama import Text, tool_call_text
+from tests.ui import test_browser
+from tests.ui.conftest import open_app, wait_for_load
+from tests.ui.test_browser import VIEWPORT, WAIT_MS, send
+
+# The same Chromium fixtures as the main browser tests (and their skip when there is no Chromium).
+browser, context, page = test_browser.browser, test_browser.context, test_browser.page
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=WAIT_MS)
+
+
+def test_the_banner_says_how_to_start_ollama_and_recovers(running_app, page):
+    running_app.ollama.stop()
+    open_app(page, running_app.url, banner="ollama serve")
+    running_app.ollama.start()
+    expect(page.locator("#status")).to_contain_text("Connected", timeout=30_000)  # rechecked every 5 s
+    expect(page.locator("#status")).not_to_contain_text("ollama serve")
+
+
+def test_a_model_downloads_with_a_progress_bar_and_appears_in_the_picker(running_app, page):
+    running_app.ollama.pull_delay = 0.15  # slow enough to watch the bar move
+    open_app(page, running_app.url)
+    page.get_by_text("Get a model").click()
+    page.locator("#pull_name textarea").fill("qwen3:0.6b")
+    page.locator("#pull").click()
+    expect(page.locator("#pull_status")).to_contain_text("Downloading part")
+    expect(page.locator("#pull_status")).to_contain_text("%")
+    expect(page.locator("#pull_status")).to_contain_text("qwen3:0.6b is ready")
+    page.locator("#model input").click()
+    expect(page.get_by_role("option", name="qwen3:0.6b")).to_be_visible()
+
+
+def test_an_unknown_model_download_says_so_in_a_sentence(running_app, page):
+    open_app(page, running_app.url)
+    page.get_by_text("Get a model").click()
+    page.locator("#pull_name textarea").fill("no-such-model")
+    page.locator("#pull").click()
+    expect(page.locator("#pull_status")).to_contain_text("There's no model called 'no-such-model'")
+
+
+def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, browser):
+    running_app.ollama.script(
+        Text("我來修改設定。\n" + tool_call_text("edit_file", {"path": "設定.txt", "old": "貓=1", "new": "貓=2"}))
+    )
+    (running_app.workspace / "設定.txt").write_text("貓=1\n")
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-TW")
+    try:
+        page = context.new_page()
+        open_app(page, running_app.url, banner="已連上 Ollama")
+        expect(page.locator("#new_chat")).to_contain_text("新對話")
+        send(page, "把貓改成 2")
+        card = page.locator("#approval").first
+        expect(card).to_contain_text("修改檔案")
+        expect(page.locator("#approve")).to_contain_text("核准")
+        assert "+貓=2" in page.locator("#card_details textarea").input_value()
+        page.get_by_text("English", exact=True).click()
+        expect(page.locator("#approve")).to_contain_text("Approve")
+        expect(card).to_contain_text("Change part of the file")
+        expect(page.locator("#status")).to_contain_text("Connected")
+    finally:
+        context.close()
+
+
+def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in(running_app, browser):
+    running_app.demo.close()
+    running_app.demo, url, _ = serve(running_app.settings, auth=("ann", "pw"))
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-TW")
+    try:
+        page = context.new_page()
+        page.goto(url)
+        expect(page.get_by_text("🐱 Meowgent")).to_be_visible()
+        expect(page.get_by_text("請用啟動 Meowgent 的終端機")).to_be_visible()
+        expect(page.get_by_role("button", name="登入")).to_be_visible()
+        page.get_by_label("使用者名稱").fill("ann")
+        page.get_by_label("密碼").fill("pw")
+        page.get_by_role("button", name="登入").click()
+        wait_for_load(page, banner="已連上 Ollama")
+    finally:
+        context.close()
