@@ -118,7 +118,9 @@ def engine() -> Iterator[Engine]:
         with served_in_child("bench.bench_engine", "serve_scripted", SCRIPTED_MODEL, str(SCRIPTED_RATE)) as url:
             yield Engine(url, SCRIPTED_MODEL, f"scripted llama.cpp, {SCRIPTED_RATE:g} tokens/s")
         return
-    with running_server(found, max_tokens=TOKENS) as url:  # greedy, one slot
+    # Greedy, one slot, and every answer TOKENS long: a small model ends its story after a dozen tokens, too few
+    # for a rate (`--ignore-eos` bars the end tokens; the page and the raw client get the same answer).
+    with running_server(found, max_tokens=TOKENS, options=("--ignore-eos",)) as url:
         pid = next(pid for pid in descendants(os.getpid()) if _name(pid) == "llama-server")
         yield Engine(url, found.model.stem, f"llama-server, {found.model.stem}", pid, root_of(url) + "/slots")
 
@@ -157,11 +159,11 @@ def serve_app(workspace: str, data_dir: str, openai_url: str, model: str, port: 
 def _pace(seconds: str, draw: str) -> None:
     """Streams as the page did before issue 31, or half-way (in the app's own process, before it starts): a frame
     at most every `seconds`, and with `draw` "whole" every component in every frame."""
-    from meowgent.ui.panels import chat
+    from meowgent.ui.state import follow
 
-    chat.FRAME_SECONDS = float(seconds)
+    follow.FRAME_SECONDS = float(seconds)
     if draw == "whole":
-        chat.chat_frame = chat.frame
+        follow.chat_frame = follow.frame
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,15 +83,17 @@ def running_server(
     max_tokens: int = 256,
     threads: int = 1,
     greedy: bool = True,
+    options: Sequence[str] = (),
 ) -> Iterator[str]:
     """A `llama-server` on a free loopback port, ready; yields its OpenAI base URL. Stopped (and waited for) at the
-    end, whatever happened. `greedy=False` keeps the server's own sampling, as a person's server has."""
+    end, whatever happened. `greedy=False` keeps the server's own sampling, as a person's server has; `options` are
+    more of llama-server's flags."""
     port = _free_port()
     model = model or engine.model
     command = [
         str(engine.server), "-m", str(model), "-a", model.stem, "--jinja", "--host", "127.0.0.1", "--port", str(port),
         "-c", str(ctx), "-np", "1", "-t", str(threads), "-n", str(max_tokens), "--no-webui", *NO_AMX,
-        *(["--temp", "0"] if greedy else []),
+        *(["--temp", "0"] if greedy else []), *options,
     ]  # fmt: skip
     with tempfile.TemporaryFile("w+") as log:  # a file, not a pipe: a full pipe would block the server
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
