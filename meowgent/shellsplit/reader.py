@@ -329,7 +329,7 @@ class _Reader:
             elif child.type == "heredoc_start":
                 target = Word(node_text(child), node_text(child))
             elif child.type == "heredoc_body":
-                if any(part.type != "heredoc_content" for part in child.named_children):
+                if _in_substitution(node) or any(part.type != "heredoc_content" for part in child.named_children):
                     self.note("heredoc", f"{operator} {target.text if target else ''}")
                 self._scan(child, level + 1)
             elif child.type in _REDIRECTS:
@@ -414,3 +414,12 @@ def _keyword_words(words: Sequence[Word]) -> int:
         if len(words) > count and words[count].text == option:
             count += 1
     return count
+
+
+def _in_substitution(node: Node) -> bool:
+    """Whether a node is inside `$( … )`. Bash reads such a text twice, and a here-document's body in it, quoted or
+    not, may run the second time: bash-as-oracle ran `touch` from `v=$( if cat <<'E'\n$(touch af)\nE …`."""
+    parent = node.parent
+    while parent is not None and parent.type != "command_substitution":
+        parent = parent.parent
+    return parent is not None
