@@ -141,6 +141,7 @@ class _Reader:
         self.problems: dict[Problem, None] = {}  # each once, in the order found
         self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
         self.depth = 0  # texts run inside texts, and commands handed on inside commands, around this one
+        self.substitutions = 0  # `$( … )`s around the node being read: bash reads their text twice
 
     def note(self, kind: str, snippet: str) -> None:
         self.problems[Problem(kind, short(snippet))] = None
@@ -300,8 +301,14 @@ class _Reader:
         elif node.is_named and kind not in _WORD_PARTS | _HOLDING_COMMANDS | {"arithmetic_expansion"}:
             self.note("grammar", text or kind)
             return
-        if kind in _HOLDING_COMMANDS:
-            for child in node.named_children if kind == "process_substitution" else (node,):
+        if kind == "command_substitution":
+            self.substitutions += 1
+            try:
+                self.statement(node, (), level + 1)
+            finally:
+                self.substitutions -= 1
+        elif kind == "process_substitution":
+            for child in node.named_children:
                 self.statement(child, (), level + 1)
         elif kind != "arithmetic_expansion":
             for child in node.children:
@@ -329,7 +336,9 @@ class _Reader:
             elif child.type == "heredoc_start":
                 target = Word(node_text(child), node_text(child))
             elif child.type == "heredoc_body":
-                if _in_substitution(node) or any(part.type != "heredoc_content" for part in child.named_children):
+                # In `$( … )` bash reads the body again, quoted or not: bash-as-oracle ran `touch` from
+                # `v=$( if cat <<'E'\n$(touch af)\nE …`.
+                if self.substitutions or any(part.type != "heredoc_content" for part in child.named_children):
                     self.note("heredoc", f"{operator} {target.text if target else ''}")
                 self._scan(child, level + 1)
             elif child.type in _REDIRECTS:
@@ -414,12 +423,3 @@ def _keyword_words(words: Sequence[Word]) -> int:
         if len(words) > count and words[count].text == option:
             count += 1
     return count
-
-
-def _in_substitution(node: Node) -> bool:
-    """Whether a node is inside `$( … )`. Bash reads such a text twice, and a here-document's body in it, quoted or
-    not, may run the second time: bash-as-oracle ran `touch` from `v=$( if cat <<'E'\n$(touch af)\nE …`."""
-    parent = node.parent
-    while parent is not None and parent.type != "command_substitution":
-        parent = parent.parent
-    return parent is not None
