@@ -36,7 +36,7 @@ from bench.child import served_in_child
 from bench.load import OWNER, OWNER_HEADERS, free_port
 from bench.proccpu import browser_seconds, cpu_seconds, descendants
 from bench.report import machine, table
-from bench.wiretap import Reply, Tap
+from bench.wiretap import Tap
 
 PROMPT = "Tell me a long story about a cat who learns to sail, in plain prose with many paragraphs."
 TOKENS = 256
@@ -80,11 +80,11 @@ class Engine:
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer, timed: tokens on the wire, first token seen, rate, and the CPU seconds spent meanwhile."""
+    """One answer, timed: its tokens and their rate, the first token seen, and the CPU seconds spent meanwhile."""
 
     tokens: int
-    first_token: float
     rate: float
+    first_token: float
     browser_cpu: float = 0.0
     app_cpu: float = 0.0
     engine_cpu: float = 0.0
@@ -119,8 +119,10 @@ def engine() -> Iterator[Engine]:
             yield Engine(url, SCRIPTED_MODEL, f"scripted llama.cpp, {SCRIPTED_RATE:g} tokens/s")
         return
     # Greedy, one slot, and every answer TOKENS long: a small model ends its story after a dozen tokens, too few
-    # for a rate (`--ignore-eos` bars the end tokens; the page and the raw client get the same answer).
-    with running_server(found, max_tokens=TOKENS, options=("--ignore-eos",)) as url:
+    # for a rate (`--ignore-eos` bars the end tokens; the page and the raw client get the same answer). No prompt
+    # cache: the raw client replays the page's request right after it, and would otherwise find the whole prompt
+    # already read (its first token in 0.2 s against the page's 20).
+    with running_server(found, max_tokens=TOKENS, options=("--ignore-eos", "--no-cache-prompt")) as url:
         pid = next(pid for pid in descendants(os.getpid()) if _name(pid) == "llama-server")
         yield Engine(url, found.model.stem, f"llama-server, {found.model.stem}", pid, root_of(url) + "/slots")
 
@@ -209,10 +211,13 @@ def open_page(browser, url: str):
     return context, page
 
 
-def _wire_rate(reply: Reply) -> float:
-    """Tokens a second between the first token and the last on the wire."""
-    times = reply.tokens
-    return (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else 0.0
+def _counted(times: list[float], timings: dict | None) -> tuple[int, float]:
+    """The answer's tokens and their rate: llama.cpp's own count and clock (`timings`) where it sends them, else the
+    chunks on the wire between the first and the last. A chunk is not a token: a character of several tokens (an
+    emoji) comes in one chunk once it is whole, so the wire alone undercounts (110 chunks for 256 tokens)."""
+    timings = timings or {}
+    rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else 0.0
+    return timings.get("predicted_n") or len(times), timings.get("predicted_per_second") or rate
 
 
 def page_answer(browser, app: AppProcess, tap: Tap, eng: Engine) -> tuple[Answer, dict]:
@@ -231,10 +236,11 @@ def page_answer(browser, app: AppProcess, tap: Tap, eng: Engine) -> tuple[Answer
     finally:
         context.close()
     answer = Answer(
-        len(reply.tokens),
-        first_seen - sent,
-        _wire_rate(reply),
-        *(after[i] - before[i] for i in range(3)),
+        *_counted(reply.tokens, reply.timings),
+        first_token=first_seen - sent,
+        browser_cpu=after[0] - before[0],
+        app_cpu=after[1] - before[1],
+        engine_cpu=after[2] - before[2],
     )
     return answer, reply.body
 
@@ -247,14 +253,14 @@ def direct_answer(body: dict, eng: Engine) -> Answer:
     extra = {key: value for key, value in body.items() if key not in known}
     engine_before = cpu_seconds(eng.pid) if eng.pid else 0.0
     started = time.time()
-    times = []
+    times, timings = [], None
     for chunk in client.chat.completions.create(**args, extra_body=extra):
         delta = chunk.choices[0].delta if chunk.choices else None
         if delta is not None and (delta.content or getattr(delta, "reasoning_content", None)):
             times.append(time.time())
-    rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else 0.0
+        timings = (chunk.model_extra or {}).get("timings") or timings
     engine_cpu = (cpu_seconds(eng.pid) - engine_before) if eng.pid else 0.0
-    return Answer(len(times), times[0] - started, rate, engine_cpu=engine_cpu)
+    return Answer(*_counted(times, timings), first_token=times[0] - started, engine_cpu=engine_cpu)
 
 
 def stop_answer(browser, app: AppProcess, tap: Tap, eng: Engine) -> tuple[float, float | None]:

@@ -141,7 +141,20 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
         watch.wire(after=[page.chat_id.change, sidebar.language.input])
         files.wire(demo, after=[load, *page.answers])
         chat.card.show_after([load, *page.answers, *switches])
+    show_progress_on_first_output(demo)
     return demo
+
+
+def show_progress_on_first_output(demo: gr.Blocks) -> None:
+    """Each event's progress drawn on its first output alone, and nowhere for an event that hides it.
+
+    On every message of a streaming answer, Gradio's page sends the loading state of every progress target of every
+    event that ever ran to each of them, and by default an event's targets are all its outputs: about 100 components
+    a frame here, half the browser's CPU per token (docs/benchmarks.md, "The real engine"). The message box, the
+    answer's first output, still shows that an answer is coming.
+    """
+    for fn in demo.fns.values():
+        fn.show_progress_on = fn.outputs[:1] if fn.show_progress != "hidden" else []
 
 
 def serve(

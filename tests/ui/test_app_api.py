@@ -356,3 +356,16 @@ def test_gradios_upload_takes_files_only_from_a_page_and_under_the_caps(running_
     assert not [path for name in ("small.bin", "one.bin", "all.bin") for path in cache.rglob(name)]
     taken = httpx.post(url, files={"files": ("fine.bin", b"fine")}, cookies=ticket, headers=OWNER_HEADERS, timeout=30)
     assert taken.status_code == 200
+
+
+def test_each_event_draws_its_progress_on_one_component_at_most(running_app):
+    """Gradio's page updates every progress target of every event that ran, on every frame of an answer: with
+    all outputs as targets, about 100 components a frame (bench/bench_engine.py)."""
+    config = httpx.get(running_app.url + "config", headers=OWNER_HEADERS, timeout=10).json()
+    ids = {component.get("props", {}).get("elem_id"): component["id"] for component in config["components"]}
+    events = config["dependencies"]
+    assert all(event["show_progress_on"] is not None and len(event["show_progress_on"]) <= 1 for event in events)
+    sends = [event for event in events if event["api_name"] == "on_send"]
+    assert sends and all(event["show_progress_on"] == [ids["msg"]] for event in sends)  # the box says it is busy
+    hidden = [event for event in events if event["show_progress"] == "hidden"]
+    assert hidden and all(event["show_progress_on"] == [] for event in hidden)
