@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from meowgent.shellsplit.options import may_be_option, parse_options
-from meowgent.shellsplit.reading import Found, Reader, apply_table, git_config_runs, is_assignment, names, programs
+from meowgent.shellsplit.reading import Found, Reader, git_config_runs, is_assignment, names, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
@@ -494,30 +494,20 @@ def _read_openssl(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     return ()
 
 
-def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
-    """A program read by its table, then by `check` for what the table cannot say (operands, `+cmd` words)."""
-
-    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
-        table = TABLES[name]
-        command = apply_table(found, table, arguments)
-        check(found, arguments)
-        return command
-
-    return read
-
-
-def _make_operands(found: Found, arguments: Sequence[Word]) -> None:
+def _read_make(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """`make SHELL=...` changes the shell every recipe runs with."""
     for word in parse_options(TABLES["make"], arguments).operands:
         if is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
             found.problem("runs_code", word.text)
+    return ()
 
 
-def _plus_commands(found: Found, arguments: Sequence[Word]) -> None:
+def _plus_commands(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     """vim and less run their `+cmd` words as commands (`+!rm x` runs a shell command)."""
     for word in arguments:
         if len(word.value) > 1 and word.value.startswith("+"):
             found.problem("runs_code", word.text)
+    return ()
 
 
 _WRITING: dict[str, Reader] = {
@@ -530,8 +520,8 @@ _WRITING: dict[str, Reader] = {
     **dict.fromkeys(("uniq", "xxd"), _output_operand),
     "dd": _read_dd,
     "openssl": _read_openssl,
-    "make": _with("make", _make_operands),
-    **{name: _with(name, _plus_commands) for name in ("vim", "less")},
+    "make": _read_make,
+    **dict.fromkeys(("vim", "less"), _plus_commands),
 }
 
 READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}
