@@ -32,10 +32,11 @@ def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
     name, found = _family(program), Found(program)
     table, reader = PROGRAMS.get(name), READERS.get(name)
-    command = apply_table(found, table, arguments) if table is not None else ()
+    if table is not None:
+        apply_table(found, table, arguments)
     if reader is not None:  # what the table cannot say: `uv run CMD`, a sed script, `make SHELL=...`, `vim +cmd`
-        command = reader(found, arguments)
-    return found.reading(command)
+        reader(found, arguments)
+    return found.reading()
 
 
 MAX_NESTED = 8
