@@ -192,6 +192,9 @@ class _Reader:
             body = node.child_by_field_name("body")
             if arguments and (body is None or body.type != "command"):
                 self.note("grammar", node_text(node))  # words after a redirection that no command takes
+            if any(b"\n" in _ESCAPED.sub(b"", word.text.encode()) for word in arguments):
+                # `cat f >> g <new line> \touch b`: tree-sitter gives `touch` to cat as a word; bash runs it
+                self.note("syntax", node_text(node))
             if body is None:  # `> out` alone still truncates the file
                 self._add((), (), redirects + found)
             elif body.type == "command":
