@@ -100,11 +100,8 @@ _TABLES["runuser"] = replace(_TABLES["su"], permute=False)  # su's options, endi
 
 
 def _runner(subcommands: str, tool: str, inner: str) -> Reader:
-    """Tools that run a command in an environment they set up: `uv run CMD`, `poetry run CMD`, `npx CMD`.
-
-    `subcommands` (`run`, `tool run`, comma-separated) name the subcommands that run a command, read after the
-    tool's own options (table `tool`); "" when the tool itself runs one (`npx`). Table `inner` reads the options
-    before the command, with their effects. Another subcommand (`uv sync`) runs no command from the line.
+    """`uv run CMD`, `npx CMD`: `subcommands` (comma-separated; "" for `npx`) follow the options of table `tool`,
+    and table `inner` reads the options before the command. Another subcommand (`uv sync`) runs none from the line.
     """
     paths = [path.split() for path in subcommands.split(",") if path.strip()]
 
@@ -124,15 +121,13 @@ def _runner(subcommands: str, tool: str, inner: str) -> Reader:
 
 
 def _option_words(spelled: str) -> Reader:
-    """Programs that run commands given as options of their own (`gdb -ex 'shell rm x'`, `emacs --eval`):
-    any of these words, or a word only known when it runs, is a problem."""
+    """Options that run commands (`gdb -ex 'shell rm x'`, `emacs --eval`): any of these, or an unknown word."""
     listed = names(spelled)
     return _each_word(lambda text: text.partition("=")[0] in listed)
 
 
 def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Reader:
-    """Programs whose words are looked at one by one: a word `runs` is true of runs code; a word only known when
-    it runs is a problem of the kind `unknown`."""
+    """Words looked at one by one: one that `runs` runs code; one only known when it runs is an `unknown`."""
 
     def read(found: Found, arguments: Sequence[Word]) -> None:
         for word in arguments:
@@ -140,7 +135,6 @@ def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Re
                 found.problem(unknown, word.text)
             elif runs(word.literal):
                 found.problem("runs_code", short(word.text))
-        return
 
     return read
 
