@@ -22,7 +22,7 @@ from tree_sitter import Node
 from meowgent.shellsplit.inspect import RunsText, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
-from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word, short
+from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
 
 
 @functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all
@@ -140,7 +140,7 @@ class _Reader:
         self.substitutions = 0  # `$( … )`s around the node being read: bash reads their text twice
 
     def note(self, kind: str, snippet: str) -> None:
-        self.problems[Problem(kind, short(snippet))] = None
+        self.problems[Problem(kind, snippet)] = None
 
     def spend(self, text: str) -> bool:
         """Take `text` from the budget for reading text again; False (and a problem) when it is spent.

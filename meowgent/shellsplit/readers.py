@@ -19,7 +19,7 @@ from meowgent.shellsplit.reading import Found, Reader, git_config_runs, is_assig
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.words import Word, short, variable_name
+from meowgent.shellsplit.words import Word, variable_name
 
 # How the programs read here take their options (`tables`' notation). `NAME.run` reads what follows a runner's
 # subcommand: the options before the command it runs.
@@ -134,7 +134,7 @@ def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Re
             if word.literal is None:
                 found.problem(unknown, word.text)
             elif runs(word.literal):
-                found.problem("runs_code", short(word.text))
+                found.problem("runs_code", word.text)
 
     return read
 
@@ -407,7 +407,7 @@ def _read_sed(found: Found, arguments: Sequence[Word]) -> None:
             continue
         effects = sed_effects(script.literal)
         if effects.runs and not parsed.has("--sandbox"):
-            found.problem("runs_code", short(script.text))
+            found.problem("runs_code", script.text)
         for written in effects.writes:
             found.write(script.text, word_of(written), "writes")
 
@@ -421,7 +421,7 @@ def _read_awk(found: Found, arguments: Sequence[Word]) -> None:
     sandboxed = parsed.has("-S", "--sandbox")
     for text in texts:
         if text is None or text.literal is None or (not sandboxed and awk_runs_or_writes(text.literal)):
-            found.problem("runs_code", short(text.text) if text else "")
+            found.problem("runs_code", text.text if text else "")
 
 
 def _read_tar(found: Found, arguments: Sequence[Word]) -> None:

@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Effect, Option, Parsed, Program, ValueCheck, parse_options
-from meowgent.shellsplit.words import Problem, Word, runs_value, short, variable_name
+from meowgent.shellsplit.words import Problem, Word, runs_value, variable_name
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -78,7 +78,7 @@ class Found:
         self.adds_input = False  # the command it runs also gets arguments read from the input (xargs)
 
     def problem(self, kind: str, snippet: str) -> None:
-        self.problems.append(Problem(kind, short(f"{self.program} {snippet}".strip())))
+        self.problems.append(Problem(kind, f"{self.program} {snippet}".strip()))
 
     def read(self, table: Program, arguments: Sequence[Word], *, strict: bool = False) -> Parsed:
         """`arguments` read by `table`, their options' effects noted.
