@@ -356,10 +356,8 @@ class _Reader:
     def _add(
         self, assignments: Sequence[Word], words: Sequence[Word], redirects: Redirects, parts: Sequence[Part] = ()
     ) -> None:
-        """A command found, and what it runs besides itself, read by the meaning layer (`inspect`).
-
-        `parts` is the command as written, in order; by default its words, then its redirections.
-        """
+        """A command found (`parts`: as written, by default its words then its redirections), and what `inspect`
+        finds it runs besides itself."""
         parts = parts or [*assignments, *words, *redirects]
         command = SimpleCommand(tuple(assignments), tuple(words), tuple(redirects), " ".join(p.text for p in parts))
         self.commands.append(command)

@@ -1,10 +1,8 @@
 """Programs read by code of their own, where an option table cannot say what they run or write.
 
-- Runners (`uv run CMD`, `npx`): their command is read as a command; code given as an option (`gdb -ex`) is a
-  problem. Interpreters are tables (`tables`).
-- Hand-offs: `eval TEXT`, `bash -c TEXT`, `trap TEXT SIG`, `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`,
-  `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`. What they run becomes a segment of its own, or, for a text,
-  is split as a command line; `source FILE` and `bash FILE` run a file.
+- Runners (`uv run CMD`, `npx`) run their command; code given as an option (`gdb -ex`) is a problem.
+- Hand-offs (`eval TEXT`, `bash -c TEXT`, `trap`, `flock -c`, `xargs CMD`, `watch`, `su -c`, `ssh HOST CMD`,
+  `find -exec CMD ;`): a command becomes a segment of its own, a text is split as a command line.
 - git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
 - Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
 """
@@ -385,7 +383,7 @@ _GIT_SUBCOMMANDS: dict[str, Reader] = {
     "config": _git_config,
     "bisect": _git_runs_rest("run"),
     "submodule": _git_runs_rest("foreach"),
-    **dict.fromkeys(("filter-branch", "instaweb", "web--browse"), lambda found, _: found.problem("runs_code", "")),
+    **dict.fromkeys(("filter-branch", "instaweb", "web--browse"), _always),
 }
 
 

@@ -1,7 +1,7 @@
 """How a program's words are read: what it does with them (`Reading`), by its option table (`Program`).
 
-`Found` gathers what one reading finds, failing closed: an option the table does not know, or a word only
-known when it runs where an option could stand, is a `Problem`.
+`Found` gathers what one reading finds, failing closed: an option the table does not know, or a word only known
+when it runs where an option could stand, is a `Problem`.
 """
 
 from __future__ import annotations
