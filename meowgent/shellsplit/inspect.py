@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.programs import MAX_NESTED, read_program
-from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, short, variable_name
+from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, variable_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
             return
         program = program_name(words[0])
         if program is None:
-            yield _note("unknown_command", words[0].text)
+            yield Problem("unknown_command", words[0].text)
             return
         arguments = words[1:]
         yield from _builtin(program, arguments)
@@ -60,19 +60,15 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
             yield Starts(reading.command, " ...")
             return
         words = reading.command
-    yield _note("too_many", " ".join(word.text for word in parsed.words))
-
-
-def _note(kind: str, snippet: str) -> Problem:
-    return Problem(kind, short(snippet))
+    yield Problem("too_many", " ".join(word.text for word in parsed.words))
 
 
 def _assignment(word: Word) -> Iterator[Problem]:
     if _SUBSCRIPTED.match(word.text):
-        yield _note("subscript", word.text)
+        yield Problem("subscript", word.text)
     name = variable_name(word)
     if name is None or runs_value(name):
-        yield _note("variable", word.text)
+        yield Problem("variable", word.text)
 
 
 def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
@@ -82,17 +78,17 @@ def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
     texts = [argument.value for argument in arguments]
     snippet = " ".join([program, *texts])
     if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
-        yield _note("arithmetic", snippet)
+        yield Problem("arithmetic", snippet)
     if program in _NAMES_VARIABLES and any(_SUBSCRIPTED.match(text) for text in texts):
-        yield _note("subscript", snippet)
+        yield Problem("subscript", snippet)
     if program in _DECLARES and any(_evaluates(text) for text in texts):
-        yield _note("evaluates", snippet)
+        yield Problem("evaluates", snippet)
     for name in _assigned_names(program, arguments):
         if name is None or runs_value(name):
-            yield _note("variable", snippet)
+            yield Problem("variable", snippet)
     kind = _builtin_kind(program, arguments)
     if kind is not None:
-        yield _note(kind, snippet)
+        yield Problem(kind, snippet)
 
 
 # ---- builtins that evaluate values or bind code ----

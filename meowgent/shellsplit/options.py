@@ -1,6 +1,5 @@
-"""How programs read their options, getopt style: `env -iu HOME rm x` is `-i`, `-u HOME` and the operands `rm x`.
-
-A naive reading takes `HOME` for the command. Linear in the number of words.
+"""How programs read their options, getopt style: `env -iu HOME rm x` is `-i`, `-u HOME` and the operands `rm x`
+(a naive reading takes `HOME` for the command). Linear in the number of words.
 """
 
 from __future__ import annotations
@@ -42,9 +41,6 @@ class Program:
     assignments: bool = False  # `NAME=value` words may come before the command (env, sudo)
     input: bool = False  # without a file operand (or with `-`) it runs code from the input (python, perl)
 
-    def names(self) -> frozenset[str]:
-        return self.long_flags | self.long_values | self.long_optional
-
 
 @dataclass(frozen=True, slots=True)
 class Option:
@@ -70,10 +66,8 @@ class Parsed:
 
     options: tuple[Option, ...]
     operands: tuple[Word, ...]
-    unknown: tuple[Word, ...] = ()
-    """Option words the table does not know (only the first stops a program whose options end at an operand)."""
-    unread: tuple[Word, ...] = ()
-    """Words that only running the line would tell, where an option could stand."""
+    unknown: tuple[Word, ...] = ()  # option words the table does not know
+    unread: tuple[Word, ...] = ()  # words only running the line would tell, where an option could stand
 
     def has(self, *names: str) -> bool:
         return any(option.name in names for option in self.options)
@@ -92,35 +86,28 @@ def parse_options(grammar: Program, words: Sequence[Word]) -> Parsed:
     operands: list[Word] = []
     unknown: list[Word] = []
     unread: list[Word] = []
-    index = 0
-    while index < len(words):
+    index, stops = 0, not grammar.permute
+    while index < len(words) and not (stops and (unknown or unread)):
         word = words[index]
         index += 1
+        read = None if word.literal in (None, "--") else _read_option(grammar, word.literal, word, words, index)
         if word.literal is None and may_be_option(word):
             unread.append(word)
-            if not grammar.permute:
-                break
-            continue
-        if word.literal == "--":
+        elif word.literal == "--":
             operands.extend(words[index:])
             break
-        read = None if word.literal is None else _read_option(grammar, word.literal, word, words, index)
-        if read is None:  # an operand
-            operands.append(word)
-            if not grammar.permute:
+        elif read is None:  # an operand; where options end at the first one, the rest are operands too
+            operands.extend(words[index - 1 :] if stops else (word,))
+            if stops:
+                break
+        else:
+            found, index, failed = read
+            options.extend(found)
+            unknown += [word] if failed else []
+            if any(option.name in grammar.ends for option in found):
                 operands.extend(words[index:])
                 break
-            continue
-        found, index, failed = read
-        options.extend(found)
-        if failed:
-            unknown.append(word)
-            if not grammar.permute:
-                break
-        if any(option.name in grammar.ends for option in found):
-            operands.extend(words[index:])
-            break
-    if (unknown or unread) and not grammar.permute:
+    if stops and (unknown or unread):
         operands.clear()  # what follows an unreadable option is not known to be the operands
     return Parsed(tuple(options), tuple(operands), tuple(unknown), tuple(unread))
 
@@ -172,7 +159,7 @@ def _read_long(
     grammar: Program, text: str, word: Word, words: Sequence[Word], index: int
 ) -> tuple[list[Option], int, bool]:
     written, has_value, value = text[2:].partition("=")
-    name = _resolve(grammar.names(), written)
+    name = _resolve(grammar.long_flags | grammar.long_values | grammar.long_optional, written)
     if name is None:
         return [], index, not grammar.lenient_long
     option = "--" + name
@@ -193,5 +180,5 @@ def _resolve(names: frozenset[str], written: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _plain(text: str) -> Word:
+def _plain(text: str) -> Word:  # an option's value cut from a word whose value is known
     return Word(text, text)

@@ -25,18 +25,18 @@ from meowgent.shellsplit.words import Word, program_name
 from meowgent.shellsplit.words import runs_value as runs_value
 
 PROGRAMS: dict[str, Program] = TABLES
-"""Option tables by program; a program that `READERS` names is read by code, from its table if it has one."""
+"""Option tables by program; a program that `READERS` names is read by that code too, after its table."""
 
 
 def read_program(program: str, arguments: Sequence[Word]) -> Reading:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
     name, found = _family(program), Found(program)
-    reader, table = READERS.get(name), PROGRAMS.get(name)
-    if reader is not None:
-        return found.reading(reader(found, arguments))
-    if table is None:
-        return Reading()
-    return found.reading(apply_table(found, table, arguments))
+    table, reader = PROGRAMS.get(name), READERS.get(name)
+    if table is not None:
+        apply_table(found, table, arguments)
+    if reader is not None:  # what the table cannot say: `uv run CMD`, a sed script, `make SHELL=...`, `vim +cmd`
+        reader(found, arguments)
+    return found.reading()
 
 
 MAX_NESTED = 8

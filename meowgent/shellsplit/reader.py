@@ -1,15 +1,13 @@
 """The simple commands a shell line runs, read from bash's grammar (tree-sitter-bash), and what leaves it open.
 
-`split_command("ls && rm -rf x")` gives the commands `ls` and `rm -rf x`, in the order bash starts them: a
-command substitution's commands before the command that uses its output, which shows it as `$(...)`.
+`split_command("ls && rm -rf x")` gives `ls` and `rm -rf x`, in the order bash starts them: a substitution's
+commands before the command that uses its output, which shows it as `$(...)`.
 
-**Fail closed by construction.** The reader names the node types it reads (`_STATEMENTS`, `_WORD_PARTS`); any
-other node, and an `ERROR` or `MISSING` one, makes the line *hidden*, as do values bash evaluates as code and
-what the meaning layer (`inspect`) finds. A caller must treat a hidden line as possibly running anything.
-docs/reliability.md ("Reading bash") lists what is hidden and why. Where the tree groups differently from bash
-it reads more, never less: tree-sitter attaches the `> out` of `a && echo x > out` to the whole list, so each
-command of the list gets it. Linear in the line's length: each node is visited once, and texts read again
-spend a budget of the line's length (`_Reader.spend`).
+**Fail closed by construction.** The reader names the node types it reads (`_GROUPS`, `_WORD_PARTS`, ...); any
+other node, an `ERROR` or `MISSING` one, a value bash evaluates as code and what `inspect` finds make the line
+*hidden*: it may run anything (docs/reliability.md, "Reading bash"). Where the tree groups differently from bash
+it reads more, never less: the `> out` that tree-sitter attaches to the list `a && echo x > out` goes to each of
+its commands. Linear in the line's length: each node is visited once, and texts read again spend a budget.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from tree_sitter import Node
 from meowgent.shellsplit.inspect import RunsText, inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
-from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word, short
+from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
 
 
 @functools.lru_cache(maxsize=8)  # a call is judged, its card drawn and its scopes tried: one reading for all
@@ -70,13 +68,11 @@ def forget_readings() -> None:
 # A command of plain words only: ASCII letters, digits and marks that bash reads as themselves, and spaces.
 _PLAIN_COMMAND = re.compile(r"[\w ./,:%+@^~-]*", re.ASCII)
 _JOINED_WORD = re.compile(r"\S\\\n\S")
-_NESTED_BUDGET = 4096
-"""Characters that texts and commands handed on may add to the line's length in reading (see `_Reader.spend`)."""
+_NESTED_BUDGET = 4096  # characters that texts and commands handed on may add to the line's length in reading
+# Brackets open at once before a line counts as too deep to read, unparsed: tree-sitter's time on nesting grows
+# faster than the line (a 20,000-brace group took 60 times a 2,000-brace one), and no real command nests so deep.
 _MAX_OPEN = 500
-"""Brackets open at once before a line counts as too deep to read, unparsed: tree-sitter's time on nesting grows
-faster than the line (a 20,000-brace group took 60 times a 2,000-brace one), and no real command nests so deep."""
-_MAX_LEVEL = 120
-"""Nodes nested in nodes before a line counts as too deep to read (each level is a few Python frames)."""
+_MAX_LEVEL = 120  # nodes nested in nodes before a line is too deep to read (each level is a few Python frames)
 
 # Statements that only hold statements, and the keywords and separators between them.
 _GROUPS = frozenset(
@@ -109,8 +105,8 @@ _WORD_PARTS = frozenset(
     {"word", "string", "raw_string", "concatenation", "number", "string_content", "variable_name"}
     | {"special_variable_name", "simple_expansion", "translated_string", "brace_expression", "subscript"}
     | {"variable_assignment", "heredoc_content", "heredoc_body", "regex", "extglob_pattern", "expansion"}
+    | {"command_substitution", "process_substitution", "arithmetic_expansion"}
 )
-_HOLDING_COMMANDS = frozenset({"command_substitution", "process_substitution"})
 _KEYWORD_STATEMENTS = frozenset({"declaration_command", "unset_command", "test_command", "for_statement"})
 _SIMPLE = frozenset(
     {"command", "variable_assignment", "variable_assignments", "declaration_command", "unset_command", "test_command"}
@@ -144,7 +140,7 @@ class _Reader:
         self.substitutions = 0  # `$( … )`s around the node being read: bash reads their text twice
 
     def note(self, kind: str, snippet: str) -> None:
-        self.problems[Problem(kind, short(snippet))] = None
+        self.problems[Problem(kind, snippet)] = None
 
     def spend(self, text: str) -> bool:
         """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
@@ -188,16 +184,24 @@ class _Reader:
                 self.statement(child, redirects, level + 1, piped=inner)
                 first = first and not child.is_named
         elif kind == "redirected_statement":
-            found, arguments = self._redirects(node.children_by_field_name("redirect"), level)
-            body = node.child_by_field_name("body")
+            found: list[Redirect] = []
+            arguments: list[Word] = []
+            for child in node.children_by_field_name("redirect"):
+                own, spilled = self._redirect(child, level)
+                found += own
+                arguments += spilled
+            body, outer = node.child_by_field_name("body"), (*redirects, *found)
             if arguments and (body is None or body.type != "command"):
                 self.note("grammar", node_text(node))  # words after a redirection that no command takes
+            if any(b"\n" in _ESCAPED.sub(b"", word.text.encode()) for word in arguments):
+                # `cat f >> g <new line> \touch b`: tree-sitter gives `touch` to cat as a word; bash runs it
+                self.note("syntax", node_text(node))
             if body is None:  # `> out` alone still truncates the file
-                self._add((), (), redirects + found)
+                self._add((), (), outer)
             elif body.type == "command":
-                self._command(body, redirects + found, level + 1, arguments, piped=piped)
+                self._command(body, outer, level + 1, arguments, piped=piped)
             else:
-                self.statement(body, redirects + found, level + 1)
+                self.statement(body, outer, level + 1)
         elif kind == "command":
             self._command(node, redirects, level, piped=piped)
         elif kind in ("variable_assignment", "variable_assignments"):
@@ -298,7 +302,7 @@ class _Reader:
             # In `"${x:-'$(rm x)'}"` bash reads the quotes as characters and runs the substitution;
             # tree-sitter reads a single-quoted string.
             self.note("quoting", text)
-        elif node.is_named and kind not in _WORD_PARTS | _HOLDING_COMMANDS | {"arithmetic_expansion"}:
+        elif node.is_named and kind not in _WORD_PARTS:
             self.note("grammar", text or kind)
             return
         if kind == "command_substitution":
@@ -313,15 +317,6 @@ class _Reader:
         elif kind != "arithmetic_expansion":
             for child in node.children:
                 self._scan(child, level + 1, quoted=quoted or kind == "string")
-
-    def _redirects(self, nodes: Sequence[Node], level: int) -> tuple[Redirects, list[Word]]:
-        found: list[Redirect] = []
-        arguments: list[Word] = []
-        for child in nodes:
-            redirects, spilled = self._redirect(child, level)
-            found += redirects
-            arguments += spilled
-        return tuple(found), arguments
 
     def _redirect(self, node: Node, level: int) -> tuple[list[Redirect], list[Word]]:
         """A redirection, and the words after its target.
@@ -361,10 +356,8 @@ class _Reader:
     def _add(
         self, assignments: Sequence[Word], words: Sequence[Word], redirects: Redirects, parts: Sequence[Part] = ()
     ) -> None:
-        """A command found, and what it runs besides itself, read by the meaning layer (`inspect`).
-
-        `parts` is the command as written, in order; by default its words, then its redirections.
-        """
+        """A command found (`parts`: as written, by default its words then its redirections), and what `inspect`
+        finds it runs besides itself."""
         parts = parts or [*assignments, *words, *redirects]
         command = SimpleCommand(tuple(assignments), tuple(words), tuple(redirects), " ".join(p.text for p in parts))
         self.commands.append(command)

@@ -1,10 +1,8 @@
 """Programs read by code of their own, where an option table cannot say what they run or write.
 
-- Runners (`uv run CMD`, `npx`): their command is read as a command; code given as an option (`gdb -ex`) is a
-  problem. Interpreters are tables (`tables`).
-- Hand-offs: `eval TEXT`, `bash -c TEXT`, `trap TEXT SIG`, `flock FILE -c TEXT`, `xargs CMD`, `watch TEXT`,
-  `su -c TEXT`, `ssh HOST CMD`, `find -exec CMD ;`. What they run becomes a segment of its own, or, for a text,
-  is split as a command line; `source FILE` and `bash FILE` run a file.
+- Runners (`uv run CMD`, `npx`) run their command; code given as an option (`gdb -ex`) is a problem.
+- Hand-offs (`eval TEXT`, `bash -c TEXT`, `trap`, `flock -c`, `xargs CMD`, `watch`, `su -c`, `ssh HOST CMD`,
+  `find -exec CMD ;`): a command becomes a segment of its own, a text is split as a command line.
 - git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
 - Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
 """
@@ -15,11 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from meowgent.shellsplit.options import may_be_option, parse_options
-from meowgent.shellsplit.reading import Found, Reader, apply_table, git_config_runs, is_assignment, names, programs
+from meowgent.shellsplit.reading import Found, Reader, git_config_runs, is_assignment, names, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.words import Word, short, variable_name
+from meowgent.shellsplit.words import Word, variable_name
 
 # How the programs read here take their options (`tables`' notation). `NAME.run` reads what follows a runner's
 # subcommand: the options before the command it runs.
@@ -100,62 +98,55 @@ _TABLES["runuser"] = replace(_TABLES["su"], permute=False)  # su's options, endi
 
 
 def _runner(subcommands: str, tool: str, inner: str) -> Reader:
-    """Tools that run a command in an environment they set up: `uv run CMD`, `poetry run CMD`, `npx CMD`.
-
-    `subcommands` (`run`, `tool run`, comma-separated) name the subcommands that run a command, read after the
-    tool's own options (table `tool`); "" when the tool itself runs one (`npx`). Table `inner` reads the options
-    before the command, with their effects. Another subcommand (`uv sync`) runs no command from the line.
+    """`uv run CMD`, `npx CMD`: `subcommands` (comma-separated; "" for `npx`) follow the options of table `tool`,
+    and table `inner` reads the options before the command. Another subcommand (`uv sync`) runs none from the line.
     """
     paths = [path.split() for path in subcommands.split(",") if path.strip()]
 
-    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    def read(found: Found, arguments: Sequence[Word]) -> None:
         operands = arguments
         if paths:
             operands = found.read(_TABLES[tool], arguments).operands
             path = next((path for path in paths if [word.value for word in operands[: len(path)]] == path), None)
             if found.problems or path is None:
-                return ()
+                return
             operands = operands[len(path) :]
         command = found.read(_TABLES[inner], operands).operands
-        return () if found.problems or found.stopped else command
+        if not found.problems and not found.stopped:
+            found.command = command
 
     return read
 
 
 def _option_words(spelled: str) -> Reader:
-    """Programs that run commands given as options of their own (`gdb -ex 'shell rm x'`, `emacs --eval`):
-    any of these words, or a word only known when it runs, is a problem."""
+    """Options that run commands (`gdb -ex 'shell rm x'`, `emacs --eval`): any of these, or an unknown word."""
     listed = names(spelled)
     return _each_word(lambda text: text.partition("=")[0] in listed)
 
 
 def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Reader:
-    """Programs whose words are looked at one by one: a word `runs` is true of runs code; a word only known when
-    it runs is a problem of the kind `unknown`."""
+    """Words looked at one by one: one that `runs` runs code; one only known when it runs is an `unknown`."""
 
-    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+    def read(found: Found, arguments: Sequence[Word]) -> None:
         for word in arguments:
             if word.literal is None:
                 found.problem(unknown, word.text)
             elif runs(word.literal):
-                found.problem("runs_code", short(word.text))
-        return ()
+                found.problem("runs_code", word.text)
 
     return read
 
 
-def _always(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _always(found: Found, arguments: Sequence[Word]) -> None:
     """Programs that run commands handed to them in ways this reading does not follow (a server, a schedule)."""
     found.problem("runs_code", "")
-    return ()
 
 
-def _read_deno(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_deno(found: Found, arguments: Sequence[Word]) -> None:
     """`deno eval CODE` and `deno repl` run code nobody sees as a file; `deno run x.ts` runs a file."""
     operands = [word for word in arguments if not word.value.startswith("-")]
     if not operands or operands[0].literal in (None, "eval", "repl"):
         found.problem("runs_code", operands[0].text if operands else "")
-    return ()
 
 
 _RUNNING: dict[str, Reader] = {
@@ -183,21 +174,19 @@ _RUNNING: dict[str, Reader] = {
 # ---- programs that hand a command or a shell line on ----
 
 
-def _read_eval(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_eval(found: Found, arguments: Sequence[Word]) -> None:
     found.runs_text("", arguments)
-    return ()
 
 
-def _read_trap(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_trap(found: Found, arguments: Sequence[Word]) -> None:
     """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
     action = [word for word in arguments if not word.value.startswith("-")][:1]
     if action and action[0].value not in ("", "-"):
         found.problem("runs_later", action[0].text)
         found.texts.append((found.program, (action[0],)))
-    return ()
 
 
-def _read_shell(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_shell(found: Found, arguments: Sequence[Word]) -> None:
     """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
     has_c, skip = False, False
     for index, word in enumerate(arguments):
@@ -210,87 +199,83 @@ def _read_shell(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
             has_c |= not text.startswith("--") and "c" in text
         elif has_c:
             found.runs_text("-c", arguments[index : index + 1])
-            return ()
+            return
         else:  # a script: shell commands a deny rule cannot see
             found.problem("runs_file", text)
-            return ()
+            return
     found.problem("runs_input", "")  # `printf 'rm x' | sh`: the commands come from another program's output
-    return ()
 
 
-def _read_source(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_source(found: Found, arguments: Sequence[Word]) -> None:
     found.problem("runs_file", " ".join(argument.value for argument in arguments))
-    return ()
 
 
-def _read_flock(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_flock(found: Found, arguments: Sequence[Word]) -> None:
     """`flock FILE cmd...` runs cmd; `flock FILE -c 'text'` runs the text with the shell."""
     parsed = found.read(_TABLES["flock"], arguments)
     if found.problems or len(parsed.operands) < 2:
-        return ()
+        return
     rest = parsed.operands[1:]
     if rest[0].literal in ("-c", "--command"):
         found.runs_text(rest[0].value, rest[1:2])
-        return ()
-    return rest
+        return
+    found.command = rest
 
 
-def _read_xargs(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_xargs(found: Found, arguments: Sequence[Word]) -> None:
     """xargs runs its command with words from its input; with -I, in place of a string that may be the command."""
     parsed = found.read(_TABLES["xargs"], arguments)
     if found.problems or found.stopped:
-        return ()
+        return
     replace = parsed.values("-I", "-i", "--replace")
     if replace and parsed.operands:
         token = replace[-1].value if replace[-1] else "{}"
         if token and token in parsed.operands[0].value:
             found.problem("unknown_command", parsed.operands[0].text)
-            return ()
+            return
     found.adds_input = True
-    return parsed.operands
+    found.command = parsed.operands
 
 
-def _read_watch(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_watch(found: Found, arguments: Sequence[Word]) -> None:
     """watch runs its words with `sh -c` (joined by spaces), or as a command with -x."""
     parsed = found.read(_TABLES["watch"], arguments)
     if found.problems or not parsed.operands:
-        return ()
+        return
     if parsed.has("-x", "--exec"):
-        return parsed.operands
-    found.runs_text("", parsed.operands)
-    return ()
+        found.command = parsed.operands
+    else:
+        found.runs_text("", parsed.operands)
 
 
-def _read_su(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_su(found: Found, arguments: Sequence[Word]) -> None:
     """su and runuser: `-c TEXT` is a shell line; words after the user go to the user's shell; runuser -u wraps."""
     parsed = found.read(_TABLES[found.program], arguments, strict=True)
     if found.program == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
-        return () if found.problems else parsed.operands
+        found.command = () if found.problems else parsed.operands
+        return
     if len(parsed.operands) > 1:  # arguments for the user's shell, such as `-c text`
         found.problem("runs_code", parsed.operands[1].text)
-    return ()
 
 
-def _read_sg(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_sg(found: Found, arguments: Sequence[Word]) -> None:
     """`sg GROUP [-c] command` runs the command with /bin/sh -c."""
     words = [word for word in arguments if word.literal != "-"]
     if len(words) >= 2:
         found.runs_text("", words[2:] if words[1].literal == "-c" else words[1:])
-    return ()
 
 
-def _read_ssh(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_ssh(found: Found, arguments: Sequence[Word]) -> None:
     """ssh: options (also after the destination), the destination, then a command the remote shell runs."""
     parsed = found.read(_TABLES["ssh"], arguments)
     if found.problems or found.stopped or not parsed.operands:
-        return ()
+        return
     after = found.read(_TABLES["ssh"], parsed.operands[1:])
     if after.operands and not found.problems:
         found.runs_text("", after.operands)
-    return ()
 
 
-def _read_find(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_find(found: Found, arguments: Sequence[Word]) -> None:
     """find's actions: -exec and its kin run commands, -fprint and its kin write files, -delete deletes."""
     index = 0
     while index < len(arguments):
@@ -312,7 +297,6 @@ def _read_find(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         elif text is None and may_be_option(word):  # `find . $action` could be `-exec ...`
             found.problem("unknown_word", word.text)
         index += 1 + (text in _FIND_VALUES) + 2 * (text == "-fprintf") + (text in _FIND_WRITES)
-    return ()
 
 
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -342,7 +326,7 @@ _HANDING_ON: dict[str, Reader] = {
 # ---- git ----
 
 
-def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_git(found: Found, arguments: Sequence[Word]) -> None:
     """git's own options before the subcommand, then the subcommand's options that run code or write files.
 
     A subcommand's table (`git.NAME`) lists only those options, and reads any other as a flag: a short one
@@ -355,7 +339,7 @@ def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
         elif option.name == "--exec-path" and option.value is not None:
             found.problem("runs_code", option.spelling)
     if found.problems or not parsed.operands:
-        return ()
+        return
     subcommand, *rest = parsed.operands
     table = _TABLES.get(f"git.{subcommand.literal}")
     if subcommand.literal is None:
@@ -365,7 +349,6 @@ def _read_git(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     elif table is not None:
         for word in found.read(table, rest).unread:  # it could be any option, one that runs code too
             found.problem("unknown_word", word.text)
-    return ()
 
 
 def _git_config(found: Found, words: Sequence[Word]) -> None:
@@ -384,7 +367,7 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
         found.problem("unknown_word", "config")
 
 
-def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
+def _git_runs_rest(after: str) -> Reader:
     """`git bisect run CMD...` and `git submodule foreach CMD`: the words after `after` are a shell line."""
 
     def read(found: Found, words: Sequence[Word]) -> None:
@@ -396,18 +379,18 @@ def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
     return read
 
 
-_GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
+_GIT_SUBCOMMANDS: dict[str, Reader] = {
     "config": _git_config,
     "bisect": _git_runs_rest("run"),
     "submodule": _git_runs_rest("foreach"),
-    **dict.fromkeys(("filter-branch", "instaweb", "web--browse"), lambda found, _: found.problem("runs_code", "")),
+    **dict.fromkeys(("filter-branch", "instaweb", "web--browse"), _always),
 }
 
 
 # ---- programs whose scripts or operands run code or write files ----
 
 
-def _read_sed(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_sed(found: Found, arguments: Sequence[Word]) -> None:
     """sed: `-i` edits files; a script with `e` or `s///e` runs commands, `w` writes a file."""
     parsed = found.read(_TABLES["sed"], arguments, strict=True)
     for option in parsed.options:
@@ -422,13 +405,12 @@ def _read_sed(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
             continue
         effects = sed_effects(script.literal)
         if effects.runs and not parsed.has("--sandbox"):
-            found.problem("runs_code", short(script.text))
+            found.problem("runs_code", script.text)
         for written in effects.writes:
             found.write(script.text, word_of(written), "writes")
-    return ()
 
 
-def _read_awk(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_awk(found: Found, arguments: Sequence[Word]) -> None:
     """awk: a program text that calls `system`, pipes or redirects runs code; `-l` loads a library."""
     parsed = found.read(_TABLES["awk"], arguments)
     texts = parsed.values("-e", "--source")
@@ -437,17 +419,15 @@ def _read_awk(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
     sandboxed = parsed.has("-S", "--sandbox")
     for text in texts:
         if text is None or text.literal is None or (not sandboxed and awk_runs_or_writes(text.literal)):
-            found.problem("runs_code", short(text.text) if text else "")
-    return ()
+            found.problem("runs_code", text.text if text else "")
 
 
-def _read_tar(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_tar(found: Found, arguments: Sequence[Word]) -> None:
     """tar: options that run a program (`--to-command`, `-I`, `-F`, `--checkpoint-action=exec=...`)."""
     words = list(arguments)
     if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
         words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
     found.read(_TABLES["tar"], words)
-    return ()
 
 
 def _zip_runs(text: str) -> bool:
@@ -461,52 +441,36 @@ def _zip_runs(text: str) -> bool:
 _SQLITE_RUNS = (".shell", ".system", ".load", ".output", ".once", ".excel", "load_extension", "writefile", "edit(")
 
 
-def _read_tee(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_tee(found: Found, arguments: Sequence[Word]) -> None:
     parsed = parse_options(TABLES["tee"], arguments)
     for target in (*parsed.operands, *parsed.unread):
         found.write(found.program, target, "appends" if parsed.has("-a", "--append") else "writes")
-    return ()
 
 
-def _output_operand(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _output_operand(found: Found, arguments: Sequence[Word]) -> None:
     """uniq and xxd write their second operand: `uniq in out`."""
     parsed = parse_options(_TABLES[found.program], arguments)
     if len(parsed.operands) > 1:
         found.write(parsed.operands[1].text, parsed.operands[1], "writes")
     for word in parsed.unread:
         found.write(word.text, None, "writes")
-    return ()
 
 
-def _read_dd(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_dd(found: Found, arguments: Sequence[Word]) -> None:
     for word in arguments:
         if word.value.startswith("of="):
             found.write("of=", word_of(word.value[3:]) if word.literal is not None else None, "writes")
         elif word.literal is None:
             found.write(word.text, None, "writes")
-    return ()
 
 
-def _read_openssl(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
+def _read_openssl(found: Found, arguments: Sequence[Word]) -> None:
     for index, word in enumerate(arguments):
         if word.literal == "-out":
             found.write("-out", arguments[index + 1] if index + 1 < len(arguments) else None, "writes")
-    return ()
 
 
-def _with(name: str, check: Callable[[Found, Sequence[Word]], None]) -> Reader:
-    """A program read by its table, then by `check` for what the table cannot say (operands, `+cmd` words)."""
-
-    def read(found: Found, arguments: Sequence[Word]) -> Sequence[Word]:
-        table = TABLES[name]
-        command = apply_table(found, table, arguments)
-        check(found, arguments)
-        return command
-
-    return read
-
-
-def _make_operands(found: Found, arguments: Sequence[Word]) -> None:
+def _read_make(found: Found, arguments: Sequence[Word]) -> None:
     """`make SHELL=...` changes the shell every recipe runs with."""
     for word in parse_options(TABLES["make"], arguments).operands:
         if is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
@@ -530,8 +494,8 @@ _WRITING: dict[str, Reader] = {
     **dict.fromkeys(("uniq", "xxd"), _output_operand),
     "dd": _read_dd,
     "openssl": _read_openssl,
-    "make": _with("make", _make_operands),
-    **{name: _with(name, _plus_commands) for name in ("vim", "less")},
+    "make": _read_make,
+    **dict.fromkeys(("vim", "less"), _plus_commands),
 }
 
 READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}

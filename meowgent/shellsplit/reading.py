@@ -1,7 +1,7 @@
 """How a program's words are read: what it does with them (`Reading`), by its option table (`Program`).
 
-`Found` gathers what one reading finds, failing closed: an option the table does not know, or a word only
-known when it runs where an option could stand, is a `Problem`.
+`Found` gathers what one reading finds, failing closed: an option the table does not know, or a word only known
+when it runs where an option could stand, is a `Problem`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Effect, Option, Parsed, Program, ValueCheck, parse_options
-from meowgent.shellsplit.words import Problem, Word, runs_value, short, variable_name
+from meowgent.shellsplit.words import Problem, Word, runs_value, variable_name
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -45,23 +45,23 @@ class Reading:
 
 # ---- reading a program ----
 
-Reader = Callable[["Found", Sequence[Word]], Sequence[Word]]
-"""A program read by code of its own: what it does goes to the `Found`; it gives the command it runs in turn."""
+Reader = Callable[["Found", Sequence[Word]], None]
+"""A program read by code of its own: what it does, and the command it runs in turn, go to the `Found`."""
 
 
-def apply_table(found: Found, table: Program, arguments: Sequence[Word]) -> tuple[Word, ...]:
-    """Read `arguments` by `table` into `found`; the command a wrapper runs (empty when none, or not known)."""
+def apply_table(found: Found, table: Program, arguments: Sequence[Word]) -> None:
+    """Read `arguments` by `table` into `found`, with the command a wrapper runs (none when not known)."""
     parsed = found.read(table, arguments)
     reads_input = not parsed.operands or parsed.operands[0].literal == "-"
     if table.input and reads_input and not found.problems and not found.stopped:
         found.problem("runs_input", "")
     if not table.wraps or found.problems or found.stopped or len(parsed.operands) < table.operands:
-        return ()
+        return
     operands = list(parsed.operands[table.operands :])
     if table.assignments:
         while operands and is_assignment(operands[0]):
             found.assignment(operands.pop(0))
-    return tuple(operands)
+    found.command = operands
 
 
 class Found:
@@ -74,10 +74,11 @@ class Found:
         self.writes: list[Write] = []
         self.started: list[tuple[Word, ...]] = []
         self.stopped = False
+        self.command: Sequence[Word] = ()  # what a wrapper runs in turn
         self.adds_input = False  # the command it runs also gets arguments read from the input (xargs)
 
     def problem(self, kind: str, snippet: str) -> None:
-        self.problems.append(Problem(kind, short(f"{self.program} {snippet}".strip())))
+        self.problems.append(Problem(kind, f"{self.program} {snippet}".strip()))
 
     def read(self, table: Program, arguments: Sequence[Word], *, strict: bool = False) -> Parsed:
         """`arguments` read by `table`, their options' effects noted.
@@ -136,9 +137,9 @@ class Found:
         if name is None or runs_value(name):
             self.problem("variable", word.text)
 
-    def reading(self, command: Sequence[Word] = ()) -> Reading:
+    def reading(self) -> Reading:
         return Reading(
-            tuple(command),
+            tuple(self.command),
             self.adds_input,
             tuple(self.started),
             tuple(self.texts),

@@ -1,12 +1,11 @@
 """Bash's grammar, from tree-sitter-bash: a line's syntax tree, and what a node is as a `Word`.
 
-A word's text as shown has each command substitution as the placeholder `$(...)`, since its commands are read
-as commands of their own. Nothing here decides what a line runs; `reader` does.
+A word as shown has each substitution as the placeholder `$(...)`: its commands are read as commands of their own.
+Nothing here decides what a line runs; `reader` does.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from itertools import accumulate
@@ -16,17 +15,12 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from meowgent.shellsplit.words import Word
 
-_LANGUAGE = Language(tree_sitter_bash.language())
-
-
-@functools.cache
-def _parser() -> Parser:
-    return Parser(_LANGUAGE)
+_PARSER = Parser(Language(tree_sitter_bash.language()))
 
 
 def parse(text: str) -> Tree:
     """The syntax tree of a command line (tree-sitter never fails: what it cannot read is an ERROR node)."""
-    return _parser().parse(text.encode())
+    return _PARSER.parse(text.encode())
 
 
 def node_text(node: Node) -> str:
@@ -118,9 +112,7 @@ _JOINED = frozenset({"concatenation", "variable_assignment"})
 def _pieces(node: Node, pieces: list[tuple[str, bool]]) -> bool:
     """Add the node's value to `pieces` as (text, quoted) runs; False if only running the line would tell it."""
     text = node_text(node)
-    if not node.is_named:
-        return _bare(text, pieces)
-    if node.type in _BARE:
+    if not node.is_named or node.type in _BARE:
         return _bare(text, pieces)
     if node.type == "raw_string":
         pieces.append((text[1:-1], True))
@@ -131,7 +123,9 @@ def _pieces(node: Node, pieces: list[tuple[str, bool]]) -> bool:
     if node.type == "string":
         if any(child.is_named and child.type != "string_content" for child in node.children):
             return False
-        pieces.append((_DOUBLE_QUOTED_ESCAPE.sub(_unescape, text[text.index('"') + 1 : -1]), True))
+        body = text[text.index('"') + 1 : -1]  # after the `$` of a translated string too
+        # an escaped character stands for itself, and an escaped line break (a continuation) disappears
+        pieces.append((_DOUBLE_QUOTED_ESCAPE.sub(lambda escape: escape.group(1).strip("\n"), body), True))
         return True
     if node.type in _JOINED:
         at = node.start_byte
@@ -147,10 +141,6 @@ def _pieces(node: Node, pieces: list[tuple[str, bool]]) -> bool:
 _SPECIAL = re.compile(r"[\\'\"$`*?\[\]{}]")
 _BARE_ESCAPE = re.compile(r"\\(\n|.)?", re.DOTALL)
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([$`\"\\\n])")
-
-
-def _unescape(match: re.Match[str]) -> str:
-    return "" if match.group(1) == "\n" else match.group(1)
 
 
 def _bare(text: str, pieces: list[tuple[str, bool]]) -> bool:

@@ -120,6 +120,7 @@ class Problem:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown problem kind {self.kind!r}")
+        object.__setattr__(self, "snippet", short(self.snippet))  # it goes in a sentence: a long one is cut
 
     def __str__(self) -> str:
         return KINDS[self.kind].format(f"`{self.snippet}`")

@@ -85,6 +85,7 @@ UNREAD = [
     ("ls; }", "syntax"),
     ("! ! rm x", "syntax"),  # tree-sitter reads the second `!` as a command's name
     ("! echo *\n\\touch b", "syntax"),  # tree-sitter takes the line break into the word `\touch`; bash runs touch
+    ("cat f >> g\n\\touch b", "syntax"),  # the same after a redirection: tree-sitter gives `\touch` to cat
     ("time ! rm x", "syntax"),
     ("ls; ( rm x; }", "syntax"),
     ("ls >", "syntax"),
