@@ -141,8 +141,15 @@ def sign_in(page, url: str) -> None:
     page.context.add_cookies([{"name": owner.cookie_name, "value": owner.cookie_value, "url": url}])
 
 
-LOAD_MS = 30_000
-"""How long a page may take to load and run its on_load: Gradio's page is heavy, and a loaded machine slow."""
+LOAD_MS = 60_000
+"""How long a page may take to load and run its on_load: Gradio's page is heavy, and a loaded machine slow (30 s ran
+out with `yes` holding one of 2 cores and three workers' browsers on the other)."""
+WAIT_MS = 30_000
+"""How long a page may take to show what an action brings (an answer, a card, a panel): every browser context's
+and `expect`'s deadline. On a quiet machine these come in well under a second; this much leaves room for a core
+taken away (10 s ran out for `#approve` under that load). A check that something does NOT come never waits this
+long: `expect(...).not_to_...` holds at once, and a test that waits on purpose says how long (assert_stops_growing)."""
+expect.set_options(timeout=WAIT_MS)
 LOADED_CHAT = "#chats input:checked"
 """The chat list's picked chat: on_load fills the list and picks one, as its last step."""
 
@@ -178,7 +185,10 @@ class OwnersBrowser:
         self.unsigned = browser
 
     def new_context(self, **options):
-        return self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
+        context = self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
+        context.set_default_timeout(WAIT_MS)
+        context.set_default_navigation_timeout(LOAD_MS)
+        return context
 
     def __getattr__(self, name: str):
         return getattr(self.unsigned, name)

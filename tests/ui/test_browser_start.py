@@ -11,20 +11,19 @@ from meowgent.ui.app import serve
 from tests.scripted_ollama import Text, tool_call_text
 from tests.ui import test_browser
 from tests.ui.conftest import open_app, wait_for_load
-from tests.ui.test_browser import VIEWPORT, WAIT_MS, send
+from tests.ui.test_browser import VIEWPORT, send
 
 # The same Chromium fixtures as the main browser tests (and their skip when there is no Chromium).
 browser, context, page = test_browser.browser, test_browser.context, test_browser.page
 
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 
 def test_the_banner_says_how_to_start_ollama_and_recovers(running_app, page):
     running_app.ollama.stop()
     open_app(page, running_app.url, banner="ollama serve")
     running_app.ollama.start()
-    expect(page.locator("#status")).to_contain_text("Connected", timeout=30_000)  # rechecked every 5 s
+    expect(page.locator("#status")).to_contain_text("Connected")  # rechecked every 5 s
     expect(page.locator("#status")).not_to_contain_text("ollama serve")
 
 

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from meowgent.ui.app import serve
 from meowgent.ui.routes.owner import COOKIE_PREFIX, OwnerToken, presented_token
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, chat_text
+from tests.ui.conftest import LOAD_MS, OWNER_HEADERS, OWNER_TOKEN, chat_text
 from tests.ui.test_app_api import open_page, screen
 
 JOIN = {"data": ["", "hello"], "fn_index": 0, "session_hash": "stranger", "event_data": None, "trigger_id": None}
@@ -208,6 +208,7 @@ def test_a_restart_with_the_same_token_keeps_the_browser_signed_in(running_app):
 def test_a_browser_opens_the_printed_link_and_uses_the_page_with_its_cookie_alone(running_app, chromium):
     running_app.ollama.script(reply("Purr, signed in."))
     context = chromium.unsigned.new_context()  # a browser with no header: only what the link leaves
+    context.set_default_navigation_timeout(LOAD_MS)
     try:
         page = context.new_page()
         page.goto(running_app.url)
@@ -217,10 +218,10 @@ def test_a_browser_opens_the_printed_link_and_uses_the_page_with_its_cookie_alon
         assert context.cookies() == []
         page.goto(running_app.url + f"?token={OWNER_TOKEN}")
         assert page.url == running_app.url
-        expect(page.locator("#status")).to_contain_text("Connected", timeout=30_000)
+        expect(page.locator("#status")).to_contain_text("Connected", timeout=LOAD_MS)
         page.locator("#msg textarea").fill("hello")
         page.locator("#msg textarea").press("Enter")
-        expect(page.locator("#chat")).to_contain_text("Purr, signed in.", timeout=30_000)
+        expect(page.locator("#chat")).to_contain_text("Purr, signed in.")
         (cookie,) = [cookie for cookie in context.cookies() if cookie["name"].startswith(COOKIE_PREFIX)]
         assert cookie["httpOnly"]
         assert cookie["sameSite"] == "Strict"
