@@ -163,6 +163,16 @@ def wait_for_load(page, *, banner: str = "Connected") -> None:
     expect(page.locator("#status")).to_contain_text(banner, timeout=LOAD_MS)
 
 
+ANSWERED = "#chat .wrap.hide"
+"""Gradio's status tracker on the chat, hidden once no event that answers into it runs. Until then a click on Send
+is dropped (Gradio's trigger_mode "once"), and the answer's last words and Stop's hiding come a frame before."""
+
+
+def wait_for_answer_end(page) -> None:
+    """Wait until the answer's event has ended, so that the next Send is taken."""
+    expect(page.locator(ANSWERED)).to_have_count(1)
+
+
 def open_app(page, url: str, *, banner: str = "Connected") -> None:
     """Open the app as the owner's browser does (its cookie, see `sign_in`) and wait for the page's on_load."""
     sign_in(page, url)
