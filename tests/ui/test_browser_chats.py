@@ -48,6 +48,8 @@ def test_two_browsers_at_once_are_independent(running_app, browser, page):
     assert not (running_app.workspace / "alice.txt").exists()
 
 
+# The answer holds while the page reloads, as long as that takes: longer than the tests' 5 s for a silent model.
+@pytest.mark.parametrize("app_options", [{"read_timeout": LOAD_MS // 1000}])
 def test_a_reload_mid_stream_reattaches_to_the_answer(running_app, page):
     rest = threading.Event()  # the answer's end waits for the reloaded page, however long it takes to load
     running_app.ollama.script(Turn(Text(numbered_words(300)), Hold(rest), Text(" THE-END"), chunk_size=6, delay=0.01))
