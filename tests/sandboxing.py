@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,6 +17,7 @@ import pytest
 from meowgent.config import Settings
 from meowgent.tools.netbridge import PORT as PROXY_PORT
 from meowgent.tools.sandbox import NoSandbox, sandbox_for
+from tests.unprivileged import ROOT, Runner
 
 FOUND = sandbox_for(Settings())
 needs_sandbox = pytest.mark.skipif(isinstance(FOUND, NoSandbox), reason=f"no sandbox here: {FOUND}")
@@ -86,13 +85,6 @@ def host_http_server() -> Iterator[int]:
         server.server_close()
 
 
-ROOT = Path(__file__).resolve().parents[1]
-NOBODY = 65534
-can_become_nobody = pytest.mark.skipif(
-    os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv to become another user"
-)
-USERS = [pytest.param("root", id="as-root"), pytest.param("nobody", id="as-nobody", marks=can_become_nobody)]
-"""Who runs Meowgent in a test: this process (root in CI), or an unprivileged user, as a person does."""
 _RUN_SHELL = """
 import json, sys
 from pathlib import Path
@@ -110,35 +102,28 @@ for command in given["commands"]:
 """
 
 
-def give_to_nobody(folder: Path) -> None:
-    """Make a test's folder (and everything in it) the unprivileged user's, and the folders above it passable."""
-    for place in [folder, *folder.parents]:
-        if place.stat().st_mode & 0o011 != 0o011:
-            place.chmod(place.stat().st_mode | 0o011)
-    for parent, folders, files in os.walk(folder):
-        for name in [*folders, *files]:
-            os.lchown(os.path.join(parent, name), NOBODY, NOBODY)
-    os.chown(folder, NOBODY, NOBODY)
-
-
 def run_commands(
-    user: str,
+    user: Runner,
     commands: Sequence[str],
     *,
-    python: str = sys.executable,
-    pythonpath: Path = ROOT,
+    python: str | None = None,
+    pythonpath: Path | None = None,
     env: Mapping[str, str] | None = None,
     **paths: Path,
 ) -> list[str]:
     """What a fresh Meowgent process of `user` found (its rg and git, its sandbox's bwrap: a JSON line), then each
-    command's run_shell result. Its Settings get `paths` (workspace, data_dir, auth_file…); `python` runs it, with
-    Meowgent's code from `pythonpath`."""
-    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if user == "nobody" else []
+    command's run_shell result. Its Settings get `paths` (workspace, data_dir, auth_file…); `python` runs it (the
+    user's own by default), with Meowgent's code from `pythonpath` (the user's)."""
     given = json.dumps({"paths": {name: str(path) for name, path in paths.items()}, "commands": list(commands)})
     done = subprocess.run(
-        [*prefix, python, "-c", _RUN_SHELL, given],
+        [*user.become, python or user.python, "-c", _RUN_SHELL, given],
         cwd=paths.get("workspace", ROOT),
-        env={"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], **(env or {}), "PYTHONPATH": str(pythonpath)},
+        env={
+            "PATH": os.environ["PATH"],
+            "HOME": os.environ["HOME"],
+            **(env or {}),
+            "PYTHONPATH": str(pythonpath or user.code),
+        },
         capture_output=True,
         text=True,
         timeout=120,

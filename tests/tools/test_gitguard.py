@@ -12,7 +12,8 @@ import pytest
 
 from meowgent.tools import gitguard
 from meowgent.tools.gitguard import MAX_FOLDERS, git_guard
-from tests.sandboxing import USERS, give_to_nobody, needs_sandbox, run_commands
+from tests.sandboxing import needs_sandbox, run_commands
+from tests.unprivileged import Runner
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 READ_ONLY = "Read-only file system"
@@ -58,8 +59,7 @@ def test_the_walk_finds_nested_repositories_worktrees_and_submodule_folders(tmp_
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
-def test_hooks_and_config_cannot_be_written_nor_git_moved_away_and_git_still_works(outside_tmp: Path, user: str):
+def test_hooks_and_config_cannot_be_written_nor_git_moved_away_and_git_still_works(outside_tmp: Path, user: Runner):
     workspace = repository(outside_tmp / "workspace")
     inner = repository(workspace / "sub" / "inner")
     subprocess.run([*GIT, "-C", str(workspace), "worktree", "add", "-q", str(workspace / "wt")], check=True)
@@ -68,8 +68,7 @@ def test_hooks_and_config_cannot_be_written_nor_git_moved_away_and_git_still_wor
     (outside_tmp / "home").mkdir()
     configs = {path: path.read_text() for path in (workspace / ".git/config", inner / ".git/config")}
     pointer = (workspace / "wt/.git").read_text()
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     commands = [
         "printf '#!/bin/sh\\ntouch pwned\\n' > nohooks/.git/hooks/pre-commit && echo written-in-the-sandbox",
         "echo 'touch pwned' > .git/hooks/pre-commit; echo x >> sub/inner/.git/config; echo x > wt/.git;"
@@ -134,14 +133,12 @@ def test_a_git_folder_whose_config_is_a_link_is_kept_read_only_whole_with_the_li
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
 def test_a_planted_commondir_is_gone_when_the_command_ends_and_git_on_the_host_runs_nothing(
-    outside_tmp: Path, user: str
+    outside_tmp: Path, user: Runner
 ):
     workspace = repository(outside_tmp / "workspace")
     (outside_tmp / "home").mkdir()
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     plant = (
         "mkdir -p evil/hooks && printf '#!/bin/sh\\ntouch pwned-hook\\n' > evil/hooks/pre-commit"
         " && chmod +x evil/hooks/pre-commit && cp .git/config evil/config"
@@ -160,9 +157,8 @@ def test_a_planted_commondir_is_gone_when_the_command_ends_and_git_on_the_host_r
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
 def test_repositories_the_old_walk_missed_are_guarded_and_a_new_one_from_the_next_command_on(
-    outside_tmp: Path, user: str
+    outside_tmp: Path, user: Runner
 ):
     workspace = repository(outside_tmp / "workspace")
     deep = repository(workspace.joinpath(*"abcdefg"))
@@ -171,8 +167,7 @@ def test_repositories_the_old_walk_missed_are_guarded_and_a_new_one_from_the_nex
     (linked / ".git/config").rename(linked / "gitconfig")
     (linked / ".git/config").symlink_to("../gitconfig")
     (outside_tmp / "home").mkdir()
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     configs = {path: path.read_text() for path in (deep / ".git/config", dotted / ".git/config", linked / "gitconfig")}
     hook = (
         "printf '#!/bin/sh\\ntouch pwned\\n' > {0}/.git/hooks/pre-commit; echo x >> {0}/.git/config; mv {0}/.git {0}/g2"

@@ -6,7 +6,6 @@ runs real commands in a real bwrap and looks from outside: the host's files, its
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -40,6 +39,7 @@ from meowgent.tools.sandbox import (
 from meowgent.tools.trusted import MEOWGENT_CODE
 from tests.sandboxing import FOUND, GREETING, failing_bwrap, fetch, needs_sandbox
 from tests.tools.test_shell import sessions_named
+from tests.unprivileged import NOBODY, Runner
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKGROUND = "it left processes running in the background; they were stopped"
@@ -515,14 +515,6 @@ def test_pytest_runs_in_the_workspace(settings: Settings):
 
 # ---- as a person runs it: unprivileged ----
 
-NOBODY = 65534
-IMPORTED_FILES = """
-import json, sys
-tops = [module for name, module in list(sys.modules.items()) if "." not in name and name not in sys.stdlib_module_names]
-print(json.dumps(sorted({module.__file__ for module in tops if getattr(module, "__file__", None)})))
-"""
-"""Appended to a script: the files of the top-level modules it imported from outside the standard library."""
-
 
 def shell_script(workspace: Path, which: str) -> str:
     """Python that finds the sandbox (`which` bwrap) and runs one command through run_shell in `workspace`."""
@@ -540,46 +532,18 @@ def shell_script(workspace: Path, which: str) -> str:
     )
 
 
-def readable_copy(folder: Path, which: str) -> Path:
-    """What the script imports (our code and the installed packages), copied where `nobody` can read it: a checkout
-    and its venv may sit in a folder only root can enter (a fresh clone in `mktemp -d`, root's home)."""
-    rehearsal = folder / "rehearsal"
-    rehearsal.mkdir()
-    script = shell_script(rehearsal, which) + IMPORTED_FILES
-    listed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False)
-    assert listed.returncode == 0, listed.stderr
-    code = folder / "code"
-    code.mkdir()
-    for file in map(Path, json.loads(listed.stdout.splitlines()[-1])):
-        source = file.parent if file.stem == "__init__" else file  # a package's folder, or a module's one file
-        if source.is_file():
-            shutil.copy2(source, code)
-            continue
-        # A wheel repaired by auditwheel keeps its shared libraries beside the package (the bundled bwrap's libcap).
-        for tree in (source, source.with_name(source.name + ".libs")):
-            if tree.is_dir():
-                shutil.copytree(tree, code / tree.name, ignore=shutil.ignore_patterns("__pycache__"))
-    return code
-
-
 @needs_sandbox
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become another user")
 @pytest.mark.parametrize("which", ["found", "bundled"])
-def test_the_sandbox_works_for_an_unprivileged_user(outside_tmp: Path, which: str):
+def test_the_sandbox_works_for_an_unprivileged_user(outside_tmp: Path, which: str, nobody: Runner):
     """We run as root here; a person does not. The same flags, as `nobody`, with each bwrap."""
     outside_tmp.chmod(0o755)
     workspace = outside_tmp / "workspace"
     workspace.mkdir()
     os.chown(workspace, NOBODY, NOBODY)
-    code = readable_copy(outside_tmp, which)
-    # The interpreter itself, not a venv's link to it (inside the private folder), with only the standard library
-    # (-S) and the copy.
-    python = os.path.realpath(sys.executable)
-    as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    done = subprocess.run(
-        [*as_nobody, python, "-S", "-c", shell_script(workspace, which)],
+    done = subprocess.run(  # with only the standard library (-S) and the copy
+        [*nobody.become, nobody.python, "-S", "-c", shell_script(workspace, which)],
         cwd=outside_tmp,
-        env={"PATH": os.environ["PATH"], "HOME": str(outside_tmp), "PYTHONPATH": str(code)},
+        env={"PATH": os.environ["PATH"], "HOME": str(outside_tmp), "PYTHONPATH": str(nobody.code)},
         capture_output=True,
         text=True,
         timeout=60,

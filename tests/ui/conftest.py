@@ -141,8 +141,15 @@ def sign_in(page, url: str) -> None:
     page.context.add_cookies([{"name": owner.cookie_name, "value": owner.cookie_value, "url": url}])
 
 
-LOAD_MS = 30_000
-"""How long a page may take to load and run its on_load: Gradio's page is heavy, and a loaded machine slow."""
+LOAD_MS = 60_000
+"""How long a page may take to load and run its on_load: Gradio's page is heavy, and a loaded machine slow (30 s ran
+out with `yes` holding one of 2 cores and three workers' browsers on the other)."""
+WAIT_MS = 30_000
+"""How long a page may take to show what an action brings (an answer, a card, a panel): every browser context's
+and `expect`'s deadline. On a quiet machine these come in well under a second; this much leaves room for a core
+taken away (10 s ran out for `#approve` under that load). A check that something does NOT come never waits this
+long: `expect(...).not_to_...` holds at once, and a test that waits on purpose says how long (assert_stops_growing)."""
+expect.set_options(timeout=WAIT_MS)
 LOADED_CHAT = "#chats input:checked"
 """The chat list's picked chat: on_load fills the list and picks one, as its last step."""
 
@@ -154,6 +161,16 @@ def wait_for_load(page, *, banner: str = "Connected") -> None:
     the page's chat, and on_load then overwrites what the click did."""
     expect(page.locator(LOADED_CHAT)).to_have_count(1, timeout=LOAD_MS)
     expect(page.locator("#status")).to_contain_text(banner, timeout=LOAD_MS)
+
+
+ANSWERED = "#chat .wrap.hide"
+"""Gradio's status tracker on the chat, hidden once no event that answers into it runs. Until then a click on Send
+is dropped (Gradio's trigger_mode "once"), and the answer's last words and Stop's hiding come a frame before."""
+
+
+def wait_for_answer_end(page) -> None:
+    """Wait until the answer's event has ended, so that the next Send is taken."""
+    expect(page.locator(ANSWERED)).to_have_count(1)
 
 
 def open_app(page, url: str, *, banner: str = "Connected") -> None:
@@ -178,7 +195,10 @@ class OwnersBrowser:
         self.unsigned = browser
 
     def new_context(self, **options):
-        return self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
+        context = self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
+        context.set_default_timeout(WAIT_MS)
+        context.set_default_navigation_timeout(LOAD_MS)
+        return context
 
     def __getattr__(self, name: str):
         return getattr(self.unsigned, name)

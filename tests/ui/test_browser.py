@@ -21,10 +21,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text
 
 VIEWPORT = {"width": 1280, "height": 900}
-WAIT_MS = 10_000
 
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +32,7 @@ def browser(chromium: Browser) -> Browser:
 
 
 def new_context(browser: Browser) -> BrowserContext:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    return context
+    return browser.new_context(viewport=VIEWPORT)
 
 
 @pytest.fixture

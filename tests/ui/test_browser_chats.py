@@ -12,14 +12,13 @@ from playwright.sync_api import Page, expect
 
 from tests.scripted_ollama import Hold, Text, Turn, reply, tool_call_text
 from tests.ui import test_browser
-from tests.ui.conftest import open_app, reload_app
-from tests.ui.test_browser import WAIT_MS, assert_stops_growing, chat_text, new_context, numbered_words, send
+from tests.ui.conftest import LOAD_MS, open_app, reload_app
+from tests.ui.test_browser import assert_stops_growing, chat_text, new_context, numbered_words, send
 
 # The same Chromium fixtures as the main browser tests (and their skip when there is no Chromium).
 browser, context, page = test_browser.browser, test_browser.context, test_browser.page
 
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 
 def test_two_browsers_at_once_are_independent(running_app, browser, page):
@@ -49,6 +48,8 @@ def test_two_browsers_at_once_are_independent(running_app, browser, page):
     assert not (running_app.workspace / "alice.txt").exists()
 
 
+# The answer holds while the page reloads, as long as that takes: longer than the tests' 5 s for a silent model.
+@pytest.mark.parametrize("app_options", [{"read_timeout": LOAD_MS // 1000}])
 def test_a_reload_mid_stream_reattaches_to_the_answer(running_app, page):
     rest = threading.Event()  # the answer's end waits for the reloaded page, however long it takes to load
     running_app.ollama.script(Turn(Text(numbered_words(300)), Hold(rest), Text(" THE-END"), chunk_size=6, delay=0.01))
@@ -57,7 +58,7 @@ def test_a_reload_mid_stream_reattaches_to_the_answer(running_app, page):
     chat = page.locator("#chat")
     expect(chat).to_contain_text("w0050")
     page.reload()  # not reload_app: the page's on_load follows the answer, so it ends with it
-    expect(chat).to_contain_text("count slowly")  # the same chat came back, from its beginning
+    expect(chat).to_contain_text("count slowly", timeout=LOAD_MS)  # the same chat came back, from its beginning
     expect(chat).to_contain_text("w0300")
     midway = chat_text(page)
     rest.set()

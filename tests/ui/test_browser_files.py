@@ -15,15 +15,12 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 
-WAIT_MS = 10_000
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture
 def page(chromium: Browser) -> Iterator[Page]:
     context: BrowserContext = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    context.set_default_timeout(WAIT_MS)
     try:
         yield context.new_page()
     finally:

@@ -97,7 +97,7 @@ def test_a_12000_character_write_file_streams_live_then_waits_for_approval_and_i
     expect(tab.locator("#approve")).to_be_hidden()
     expect(tab.locator("#stop")).to_be_visible()
     card = tab.locator("#approval").first
-    expect(card).to_be_visible(timeout=30_000)
+    expect(card).to_be_visible()
     expect(card).to_contain_text("Create the new file big.txt")
     assert not (openai_app.workspace / "big.txt").exists()
     tab.locator("#approve").click()
@@ -155,7 +155,7 @@ def test_a_host_killed_mid_answer_ends_it_plainly_and_the_next_answer_is_served_
     send(tab, "try again")
     expect(chat).to_contain_text("Served by the second host.")
     assert [len(first.chat_requests), len(second.chat_requests)] == [1, 1]
-    expect(status).to_contain_text(f"🔴 127.0.0.1:{first.port}: can't be reached", timeout=15_000)
+    expect(status).to_contain_text(f"🔴 127.0.0.1:{first.port}: can't be reached")
     expect(status).to_contain_text("Connected to 1 of 2 model servers")
 
 

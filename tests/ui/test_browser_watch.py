@@ -22,10 +22,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from meowgent.ui.app import serve
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.test_browser import VIEWPORT, WAIT_MS, open_app, send
+from tests.ui.test_browser import VIEWPORT, open_app, send
 
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 NOTES = "\n".join(f"note {i:03d}: cats sleep sixteen hours a day" for i in range(60))
 WAITING = "Waiting for the presenter to approve: Write notes.md"
@@ -57,15 +56,12 @@ def share(page: Page) -> str:
 
 
 def watcher(browser: Browser, **screen) -> Page:
-    context = browser.new_context(**(screen or {"viewport": VIEWPORT}))
-    context.set_default_timeout(WAIT_MS)
-    return context.new_page()
+    return browser.new_context(**(screen or {"viewport": VIEWPORT})).new_page()
 
 
 @pytest.fixture
 def owner(chromium: Browser, running_app) -> Page:
     context = chromium.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     open_app(page, running_app.url)
     yield page
@@ -244,7 +240,6 @@ def test_the_watch_page_needs_no_login_behind_auth_while_the_page_does(running_a
     running_app.demo, url, _ = serve(running_app.settings, auth=("ann", "pw"))
     running_app.ollama.script(reply("Logged-in answer."))
     context = chromium.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
     owner = context.new_page()
     owner.goto(url)
     owner.get_by_label("Username").fill("ann")

@@ -16,9 +16,7 @@ from meowgent.ui.page import EXAMPLES
 from tests.scripted_ollama import reply
 from tests.ui.conftest import SCREENS, RunningApp, in_view, open_app, page_scroll
 
-WAIT_MS = 10_000
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(params=list(SCREENS))
@@ -34,7 +32,6 @@ def language(request) -> str:
 @pytest.fixture
 def page(chromium: Browser, screen: str) -> Iterator[Page]:
     context = chromium.new_context(locale="en-US", **SCREENS[screen])
-    context.set_default_timeout(WAIT_MS)
     try:
         yield context.new_page()
     finally:
@@ -108,7 +105,7 @@ def test_a_laptop_opens_with_the_sidebar_beside_the_chat(running_app, chromium):
 def test_the_status_line_says_when_ollama_is_down(running_app, page, language):
     open_page(page, running_app, language)
     running_app.ollama.stop()
-    expect(page.locator("#status")).to_contain_text("ollama serve", timeout=30_000)  # rechecked every 5 s
+    expect(page.locator("#status")).to_contain_text("ollama serve")  # rechecked every 5 s
     assert in_view(page.locator("#status"))
 
 

@@ -9,13 +9,12 @@ from playwright.sync_api import Page, expect
 
 from meowgent.ui.i18n import CHINESE, ENGLISH, t
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.conftest import SCREENS, in_view, page_scroll
+from tests.ui.conftest import SCREENS, in_view, page_scroll, wait_for_answer_end
 
 # The fixtures `screen`, `language` and `page` too.
-from tests.ui.test_layout import WAIT_MS, language, open_page, page, screen, send  # noqa: F401
+from tests.ui.test_layout import language, open_page, page, screen, send  # noqa: F401
 
 pytestmark = pytest.mark.browser
-expect.set_options(timeout=WAIT_MS)
 
 
 LONG = "\n".join(f"line {i:03d}: cats sleep sixteen hours a day" for i in range(200))
@@ -38,6 +37,7 @@ def test_the_card_is_in_view_the_moment_it_appears_and_shows_a_long_file_once(ru
     open_page(page, running_app, language)
     send(page, "tell me a lot")
     expect(page.locator("#chat")).to_contain_text("Paragraph 39")
+    wait_for_answer_end(page)
     send(page, "now write my notes")
     wait_for_card(page)
 
@@ -87,7 +87,7 @@ def test_a_megabyte_file_reaches_the_page_once(running_app, chromium):
         network.on("Network.dataReceived", lambda event: received.append(event["dataLength"]))
         network.send("Network.enable")
         send(page, "write a big file")
-        expect(page.locator("#card_details textarea")).to_have_value(content, timeout=30_000)
+        expect(page.locator("#card_details textarea")).to_have_value(content)
         shown = page.evaluate(
             "() => [...document.querySelectorAll('textarea, input')].reduce((n, box) => n + box.value.length, 0)"
             " + document.body.innerText.length"

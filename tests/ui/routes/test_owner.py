@@ -1,8 +1,6 @@
 """The page answers only its owner (issue 26): the start token, its cookie, and the gate on every route."""
 
 import json
-import os
-import shutil
 import subprocess
 import textwrap
 
@@ -17,8 +15,9 @@ from playwright.sync_api import expect
 from meowgent.ui.app import serve
 from meowgent.ui.routes.owner import COOKIE_PREFIX, OwnerToken, presented_token
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, chat_text
+from tests.ui.conftest import LOAD_MS, OWNER_HEADERS, OWNER_TOKEN, chat_text
 from tests.ui.test_app_api import open_page, screen
+from tests.unprivileged import AS_NOBODY, can_become_nobody
 
 JOIN = {"data": ["", "hello"], "fn_index": 0, "session_hash": "stranger", "event_data": None, "trigger_id": None}
 REFUSAL = "Meowgent answers only the person who started it"
@@ -162,7 +161,7 @@ ANOTHER_USER = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become another user")
+@can_become_nobody
 def test_another_account_on_this_computer_cannot_send_approve_or_read(running_app):
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch approved-by-someone"})))
     owner = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
@@ -172,9 +171,8 @@ def test_another_account_on_this_computer_cannot_send_approve_or_read(running_ap
     requests_before = len(running_app.ollama.chat_requests)
 
     def as_nobody(header: dict) -> dict:
-        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c"]
-        done = subprocess.run(
-            [*command, ANOTHER_USER, running_app.url, json.dumps(header)],
+        done = subprocess.run(  # the system's Python: the script needs nothing else
+            [*AS_NOBODY, "/usr/bin/python3", "-c", ANOTHER_USER, running_app.url, json.dumps(header)],
             capture_output=True,
             text=True,
             timeout=120,
@@ -208,6 +206,7 @@ def test_a_restart_with_the_same_token_keeps_the_browser_signed_in(running_app):
 def test_a_browser_opens_the_printed_link_and_uses_the_page_with_its_cookie_alone(running_app, chromium):
     running_app.ollama.script(reply("Purr, signed in."))
     context = chromium.unsigned.new_context()  # a browser with no header: only what the link leaves
+    context.set_default_navigation_timeout(LOAD_MS)
     try:
         page = context.new_page()
         page.goto(running_app.url)
@@ -217,10 +216,10 @@ def test_a_browser_opens_the_printed_link_and_uses_the_page_with_its_cookie_alon
         assert context.cookies() == []
         page.goto(running_app.url + f"?token={OWNER_TOKEN}")
         assert page.url == running_app.url
-        expect(page.locator("#status")).to_contain_text("Connected", timeout=30_000)
+        expect(page.locator("#status")).to_contain_text("Connected", timeout=LOAD_MS)
         page.locator("#msg textarea").fill("hello")
         page.locator("#msg textarea").press("Enter")
-        expect(page.locator("#chat")).to_contain_text("Purr, signed in.", timeout=30_000)
+        expect(page.locator("#chat")).to_contain_text("Purr, signed in.")
         (cookie,) = [cookie for cookie in context.cookies() if cookie["name"].startswith(COOKIE_PREFIX)]
         assert cookie["httpOnly"]
         assert cookie["sameSite"] == "Strict"
