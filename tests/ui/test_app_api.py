@@ -366,6 +366,8 @@ def test_each_event_draws_its_progress_on_one_component_at_most(running_app):
     events = config["dependencies"]
     assert all(event["show_progress_on"] is not None and len(event["show_progress_on"]) <= 1 for event in events)
     sends = [event for event in events if event["api_name"] == "on_send"]
-    assert sends and all(event["show_progress_on"] == [ids["msg"]] for event in sends)  # the box says it is busy
+    assert sends
+    assert all(event["show_progress_on"] == [ids["msg"]] for event in sends)  # the box says it is busy
     hidden = [event for event in events if event["show_progress"] == "hidden"]
-    assert hidden and all(event["show_progress_on"] == [] for event in hidden)
+    assert hidden
+    assert all(event["show_progress_on"] == [] for event in hidden)
