@@ -4,6 +4,7 @@ import os
 import secrets
 import socket
 import threading
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -28,6 +29,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Workers for `-n auto` (pyproject's default): one more than the cores this process may use, at most 4. Browser
     tests wait on pages and servers much of the time, so a spare worker fills the gaps; more only add contention."""
     return min(len(os.sched_getaffinity(0)) + 1, MOST_WORKERS)
+
+
+SECONDS_BY_MARK = {"real_engine": 60.0, "browser": 15.0}
+"""About how long one test of each kind takes on the shared 2 cores: a real model's chat minutes, a page load and
+its app seconds."""
+SECONDS_BY_FIXTURE = {"running_app": 4.0}
+"""A test that starts the app in this process takes seconds; most others a fraction of one."""
+SECONDS_OTHERWISE = 0.05
+
+
+def expected_seconds(item: pytest.Item) -> float:
+    """A rough guess of how long a test takes, from its marks and fixtures: only for ordering the files."""
+    marked = [seconds for mark, seconds in SECONDS_BY_MARK.items() if item.get_closest_marker(mark)]
+    fixtures = getattr(item, "fixturenames", ())
+    started = [seconds for fixture, seconds in SECONDS_BY_FIXTURE.items() if fixture in fixtures]
+    return max(marked + started, default=SECONDS_OTHERWISE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Test files in the order of their expected length, longest first (tests keep their order within a file).
+
+    `--dist loadfile` hands files out in this order as workers free up, so the long files start early and the short
+    ones fill the gaps at the end. xdist's own order (most tests first, dropped with `--no-loadscope-reorder`) put
+    the files of a few long tests, a real model's or pages', last, and one of them set the wall time alone."""
+    expected: Counter[str] = Counter()
+    for item in items:
+        expected[item.nodeid.split("::")[0]] += expected_seconds(item)
+    items.sort(key=lambda item: -expected[item.nodeid.split("::")[0]])
 
 
 @pytest.fixture
