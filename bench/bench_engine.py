@@ -121,8 +121,11 @@ def engine() -> Iterator[Engine]:
     # Greedy, one slot, and every answer TOKENS long: a small model ends its story after a dozen tokens, too few
     # for a rate (`--ignore-eos` bars the end tokens; the page and the raw client get the same answer). No prompt
     # cache: the raw client replays the page's request right after it, and would otherwise find the whole prompt
-    # already read (its first token in 0.2 s against the page's 20).
-    with running_server(found, max_tokens=TOKENS, options=("--ignore-eos", "--no-cache-prompt")) as url:
+    # already read (its first token in 0.2 s against the page's 20). A thread per core, as llama.cpp starts by
+    # default: the page's CPU then takes from the engine's, as on a person's laptop (the tests' one thread would
+    # leave the page a core of its own).
+    options = ("--ignore-eos", "--no-cache-prompt")
+    with running_server(found, max_tokens=TOKENS, threads=os.cpu_count() or 1, options=options) as url:
         pid = next(pid for pid in descendants(os.getpid()) if _name(pid) == "llama-server")
         yield Engine(url, found.model.stem, f"llama-server, {found.model.stem}", pid, root_of(url) + "/slots")
 
