@@ -282,7 +282,12 @@ ONLY_THE_FILTER_REFUSES = ("setns", "clone_newuser", "clone3", "ptrace_child", "
 """Calls that get through, or fail for another reason, in the same sandbox without the filter: the control."""
 
 
-def probe(workspace: Path, python: str = sys.executable) -> str:
+PROBE_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").is_file() else sys.executable
+"""The probe needs only ctypes: the system's Python is in every sandbox, while a checkout's venv under /tmp (a
+`mktemp -d` clone) is not, as the sandbox has a /tmp of its own."""
+
+
+def probe(workspace: Path, python: str = PROBE_PYTHON) -> str:
     """A Python program in the workspace that makes each call with ctypes and prints name=result for each."""
     numbers = dict(ARCHES[os.uname().machine].numbers)
     x32_getpid = X32_SYSCALL_BIT | 39 if os.uname().machine == "x86_64" else 0
