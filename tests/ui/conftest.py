@@ -163,9 +163,10 @@ def wait_for_load(page, *, banner: str = "Connected") -> None:
     expect(page.locator("#status")).to_contain_text(banner, timeout=LOAD_MS)
 
 
-ANSWERED = "#chat .wrap.hide"
-"""Gradio's status tracker on the chat, hidden once no event that answers into it runs. Until then a click on Send
-is dropped (Gradio's trigger_mode "once"), and the answer's last words and Stop's hiding come a frame before."""
+ANSWERED = "#msg .wrap.hide"
+"""Gradio's status tracker on the message box (an answer's first output, the one that shows its progress), hidden
+once no answer runs. Until then a click on Send is dropped (Gradio's trigger_mode "once"), and the answer's last
+words and Stop's hiding come a frame before."""
 
 
 def wait_for_answer_end(page) -> None:
