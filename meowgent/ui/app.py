@@ -60,8 +60,9 @@ log = logging.getLogger(__name__)
 
 DATABASE = "meowgent.db"
 EXPORT_SECONDS = 600
-QUEUE_POLL_SECONDS = 0.01
 """Downloads are kept this long (and at most until the app stops), then deleted."""
+QUEUE_POLL_SECONDS = 0.01
+"""How often Gradio's queue looks for new events while it has none (see `serve`)."""
 
 
 class App(gr.Blocks):
