@@ -39,6 +39,7 @@ from meowgent.ui.panels.sidebar import SidebarPanel, ThisChatPanel
 from meowgent.ui.panels.topbar import TopBar
 from meowgent.ui.panels.watch import WatchPanel
 from meowgent.ui.routes.fileroutes import FileRoutes, Links
+from meowgent.ui.routes.gradiofix import MendedTracker, mended_chunks
 from meowgent.ui.routes.guard import Guard, addresses_for
 from meowgent.ui.routes.login import (
     LOGIN_MESSAGE,
@@ -178,7 +179,7 @@ def serve(
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
     # Gradio's /upload takes files only from a Meowgent page's ticket, up to the upload caps in all.
     upload_cap = settings.upload_max_bytes * settings.upload_max_files
-    middleware = [Middleware(Guard, addresses=addresses)]
+    middleware = [Middleware(Guard, addresses=addresses), Middleware(MendedTracker, chunks=mended_chunks())]
     # Only the owner gets past this, on every route but the watch links': the login's or the start token's holder.
     if auth:
         middleware.append(Middleware(LoginGate, logged_in=logged_in))

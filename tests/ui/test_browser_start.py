@@ -97,3 +97,25 @@ def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in
         wait_for_load(page, banner="已連上 Ollama")
     finally:
         context.close()
+
+
+COUNT_TRACKER_FRAMES = """
+window.trackerFrames = 0;
+const requestFrame = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (callback) => {
+    if ((new Error().stack || "").includes("statustracker")) window.trackerFrames++;
+    return requestFrame(callback);
+};"""
+"""Counts the frames Gradio's status trackers ask for (their timer loop), from before Gradio's code loads."""
+
+
+def test_an_idle_page_asks_for_no_frames_once_it_has_loaded(running_app, page):
+    # Gradio removes its page-wide loader while it is still pending, and the loader's timer then asked for a frame
+    # 60 times a second for as long as the tab stayed open (meowgent.ui.routes.gradiofix).
+    page.add_init_script(COUNT_TRACKER_FRAMES)
+    open_app(page, running_app.url)
+    page.wait_for_timeout(1000)  # the loader's last frame, if the loop ends
+    before = page.evaluate("window.trackerFrames")
+    page.wait_for_timeout(2000)
+    assert before > 0, "the counter saw no tracker frame at all: it no longer measures the loop"
+    assert page.evaluate("window.trackerFrames") == before
