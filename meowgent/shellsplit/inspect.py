@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.programs import MAX_NESTED, read_program
-from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, runs_value, variable_name
+from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, sets_running_variable
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +66,7 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
 def _assignment(word: Word) -> Iterator[Problem]:
     if _SUBSCRIPTED.match(word.text):
         yield Problem("subscript", word.text)
-    name = variable_name(word)
-    if name is None or runs_value(name):
+    if sets_running_variable(word):
         yield Problem("variable", word.text)
 
 
@@ -83,12 +82,28 @@ def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
         yield Problem("subscript", snippet)
     if program in _DECLARES and any(_evaluates(text) for text in texts):
         yield Problem("evaluates", snippet)
-    for name in _assigned_names(program, arguments):
-        if name is None or runs_value(name):
-            yield Problem("variable", snippet)
-    kind = _builtin_kind(program, arguments)
-    if kind is not None:
-        yield Problem(kind, snippet)
+    grammar, option, operands, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
+    parsed = parse_options(grammar, arguments)
+    # the variables it sets: `export PS4=x`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `getopts spec NAME`
+    named: Sequence[Word | None] = []
+    if program in _DECLARES:
+        named = [word for word in arguments if not word.value.startswith(("-", "+"))]
+    elif option or operands != 0:
+        named = [*parsed.values(option), *parsed.operands[:operands], *parsed.unread]
+    elif program in ("getopts", "for"):  # `for NAME in ...` is a segment too
+        named = arguments[program == "getopts" :][:1]
+    if any(word is not None and sets_running_variable(word) for word in named):
+        yield Problem("variable", snippet)
+    if (
+        (program == "hash" and any("p" in text for text in texts if text.startswith("-")))  # `hash -p /bin/rm ls`
+        or (program == "alias" and any("=" in word.value or word.literal is None for word in arguments))
+        or (program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts))  # `-n`, `-f` loads
+    ):
+        yield Problem("rebinds", snippet)
+    if callbacks and (parsed.has(*callbacks.split()) or parsed.unknown or parsed.unread):
+        yield Problem("runs_later", snippet)  # `mapfile -C`, `complete -C`, `bind -x`
+    if program == "fc":
+        yield Problem("runs_code", snippet)  # fc runs commands from the history, or an editor
 
 
 # ---- builtins that evaluate values or bind code ----
@@ -120,37 +135,3 @@ _BUILTINS = _NAMES_VARIABLES | _OPTIONS.keys() | {"getopts", "for", "hash", "ali
 def _evaluates(option: str) -> bool:
     """`declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)."""
     return option[:1] in ("-", "+") and option[1:].isalpha() and ("i" in option or "n" in option)
-
-
-def _assigned_names(program: str, arguments: Sequence[Word]) -> Iterator[str | None]:
-    """The variables a builtin sets (None for a name only known when it runs): `export PS4=x` sets PS4."""
-    named: Sequence[Word | None] = []
-    if program in _DECLARES:
-        named = [word for word in arguments if not word.value.startswith(("-", "+"))]
-    elif program in _OPTIONS:  # `read NAME`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `wait -p NAME`
-        grammar, option, operands, _ = _OPTIONS[program]
-        parsed = parse_options(grammar, arguments)
-        if option or operands != 0:
-            named = [*parsed.values(option), *parsed.operands[:operands], *parsed.unread]
-    elif program in ("getopts", "for"):  # `getopts spec NAME`; `for NAME in ...` is a segment too
-        named = arguments[program == "getopts" :][:1]
-    for word in named:
-        if word is not None:
-            yield variable_name(word)
-
-
-def _builtin_kind(program: str, arguments: Sequence[Word]) -> str | None:
-    """The problem kind of a builtin that binds code to a name or an event: `hash -p`, `alias`, `mapfile -C`, ..."""
-    texts = [word.value for word in arguments]
-    if program == "hash" and any("p" in text for text in texts if text.startswith("-")):
-        return "rebinds"  # `hash -p /bin/rm ls`: `ls` runs rm
-    if program == "alias" and any("=" in word.value or word.literal is None for word in arguments):
-        return "rebinds"
-    if program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts):
-        return "rebinds"  # `enable -n` lets a program shadow a builtin; `enable -f` loads code
-    grammar, _, _, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
-    if callbacks:
-        parsed = parse_options(grammar, arguments)
-        if parsed.has(*callbacks.split()) or parsed.unknown or parsed.unread:
-            return "runs_later"
-    return "runs_code" if program == "fc" else None  # fc runs commands from the history, or an editor

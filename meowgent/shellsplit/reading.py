@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Effect, Option, Parsed, Program, ValueCheck, parse_options
-from meowgent.shellsplit.words import Problem, Word, runs_value, variable_name
+from meowgent.shellsplit.words import Problem, Word, sets_running_variable
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -133,8 +133,7 @@ class Found:
             self.writes.append(Write(spelling, target, "replaces" if how == "writes" else cast(WriteHow, how)))
 
     def assignment(self, word: Word) -> None:
-        name = variable_name(word)
-        if name is None or runs_value(name):
+        if sets_running_variable(word):
             self.problem("variable", word.text)
 
     def reading(self) -> Reading:

@@ -195,6 +195,12 @@ def runs_value(name: str) -> bool:
     return name in _RUNNING_VARIABLES or name.startswith(_RUNNING_PREFIXES)
 
 
+def sets_running_variable(word: Word) -> bool:
+    """Whether the variable a word sets (`runs_value`), or one whose name only running the line would tell."""
+    name = variable_name(word)
+    return name is None or runs_value(name)
+
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
