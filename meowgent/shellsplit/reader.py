@@ -187,9 +187,7 @@ class _Reader:
             found: list[Redirect] = []
             arguments: list[Word] = []
             for child in node.children_by_field_name("redirect"):
-                own, spilled = self._redirect(child, level)
-                found += own
-                arguments += spilled
+                self._redirect(child, level, found, arguments)
             body, outer = node.child_by_field_name("body"), (*redirects, *found)
             if arguments and (body is None or body.type != "command"):
                 self.note("grammar", node_text(node))  # words after a redirection that no command takes
@@ -236,10 +234,9 @@ class _Reader:
             parts = list(words)
         for field, child in () if plain else fields(node):
             if child.type in _REDIRECTS:
-                found, spilled = self._redirect(child, level)
-                own += found
-                words += spilled
-                parts += [*found, *spilled]
+                count = len(own), len(words)
+                self._redirect(child, level, own, words)
+                parts += [*own[count[0] :], *words[count[1] :]]
             elif field == "name" and child.named_child_count == 1:
                 words.append(self._word(child.named_children[0], level))
                 parts.append(words[-1])
@@ -318,13 +315,10 @@ class _Reader:
             for child in node.children:
                 self._scan(child, level + 1, quoted=quoted or kind == "string")
 
-    def _redirect(self, node: Node, level: int) -> tuple[list[Redirect], list[Word]]:
-        """A redirection, and the words after its target.
-
-        A here-document may hold more redirections. tree-sitter reads `> out c` as one redirection to two
-        targets; bash gives `c` to the command as an argument.
-        """
-        operator, target, more, spilled = "", None, [], []
+    def _redirect(self, node: Node, level: int, redirects: list[Redirect], spilled: list[Word]) -> None:
+        """Add a redirection to `redirects`, then those a here-document holds, and the words after its target to
+        `spilled`: tree-sitter reads `> out c` as one redirection to two targets; bash gives `c` to the command."""
+        operator, target, at = "", None, len(redirects)
         for child in node.children:
             if not child.is_named or child.type == "file_descriptor":
                 operator += node_text(child)
@@ -337,9 +331,7 @@ class _Reader:
                     self.note("heredoc", f"{operator} {target.text if target else ''}")
                 self._scan(child, level + 1)
             elif child.type in _REDIRECTS:
-                redirects, words = self._redirect(child, level)
-                more += redirects
-                spilled += words
+                self._redirect(child, level, redirects, spilled)
             elif child.type != "heredoc_end" and node.type == "heredoc_redirect":
                 # tree-sitter puts the rest of the line (`| wc`, `&& ls`) inside the here-document
                 self.note("heredoc", node_text(node).partition("\n")[0])
@@ -349,7 +341,7 @@ class _Reader:
                     target = word
                 else:
                     spilled.append(word)
-        return [Redirect(operator, target or Word("", "")), *more], spilled
+        redirects.insert(at, Redirect(operator, target or Word("", "")))
 
     # ---- what a command hands on ----
 
