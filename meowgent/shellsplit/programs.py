@@ -61,25 +61,13 @@ def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
 
 def _family(program: str) -> str:
     """The name programs of one family share: `python3.12` and `pypy3` are python, `gawk` is awk, `nvim` is vim."""
-    for pattern, family in _FAMILIES:
-        if pattern.fullmatch(program):
-            return family
-    return program
+    family = _FAMILIES.fullmatch(program)
+    return family.lastgroup or program if family else program
 
 
-_FAMILIES = [
-    (re.compile(r"i?python[0-9.]*|pypy[0-9.]*"), "python"),
-    (re.compile(r"perl[0-9.]*"), "perl"),
-    (re.compile(r"ruby[0-9.]*"), "ruby"),
-    (re.compile(r"nodejs|node|ts-node|tsx"), "node"),
-    (re.compile(r"php[0-9.]*"), "php"),
-    (re.compile(r"lua(jit|[0-9.]*)"), "lua"),
-    (re.compile(r"[gmn]?awk"), "awk"),
-    (re.compile(r"n?vim?|view|vimdiff|ex|rvim|gvim"), "vim"),
-    (re.compile(r"tclsh[0-9.]*|wish[0-9.]*"), "tclsh"),
-    (re.compile(r"sqlite3?"), "sqlite3"),
-    (re.compile(r"gsed"), "sed"),
-    (re.compile(r"proxychains4?"), "proxychains"),
-    (re.compile(r"micromamba|mamba"), "conda"),
-    (re.compile(r"pwsh|powershell"), "pwsh"),
-]
+_FAMILIES = re.compile(
+    r"(?P<python>i?python[0-9.]*|pypy[0-9.]*)|(?P<perl>perl[0-9.]*)|(?P<ruby>ruby[0-9.]*)|(?P<node>nodejs|node|ts-node|tsx)"
+    r"|(?P<php>php[0-9.]*)|(?P<lua>lua(?:jit|[0-9.]*))|(?P<awk>[gmn]?awk)|(?P<vim>n?vim?|view|vimdiff|ex|rvim|gvim)"
+    r"|(?P<tclsh>tclsh[0-9.]*|wish[0-9.]*)|(?P<sqlite3>sqlite3?)|(?P<sed>gsed)|(?P<proxychains>proxychains4?)"
+    r"|(?P<conda>micromamba|mamba)|(?P<pwsh>pwsh|powershell)"
+)
