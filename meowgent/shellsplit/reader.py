@@ -51,15 +51,6 @@ def parse_segment(segment: str) -> SimpleCommand:
     return reader.commands[-1]
 
 
-def command_word(segment: str) -> str | None:
-    """The command a segment runs (`FOO=1 "rm" x 2>&1` gives `rm`); None if none, or only known when it runs."""
-    try:
-        words = parse_segment(segment).words
-    except ValueError:
-        return None
-    return words[0].literal if words else None
-
-
 def forget_readings() -> None:
     """Drop the remembered readings of recent lines, so the next reading is a first one (benchmarks)."""
     split_command.cache_clear()

@@ -206,19 +206,9 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def _pipes(value: Word | None) -> Effect:
-    """strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written."""
-    return "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
-
-
 def _mentions(effect: Effect, needle: str) -> ValueCheck:
     """The effect when the value names `needle` (or cannot be read): tar's `--checkpoint-action=exec=...`."""
     return lambda value: effect if value is None or value.literal is None or needle in value.literal else None
-
-
-def _stdin(value: Word | None) -> Effect | None:
-    """`make -f -` reads its makefile from the input: a program nobody sees."""
-    return "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None
 
 
 # ssh_config keys that run a command or load code; `-o` and `-F` files can set them.
@@ -254,9 +244,13 @@ def git_config_runs(value: Word | None, *, env: bool = False) -> bool:
 
 _CHECKS: dict[str, ValueCheck] = {
     "config": lambda value: "runs" if git_config_runs(value) else None,
-    "pipes": _pipes,
+    # strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written
+    "pipes": lambda value: (
+        "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
+    ),
     "ssh": _ssh,
-    "stdin": _stdin,
+    # `make -f -` reads its makefile from the input: a program nobody sees
+    "stdin": lambda value: "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None,
     "exec": _mentions("runs", "exec"),
     "output": _mentions("writes", "%output{"),
 }
