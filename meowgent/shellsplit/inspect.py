@@ -2,36 +2,19 @@
 
 `inspect_segment` reads one simple command as bash would run it (assignments, builtins that evaluate values
 or bind code, texts run as command lines, wrappers through their tables) and yields `Problem`s and, in the
-order bash meets them, the texts (`RunsText`) and commands (`Starts`) the reader reads as commands of their own.
+order bash meets them, the texts (`RunsText`) and commands (`Starts`) the reader reads as commands of their own
+(`reading.Found` gathers them in that order).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.programs import MAX_NESTED, read_program
+from meowgent.shellsplit.reading import RunsText, Starts
 from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, sets_running_variable
-
-
-@dataclass(frozen=True, slots=True)
-class RunsText:
-    """A text the segment runs as a command line: the words that joined with spaces make it, and who runs it."""
-
-    words: tuple[Word, ...]
-    who: str
-
-
-@dataclass(frozen=True, slots=True)
-class Starts:
-    """A command the segment starts with arguments of its own (`find -exec`); `tail` marks words from the input
-    (xargs)."""
-
-    words: tuple[Word, ...]
-    tail: str = ""
-
 
 Finding = Problem | RunsText | Starts
 
@@ -52,10 +35,7 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
         yield from _builtin(program, arguments)
         reading = read_program(program, arguments)
         yield from reading.problems
-        for who, text in reading.texts:
-            yield RunsText(text, who)
-        for started in reading.started:
-            yield Starts(started)
+        yield from reading.handed
         if reading.adds_input and reading.command:  # xargs: the command gets more words from the input
             yield Starts(reading.command, " ...")
             return

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from meowgent.shellsplit.options import may_be_option, parse_options
-from meowgent.shellsplit.reading import Found, Reader, git_config_runs, is_assignment, names, programs
+from meowgent.shellsplit.reading import Found, Reader, RunsText, Starts, git_config_runs, is_assignment, names, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
@@ -176,7 +176,7 @@ def _read_trap(found: Found, arguments: Sequence[Word]) -> None:
     action = [word for word in arguments if not word.value.startswith("-")][:1]
     if action and action[0].value not in ("", "-"):
         found.problem("runs_later", action[0].text)
-        found.texts.append((found.program, (action[0],)))
+        found.handed.append(RunsText((action[0],), found.program))
 
 
 def _read_shell(found: Found, arguments: Sequence[Word]) -> None:
@@ -276,7 +276,7 @@ def _read_find(found: Found, arguments: Sequence[Word]) -> None:
             if command and "{}" in command[0].value:  # it runs each file it finds
                 found.problem("unknown_command", f"{text} {command[0].text}")
             elif command:
-                found.started.append(command)
+                found.handed.append(Starts(command))
             index = len(arguments) if end is None else end + 1
             continue
         if text in _FIND_WRITES:

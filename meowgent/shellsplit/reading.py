@@ -32,13 +32,29 @@ class Write:
 
 
 @dataclass(frozen=True, slots=True)
+class RunsText:
+    """A text the segment runs as a command line: the words that joined with spaces make it, and who runs it."""
+
+    words: tuple[Word, ...]
+    who: str
+
+
+@dataclass(frozen=True, slots=True)
+class Starts:
+    """A command the segment starts with arguments of its own (`find -exec`); `tail` marks words from the input
+    (xargs)."""
+
+    words: tuple[Word, ...]
+    tail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Reading:
     """What one command does with its arguments, as far as the program's table tells."""
 
     command: tuple[Word, ...] = ()  # what a wrapper runs in turn (`sudo -u bob rm x`: `rm x`); empty if not known
     adds_input: bool = False  # `command` also gets arguments read from the input (xargs)
-    started: tuple[tuple[Word, ...], ...] = ()  # other commands it starts, with their arguments (`find -exec`)
-    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()  # shell lines it runs: who, and the words that make one
+    handed: tuple[RunsText | Starts, ...] = ()  # shell lines it runs (`eval`), other commands it starts (`find -exec`)
     problems: tuple[Problem, ...] = ()
     writes: tuple[Write, ...] = ()
 
@@ -70,9 +86,8 @@ class Found:
     def __init__(self, program: str) -> None:
         self.program = program
         self.problems: list[Problem] = []
-        self.texts: list[tuple[str, tuple[Word, ...]]] = []
+        self.handed: list[RunsText | Starts] = []
         self.writes: list[Write] = []
-        self.started: list[tuple[Word, ...]] = []
         self.stopped = False
         self.command: Sequence[Word] = ()  # what a wrapper runs in turn
         self.adds_input = False  # the command it runs also gets arguments read from the input (xargs)
@@ -126,7 +141,7 @@ class Found:
         when it is literal; either way the line is not pinned down."""
         self.problem("runs_text", snippet)
         if known := [word for word in words if word is not None]:
-            self.texts.append((f"{self.program} {snippet}".strip(), tuple(known)))
+            self.handed.append(RunsText(tuple(known), f"{self.program} {snippet}".strip()))
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:
@@ -140,8 +155,7 @@ class Found:
         return Reading(
             tuple(self.command),
             self.adds_input,
-            tuple(self.started),
-            tuple(self.texts),
+            tuple(self.handed),
             tuple(dict.fromkeys(self.problems)),
             tuple(dict.fromkeys(self.writes)),
         )
