@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
 
 from tree_sitter import Node
 
-from meowgent.shellsplit.inspect import RunsText, inspect_segment
+from meowgent.shellsplit.inspect import inspect_segment
 from meowgent.shellsplit.programs import MAX_NESTED
+from meowgent.shellsplit.reading import Starts
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
 from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
 
@@ -126,23 +127,12 @@ class _Reader:
     def __init__(self, *, budget: int) -> None:
         self.commands: list[SimpleCommand] = []
         self.problems: dict[Problem, None] = {}  # each once, in the order found
-        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
+        self.budget = budget  # characters left to read again in texts and commands handed on (see `_nested`)
         self.depth = 0  # texts run inside texts, and commands handed on inside commands, around this one
         self.substitutions = 0  # `$( … )`s around the node being read: bash reads their text twice
 
     def note(self, kind: str, snippet: str) -> None:
         self.problems[Problem(kind, snippet)] = None
-
-    def spend(self, text: str) -> bool:
-        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
-
-        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
-        (the line's length and a little more) keeps the whole reading linear in the line's length.
-        """
-        self.budget -= len(text)
-        if self.budget < 0:
-            self.note("too_many", text)
-        return self.budget >= 0
 
     def line(self, text: str) -> None:
         if deepest(text, _MAX_OPEN) > _MAX_OPEN:
@@ -347,35 +337,34 @@ class _Reader:
         for finding in inspect_segment(command):
             if isinstance(finding, Problem):
                 self.problems[finding] = None
-            elif isinstance(finding, RunsText):
-                self._run_text(finding.words, finding.who)
-            else:
-                self._started(finding.words, finding.tail)
+            elif isinstance(finding, Starts):  # what `xargs` or `find -exec` runs, as a command of its own
+                text = " ".join(word.text for word in finding.words) + finding.tail
+                marker = (Word(finding.tail.strip(), finding.tail.strip()),) if finding.tail else ()  # xargs: `rm ...`
+                self._nested(text, text, (*finding.words, *marker))
+            elif any(word.literal is None for word in finding.words):
+                self.note("unknown_text", f"{finding.who} {' '.join(word.text for word in finding.words)}")
+            elif finding.words:  # a text run as a command line (eval joins its arguments with spaces)
+                self._nested(" ".join(word.value for word in finding.words), finding.who)
 
-    def _started(self, words: Sequence[Word], tail: str) -> None:
-        """A command started by another (what `xargs` or `find -exec` runs), as a command of its own."""
-        text = " ".join(word.text for word in words) + tail
-        marker = (Word(tail.strip(), tail.strip()),) if tail else ()  # xargs: `rm -f ...` for the words it reads
-        self._nested(text, text, lambda: self._add((), (*words, *marker), ()))
-
-    def _run_text(self, words: Sequence[Word], who: str) -> None:
-        """Read a text a command runs as a command line (eval joins its arguments with spaces)."""
-        if any(word.literal is None for word in words):
-            self.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
-        elif words:
-            text = " ".join(word.value for word in words)
-            self._nested(text, who, lambda: self.line(text))
-
-    def _nested(self, text: str, snippet: str, read: Callable[[], None]) -> None:
-        """Read what a command hands on one level deeper; past `MAX_NESTED` levels or the budget, a problem."""
+    def _nested(self, text: str, snippet: str, command: Sequence[Word] = ()) -> None:
+        """Read the `command` another starts, or else the `text` it runs, one level deeper; past `MAX_NESTED` levels
+        or the budget, a problem. A text run inside a text run inside ... (`eval eval eval ...`) is read once per
+        level; the budget (the line's length and a little more) keeps the whole reading linear in its length."""
         if self.depth >= MAX_NESTED:
             self.note("too_many", snippet)
-        elif self.spend(text):
-            self.depth += 1
-            try:
-                read()
-            finally:
-                self.depth -= 1
+            return
+        self.budget -= len(text)
+        if self.budget < 0:
+            self.note("too_many", text)
+            return
+        self.depth += 1
+        try:
+            if command:
+                self._add((), command, ())
+            else:
+                self.line(text)
+        finally:
+            self.depth -= 1
 
 
 def _past_a_line_end(node: Node) -> bool:
