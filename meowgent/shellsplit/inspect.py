@@ -22,7 +22,10 @@ Finding = Problem | RunsText | Starts
 def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
     """What the segment leaves open, and what it hands on, in order; wrappers are followed to `MAX_NESTED`."""
     for word in parsed.assignments:
-        yield from _assignment(word)
+        if _SUBSCRIPTED.match(word.text):
+            yield Problem("subscript", word.text)
+        if sets_running_variable(word):
+            yield Problem("variable", word.text)
     words: Sequence[Word] = parsed.words
     for _ in range(MAX_NESTED):
         if not words:
@@ -43,13 +46,6 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
     yield Problem("too_many", " ".join(word.text for word in parsed.words))
 
 
-def _assignment(word: Word) -> Iterator[Problem]:
-    if _SUBSCRIPTED.match(word.text):
-        yield Problem("subscript", word.text)
-    if sets_running_variable(word):
-        yield Problem("variable", word.text)
-
-
 def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
     """What a bash builtin leaves open: values it evaluates, variables it sets, code it binds to a name."""
     if program not in _BUILTINS:
@@ -60,7 +56,10 @@ def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
         yield Problem("arithmetic", snippet)
     if program in _NAMES_VARIABLES and any(_SUBSCRIPTED.match(text) for text in texts):
         yield Problem("subscript", snippet)
-    if program in _DECLARES and any(_evaluates(text) for text in texts):
+    # `declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)
+    if program in _DECLARES and any(
+        text[:1] in "-+" and text[1:].isalpha() and set(text) & {"i", "n"} for text in texts
+    ):
         yield Problem("evaluates", snippet)
     grammar, option, operands, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
     parsed = parse_options(grammar, arguments)
@@ -110,8 +109,3 @@ _OPTIONS: dict[str, tuple[Program, str, int | None, str]] = {
     "bind": (Program(flags="lpsvPSVX", values="mqufrx"), "", 0, "-x"),
 }
 _BUILTINS = _NAMES_VARIABLES | _OPTIONS.keys() | {"getopts", "for", "hash", "alias", "enable", "fc"}
-
-
-def _evaluates(option: str) -> bool:
-    """`declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)."""
-    return option[:1] in ("-", "+") and option[1:].isalpha() and ("i" in option or "n" in option)

@@ -77,14 +77,10 @@ _STRUCTURE = frozenset(
 )
 # Nodes (or keywords) the reader does not read, and the kind of problem each is.
 _UNREAD = {
-    "case_statement": "block",
-    "select": "block",
-    "function_definition": "defines",
-    "c_style_for_statement": "arithmetic",
-    "((": "arithmetic",
-    "array": "defines",
-    "process_substitution": "process",
-    "ansi_c_string": "escapes",
+    **dict.fromkeys(("case_statement", "select"), "block"),
+    **dict.fromkeys(("function_definition", "array"), "defines"),
+    **dict.fromkeys(("c_style_for_statement", "(("), "arithmetic"),
+    **{"process_substitution": "process", "ansi_c_string": "escapes"},
 }
 # Command names that bash reads as reserved words and tree-sitter, where they stand alone, as words.
 _KEYWORD_COMMANDS = {
@@ -100,9 +96,7 @@ _WORD_PARTS = frozenset(
     | {"command_substitution", "process_substitution", "arithmetic_expansion"}
 )
 _KEYWORD_STATEMENTS = frozenset({"declaration_command", "unset_command", "test_command", "for_statement"})
-_SIMPLE = frozenset(
-    {"command", "variable_assignment", "variable_assignments", "declaration_command", "unset_command", "test_command"}
-)
+_SIMPLE = _KEYWORD_STATEMENTS - {"for_statement"} | {"command", "variable_assignment", "variable_assignments"}
 _REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
 _EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression"})
 _PATTERNS = frozenset({"regex", "extglob_pattern", "test_operator"})
