@@ -4,10 +4,11 @@
 commands before the command that uses its output, which shows it as `$(...)`.
 
 **Fail closed by construction.** The reader names the node types it reads (`_GROUPS`, `_WORD_PARTS`, ...); any
-other node, an `ERROR` or `MISSING` one, a value bash evaluates as code and what `inspect` finds make the line
-*hidden*: it may run anything (docs/reliability.md, "Reading bash"). Where the tree groups differently from bash
-it reads more, never less: the `> out` that tree-sitter attaches to the list `a && echo x > out` goes to each of
-its commands. Linear in the line's length: each node is visited once, and texts read again spend a budget.
+other node, an `ERROR` or `MISSING` one, a value bash evaluates as code and what `programs.inspect_segment` finds
+make the line *hidden*: it may run anything (docs/reliability.md, "Reading bash"). Where the tree groups
+differently from bash it reads more, never less: the `> out` that tree-sitter attaches to the list
+`a && echo x > out` goes to each of its commands. Linear in the line's length: each node is visited once, and
+texts read again spend a budget.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from itertools import pairwise
 
 from tree_sitter import Node
 
-from meowgent.shellsplit.inspect import inspect_segment
-from meowgent.shellsplit.programs import MAX_NESTED
+from meowgent.shellsplit.programs import MAX_NESTED, inspect_segment
 from meowgent.shellsplit.reading import Starts
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
 from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
@@ -323,8 +323,8 @@ class _Reader:
     def _add(
         self, assignments: Sequence[Word], words: Sequence[Word], redirects: Redirects, parts: Sequence[Part] = ()
     ) -> None:
-        """A command found (`parts`: as written, by default its words then its redirections), and what `inspect`
-        finds it runs besides itself."""
+        """A command found (`parts`: as written, by default its words then its redirections), and what
+        `inspect_segment` finds it runs besides itself."""
         parts = parts or [*assignments, *words, *redirects]
         command = SimpleCommand(tuple(assignments), tuple(words), tuple(redirects), " ".join(p.text for p in parts))
         self.commands.append(command)
