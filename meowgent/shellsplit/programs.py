@@ -77,8 +77,9 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
             yield Problem("subscript", word.text)
         if sets_running_variable(word):
             yield Problem("variable", word.text)
-    readings = list(_readings(parsed.words))
-    for words, reading in readings:
+    levels = 0  # read lazily: after xargs, what its command runs is not read here
+    for words, reading in _readings(parsed.words):
+        levels += 1
         if reading is None:
             yield Problem("unknown_command", words[0].text)
             return
@@ -88,7 +89,7 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
         if reading.adds_input and reading.command:  # xargs: the command gets more words from the input
             yield Starts(reading.command, " ...")
             return
-    if len(readings) == MAX_NESTED:
+    if levels == MAX_NESTED:
         yield Problem("too_many", " ".join(word.text for word in parsed.words))
 
 
