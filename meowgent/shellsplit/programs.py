@@ -1,9 +1,11 @@
-"""What programs do with their words: the command a wrapper runs, code an option runs, files an option writes.
+"""What a simple command runs: the command a wrapper runs, code an option runs, files an option writes.
 
 `read_program("env", words)` reads `env -iu HOME rm x` by env's own option table: it runs `rm x`. It fails
 closed: an option a wrapper's table does not know, an option that runs code, an inline program (`python -c`,
 `sed 's/x/y/e'`), a program read from the input, a word only known when it runs where an option could stand,
-each is a `Problem`.
+each is a `Problem`. `inspect_segment` reads a whole segment as bash would run it (assignments, builtins that
+evaluate values or bind code, wrappers through their tables) and yields its `Problem`s and, in the order bash meets
+them, the texts (`RunsText`) and commands (`Starts`) the reader reads as commands of their own.
 
 The boundary: running a file is not a problem (`python x.py`, `make`, `pytest`, `bash build.sh` is
 one for bash's own reasons). The file is not on the card either way; what holds there is the OS
@@ -16,12 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit.options import Program
+from meowgent.shellsplit.options import Program, parse_options
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Found, Reading, apply_table
+from meowgent.shellsplit.reading import Found, Reading, RunsText, Starts, apply_table
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.words import Word, program_name
+from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, sets_running_variable
 from meowgent.shellsplit.words import runs_value as runs_value
 
 PROGRAMS: dict[str, Program] = TABLES
@@ -49,37 +51,122 @@ def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
     The wrappers' own option tables (`tables`) say where their command starts: `env -iu HOME rm x`
     runs `rm x`. Past `MAX_NESTED` wrappers it stops; the reader marks such a line hidden.
     """
+    return (invocation for invocation, _ in _readings(words))
+
+
+def _readings(words: Sequence[Word]) -> Iterator[tuple[Sequence[Word], Reading | None]]:
+    """Each invocation with its reading; None, and the last, where only running it would tell the program."""
     for _ in range(MAX_NESTED):
         if not words:
             return
-        yield words
         program = program_name(words[0])
-        if program is None:
+        reading = None if program is None else read_program(program, words[1:])
+        yield words, reading
+        if reading is None:
             return
-        words = read_program(program, words[1:]).command
+        words = reading.command
+
+
+Finding = Problem | RunsText | Starts
+
+
+def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
+    """What the segment leaves open, and what it hands on, in order; wrappers are followed to `MAX_NESTED`."""
+    for word in parsed.assignments:
+        if _SUBSCRIPTED.match(word.text):
+            yield Problem("subscript", word.text)
+        if sets_running_variable(word):
+            yield Problem("variable", word.text)
+    levels = 0  # read lazily: after xargs, what its command runs is not read here
+    for words, reading in _readings(parsed.words):
+        levels += 1
+        if reading is None:
+            yield Problem("unknown_command", words[0].text)
+            return
+        yield from _builtin(program_name(words[0]) or "", words[1:])
+        yield from reading.problems
+        yield from reading.handed
+        if reading.adds_input and reading.command:  # xargs: the command gets more words from the input
+            yield Starts(reading.command, " ...")
+            return
+    if levels == MAX_NESTED:
+        yield Problem("too_many", " ".join(word.text for word in parsed.words))
+
+
+def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
+    """What a bash builtin leaves open: values it evaluates, variables it sets, code it binds to a name."""
+    if program not in _BUILTINS:
+        return  # most commands: no need to look at their words (a 1 MB line of them, say)
+    texts = [argument.value for argument in arguments]
+    snippet = " ".join([program, *texts])
+    if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
+        yield Problem("arithmetic", snippet)
+    if program in _NAMES_VARIABLES and any(_SUBSCRIPTED.match(text) for text in texts):
+        yield Problem("subscript", snippet)
+    # `declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)
+    if program in _DECLARES and any(
+        text[:1] in "-+" and text[1:].isalpha() and set(text) & {"i", "n"} for text in texts
+    ):
+        yield Problem("evaluates", snippet)
+    grammar, option, operands, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
+    parsed = parse_options(grammar, arguments)
+    # the variables it sets: `export PS4=x`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `getopts spec NAME`
+    named: Sequence[Word | None] = []
+    if program in _DECLARES:
+        named = [word for word in arguments if not word.value.startswith(("-", "+"))]
+    elif option or operands != 0:
+        named = [*parsed.values(option), *parsed.operands[:operands], *parsed.unread]
+    elif program in ("getopts", "for"):  # `for NAME in ...` is a segment too
+        named = arguments[program == "getopts" :][:1]
+    if any(word is not None and sets_running_variable(word) for word in named):
+        yield Problem("variable", snippet)
+    if (
+        (program == "hash" and any("p" in text for text in texts if text.startswith("-")))  # `hash -p /bin/rm ls`
+        or (program == "alias" and any("=" in word.value or word.literal is None for word in arguments))
+        or (program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts))  # `-n`, `-f` loads
+    ):
+        yield Problem("rebinds", snippet)
+    if callbacks and (parsed.has(*callbacks.split()) or parsed.unknown or parsed.unread):
+        yield Problem("runs_later", snippet)  # `mapfile -C`, `complete -C`, `bind -x`
+    if program == "fc":
+        yield Problem("runs_code", snippet)  # fc runs commands from the history, or an editor
+
+
+# ---- builtins that evaluate values or bind code ----
+
+_SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
+# Builtins that take variable names, where `a[$x]` evaluates $x as arithmetic.
+_NAMES_VARIABLES = frozenset(
+    {"declare", "typeset", "local", "readonly", "export", "unset", "read", "mapfile", "readarray", "printf"}
+    | {"test", "[", "[[", "wait", "let"}
+)
+_DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
+
+# Builtins read by their options: the option whose value names a variable it sets, how many of its operands
+# name variables (None: all), and the options whose value is code bash runs later (`mapfile -C`).
+_MAPFILE = (Program(flags="t", values="dnOsuCc"), "", 1, "-C")
+_COMPLETE = (Program(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS"), "", 0, "-C -F")
+_OPTIONS: dict[str, tuple[Program, str, int | None, str]] = {
+    "read": (Program(flags="ers", values="adinNptu"), "-a", None, ""),
+    **dict.fromkeys(("mapfile", "readarray"), _MAPFILE),
+    "printf": (Program(values="v"), "-v", 0, ""),
+    "wait": (Program(flags="nf", values="p"), "-p", 0, ""),
+    **dict.fromkeys(("compgen", "complete"), _COMPLETE),
+    "bind": (Program(flags="lpsvPSVX", values="mqufrx"), "", 0, "-x"),
+}
+_BUILTINS = _NAMES_VARIABLES | _OPTIONS.keys() | {"getopts", "for", "hash", "alias", "enable", "fc"}
 
 
 def _family(program: str) -> str:
     """The name programs of one family share: `python3.12` and `pypy3` are python, `gawk` is awk, `nvim` is vim."""
-    for pattern, family in _FAMILIES:
-        if pattern.fullmatch(program):
-            return family
-    return program
+    family = _FAMILIES.fullmatch(program)
+    return family.lastgroup or program if family else program
 
 
-_FAMILIES = [
-    (re.compile(r"i?python[0-9.]*|pypy[0-9.]*"), "python"),
-    (re.compile(r"perl[0-9.]*"), "perl"),
-    (re.compile(r"ruby[0-9.]*"), "ruby"),
-    (re.compile(r"nodejs|node|ts-node|tsx"), "node"),
-    (re.compile(r"php[0-9.]*"), "php"),
-    (re.compile(r"lua(jit|[0-9.]*)"), "lua"),
-    (re.compile(r"[gmn]?awk"), "awk"),
-    (re.compile(r"n?vim?|view|vimdiff|ex|rvim|gvim"), "vim"),
-    (re.compile(r"tclsh[0-9.]*|wish[0-9.]*"), "tclsh"),
-    (re.compile(r"sqlite3?"), "sqlite3"),
-    (re.compile(r"gsed"), "sed"),
-    (re.compile(r"proxychains4?"), "proxychains"),
-    (re.compile(r"micromamba|mamba"), "conda"),
-    (re.compile(r"pwsh|powershell"), "pwsh"),
-]
+_FAMILIES = re.compile(
+    r"(?P<python>i?python[0-9.]*|pypy[0-9.]*)|(?P<perl>perl[0-9.]*)|(?P<ruby>ruby[0-9.]*)|(?P<node>nodejs|node|ts-node|tsx)"
+    r"|(?P<php>php[0-9.]*)|(?P<lua>lua(?:jit|[0-9.]*))|(?P<awk>[gmn]?awk)|(?P<vim>n?vim?|view|vimdiff|ex|rvim|gvim)"
+    r"|(?P<tclsh>tclsh[0-9.]*|wish[0-9.]*)|(?P<sqlite3>sqlite3?)|(?P<sed>gsed)|(?P<proxychains>proxychains4?)"
+    r"|(?P<conda>micromamba|mamba)|(?P<pwsh>pwsh|powershell)"
+)

@@ -4,23 +4,24 @@
 commands before the command that uses its output, which shows it as `$(...)`.
 
 **Fail closed by construction.** The reader names the node types it reads (`_GROUPS`, `_WORD_PARTS`, ...); any
-other node, an `ERROR` or `MISSING` one, a value bash evaluates as code and what `inspect` finds make the line
-*hidden*: it may run anything (docs/reliability.md, "Reading bash"). Where the tree groups differently from bash
-it reads more, never less: the `> out` that tree-sitter attaches to the list `a && echo x > out` goes to each of
-its commands. Linear in the line's length: each node is visited once, and texts read again spend a budget.
+other node, an `ERROR` or `MISSING` one, a value bash evaluates as code and what `programs.inspect_segment` finds
+make the line *hidden*: it may run anything (docs/reliability.md, "Reading bash"). Where the tree groups
+differently from bash it reads more, never less: the `> out` that tree-sitter attaches to the list
+`a && echo x > out` goes to each of its commands. Linear in the line's length: each node is visited once, and
+texts read again spend a budget.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import pairwise
 
 from tree_sitter import Node
 
-from meowgent.shellsplit.inspect import RunsText, inspect_segment
-from meowgent.shellsplit.programs import MAX_NESTED
+from meowgent.shellsplit.programs import MAX_NESTED, inspect_segment
+from meowgent.shellsplit.reading import Starts
 from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
 from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
 
@@ -51,15 +52,6 @@ def parse_segment(segment: str) -> SimpleCommand:
     return reader.commands[-1]
 
 
-def command_word(segment: str) -> str | None:
-    """The command a segment runs (`FOO=1 "rm" x 2>&1` gives `rm`); None if none, or only known when it runs."""
-    try:
-        words = parse_segment(segment).words
-    except ValueError:
-        return None
-    return words[0].literal if words else None
-
-
 def forget_readings() -> None:
     """Drop the remembered readings of recent lines, so the next reading is a first one (benchmarks)."""
     split_command.cache_clear()
@@ -85,14 +77,10 @@ _STRUCTURE = frozenset(
 )
 # Nodes (or keywords) the reader does not read, and the kind of problem each is.
 _UNREAD = {
-    "case_statement": "block",
-    "select": "block",
-    "function_definition": "defines",
-    "c_style_for_statement": "arithmetic",
-    "((": "arithmetic",
-    "array": "defines",
-    "process_substitution": "process",
-    "ansi_c_string": "escapes",
+    **dict.fromkeys(("case_statement", "select"), "block"),
+    **dict.fromkeys(("function_definition", "array"), "defines"),
+    **dict.fromkeys(("c_style_for_statement", "(("), "arithmetic"),
+    **{"process_substitution": "process", "ansi_c_string": "escapes"},
 }
 # Command names that bash reads as reserved words and tree-sitter, where they stand alone, as words.
 _KEYWORD_COMMANDS = {
@@ -108,9 +96,7 @@ _WORD_PARTS = frozenset(
     | {"command_substitution", "process_substitution", "arithmetic_expansion"}
 )
 _KEYWORD_STATEMENTS = frozenset({"declaration_command", "unset_command", "test_command", "for_statement"})
-_SIMPLE = frozenset(
-    {"command", "variable_assignment", "variable_assignments", "declaration_command", "unset_command", "test_command"}
-)
+_SIMPLE = _KEYWORD_STATEMENTS - {"for_statement"} | {"command", "variable_assignment", "variable_assignments"}
 _REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
 _EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression"})
 _PATTERNS = frozenset({"regex", "extglob_pattern", "test_operator"})
@@ -135,23 +121,12 @@ class _Reader:
     def __init__(self, *, budget: int) -> None:
         self.commands: list[SimpleCommand] = []
         self.problems: dict[Problem, None] = {}  # each once, in the order found
-        self.budget = budget  # characters left to read again in texts and commands handed on (see `spend`)
+        self.budget = budget  # characters left to read again in texts and commands handed on (see `_nested`)
         self.depth = 0  # texts run inside texts, and commands handed on inside commands, around this one
         self.substitutions = 0  # `$( … )`s around the node being read: bash reads their text twice
 
     def note(self, kind: str, snippet: str) -> None:
         self.problems[Problem(kind, snippet)] = None
-
-    def spend(self, text: str) -> bool:
-        """Take `text` from the budget for reading text again; False (and a problem) when it is spent.
-
-        A text run inside a text run inside ... (`eval eval eval ...`) is read once per level; the budget
-        (the line's length and a little more) keeps the whole reading linear in the line's length.
-        """
-        self.budget -= len(text)
-        if self.budget < 0:
-            self.note("too_many", text)
-        return self.budget >= 0
 
     def line(self, text: str) -> None:
         if deepest(text, _MAX_OPEN) > _MAX_OPEN:
@@ -187,9 +162,7 @@ class _Reader:
             found: list[Redirect] = []
             arguments: list[Word] = []
             for child in node.children_by_field_name("redirect"):
-                own, spilled = self._redirect(child, level)
-                found += own
-                arguments += spilled
+                self._redirect(child, level, found, arguments)
             body, outer = node.child_by_field_name("body"), (*redirects, *found)
             if arguments and (body is None or body.type != "command"):
                 self.note("grammar", node_text(node))  # words after a redirection that no command takes
@@ -236,10 +209,9 @@ class _Reader:
             parts = list(words)
         for field, child in () if plain else fields(node):
             if child.type in _REDIRECTS:
-                found, spilled = self._redirect(child, level)
-                own += found
-                words += spilled
-                parts += [*found, *spilled]
+                count = len(own), len(words)
+                self._redirect(child, level, own, words)
+                parts += [*own[count[0] :], *words[count[1] :]]
             elif field == "name" and child.named_child_count == 1:
                 words.append(self._word(child.named_children[0], level))
                 parts.append(words[-1])
@@ -318,13 +290,10 @@ class _Reader:
             for child in node.children:
                 self._scan(child, level + 1, quoted=quoted or kind == "string")
 
-    def _redirect(self, node: Node, level: int) -> tuple[list[Redirect], list[Word]]:
-        """A redirection, and the words after its target.
-
-        A here-document may hold more redirections. tree-sitter reads `> out c` as one redirection to two
-        targets; bash gives `c` to the command as an argument.
-        """
-        operator, target, more, spilled = "", None, [], []
+    def _redirect(self, node: Node, level: int, redirects: list[Redirect], spilled: list[Word]) -> None:
+        """Add a redirection to `redirects`, then those a here-document holds, and the words after its target to
+        `spilled`: tree-sitter reads `> out c` as one redirection to two targets; bash gives `c` to the command."""
+        operator, target, at = "", None, len(redirects)
         for child in node.children:
             if not child.is_named or child.type == "file_descriptor":
                 operator += node_text(child)
@@ -337,9 +306,7 @@ class _Reader:
                     self.note("heredoc", f"{operator} {target.text if target else ''}")
                 self._scan(child, level + 1)
             elif child.type in _REDIRECTS:
-                redirects, words = self._redirect(child, level)
-                more += redirects
-                spilled += words
+                self._redirect(child, level, redirects, spilled)
             elif child.type != "heredoc_end" and node.type == "heredoc_redirect":
                 # tree-sitter puts the rest of the line (`| wc`, `&& ls`) inside the here-document
                 self.note("heredoc", node_text(node).partition("\n")[0])
@@ -349,50 +316,49 @@ class _Reader:
                     target = word
                 else:
                     spilled.append(word)
-        return [Redirect(operator, target or Word("", "")), *more], spilled
+        redirects.insert(at, Redirect(operator, target or Word("", "")))
 
     # ---- what a command hands on ----
 
     def _add(
         self, assignments: Sequence[Word], words: Sequence[Word], redirects: Redirects, parts: Sequence[Part] = ()
     ) -> None:
-        """A command found (`parts`: as written, by default its words then its redirections), and what `inspect`
-        finds it runs besides itself."""
+        """A command found (`parts`: as written, by default its words then its redirections), and what
+        `inspect_segment` finds it runs besides itself."""
         parts = parts or [*assignments, *words, *redirects]
         command = SimpleCommand(tuple(assignments), tuple(words), tuple(redirects), " ".join(p.text for p in parts))
         self.commands.append(command)
         for finding in inspect_segment(command):
             if isinstance(finding, Problem):
                 self.problems[finding] = None
-            elif isinstance(finding, RunsText):
-                self._run_text(finding.words, finding.who)
-            else:
-                self._started(finding.words, finding.tail)
+            elif isinstance(finding, Starts):  # what `xargs` or `find -exec` runs, as a command of its own
+                text = " ".join(word.text for word in finding.words) + finding.tail
+                marker = (Word(finding.tail.strip(), finding.tail.strip()),) if finding.tail else ()  # xargs: `rm ...`
+                self._nested(text, text, (*finding.words, *marker))
+            elif any(word.literal is None for word in finding.words):
+                self.note("unknown_text", f"{finding.who} {' '.join(word.text for word in finding.words)}")
+            elif finding.words:  # a text run as a command line (eval joins its arguments with spaces)
+                self._nested(" ".join(word.value for word in finding.words), finding.who)
 
-    def _started(self, words: Sequence[Word], tail: str) -> None:
-        """A command started by another (what `xargs` or `find -exec` runs), as a command of its own."""
-        text = " ".join(word.text for word in words) + tail
-        marker = (Word(tail.strip(), tail.strip()),) if tail else ()  # xargs: `rm -f ...` for the words it reads
-        self._nested(text, text, lambda: self._add((), (*words, *marker), ()))
-
-    def _run_text(self, words: Sequence[Word], who: str) -> None:
-        """Read a text a command runs as a command line (eval joins its arguments with spaces)."""
-        if any(word.literal is None for word in words):
-            self.note("unknown_text", f"{who} {' '.join(word.text for word in words)}")
-        elif words:
-            text = " ".join(word.value for word in words)
-            self._nested(text, who, lambda: self.line(text))
-
-    def _nested(self, text: str, snippet: str, read: Callable[[], None]) -> None:
-        """Read what a command hands on one level deeper; past `MAX_NESTED` levels or the budget, a problem."""
+    def _nested(self, text: str, snippet: str, command: Sequence[Word] = ()) -> None:
+        """Read the `command` another starts, or else the `text` it runs, one level deeper; past `MAX_NESTED` levels
+        or the budget, a problem. A text run inside a text run inside ... (`eval eval eval ...`) is read once per
+        level; the budget (the line's length and a little more) keeps the whole reading linear in its length."""
         if self.depth >= MAX_NESTED:
             self.note("too_many", snippet)
-        elif self.spend(text):
-            self.depth += 1
-            try:
-                read()
-            finally:
-                self.depth -= 1
+            return
+        self.budget -= len(text)
+        if self.budget < 0:
+            self.note("too_many", text)
+            return
+        self.depth += 1
+        try:
+            if command:
+                self._add((), command, ())
+            else:
+                self.line(text)
+        finally:
+            self.depth -= 1
 
 
 def _past_a_line_end(node: Node) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from meowgent.shellsplit.options import may_be_option, parse_options
-from meowgent.shellsplit.reading import Found, Reader, git_config_runs, is_assignment, names, programs
+from meowgent.shellsplit.reading import Found, Reader, RunsText, Starts, git_config_runs, is_assignment, names, programs
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES
@@ -118,20 +118,14 @@ def _runner(subcommands: str, tool: str, inner: str) -> Reader:
     return read
 
 
-def _option_words(spelled: str) -> Reader:
-    """Options that run commands (`gdb -ex 'shell rm x'`, `emacs --eval`): any of these, or an unknown word."""
-    listed = names(spelled)
-    return _each_word(lambda text: text.partition("=")[0] in listed)
-
-
-def _each_word(runs: Callable[[str], bool], *, unknown: str = "runs_code") -> Reader:
-    """Words looked at one by one: one that `runs` runs code; one only known when it runs is an `unknown`."""
+def _each_word(runs: Callable[[str], bool], *, unknown: str | None = "runs_code") -> Reader:
+    """Words looked at one by one: one whose value `runs` runs code; one only known when it runs is an `unknown`."""
 
     def read(found: Found, arguments: Sequence[Word]) -> None:
         for word in arguments:
-            if word.literal is None:
+            if word.literal is None and unknown:
                 found.problem(unknown, word.text)
-            elif runs(word.literal):
+            elif runs(word.value):
                 found.problem("runs_code", word.text)
 
     return read
@@ -149,14 +143,17 @@ def _read_deno(found: Found, arguments: Sequence[Word]) -> None:
         found.problem("runs_code", operands[0].text if operands else "")
 
 
+_GDB_RUNS = names(
+    "-ex --ex -iex --iex -x --x -ix --ix -eval-command --eval-command -init-eval-command --init-eval-command"
+    " -command --command -init-command --init-command"
+)
+_EMACS_RUNS = names(
+    "--eval -eval --execute -execute -f --funcall -funcall -l --load -load -batch --batch --script -script -x"
+)
 _RUNNING: dict[str, Reader] = {
-    "gdb": _option_words(
-        "-ex --ex -iex --iex -x --x -ix --ix -eval-command --eval-command -init-eval-command --init-eval-command"
-        " -command --command -init-command --init-command"
-    ),
-    "emacs": _option_words(
-        "--eval -eval --execute -execute -f --funcall -funcall -l --load -load -batch --batch --script -script -x"
-    ),
+    # options that run commands (`gdb -ex 'shell rm x'`, `emacs --eval`)
+    "gdb": _each_word(lambda text: text.partition("=")[0] in _GDB_RUNS),
+    "emacs": _each_word(lambda text: text.partition("=")[0] in _EMACS_RUNS),
     "uv": _runner("run,tool run", "uv", "uv.run"),
     "uvx": _runner("", "uv.run", "uv.run"),
     "poetry": _runner("run", "poetry", "empty"),
@@ -174,16 +171,12 @@ _RUNNING: dict[str, Reader] = {
 # ---- programs that hand a command or a shell line on ----
 
 
-def _read_eval(found: Found, arguments: Sequence[Word]) -> None:
-    found.runs_text("", arguments)
-
-
 def _read_trap(found: Found, arguments: Sequence[Word]) -> None:
     """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
     action = [word for word in arguments if not word.value.startswith("-")][:1]
     if action and action[0].value not in ("", "-"):
         found.problem("runs_later", action[0].text)
-        found.texts.append((found.program, (action[0],)))
+        found.handed.append(RunsText((action[0],), found.program))
 
 
 def _read_shell(found: Found, arguments: Sequence[Word]) -> None:
@@ -204,10 +197,6 @@ def _read_shell(found: Found, arguments: Sequence[Word]) -> None:
             found.problem("runs_file", text)
             return
     found.problem("runs_input", "")  # `printf 'rm x' | sh`: the commands come from another program's output
-
-
-def _read_source(found: Found, arguments: Sequence[Word]) -> None:
-    found.problem("runs_file", " ".join(argument.value for argument in arguments))
 
 
 def _read_flock(found: Found, arguments: Sequence[Word]) -> None:
@@ -287,7 +276,7 @@ def _read_find(found: Found, arguments: Sequence[Word]) -> None:
             if command and "{}" in command[0].value:  # it runs each file it finds
                 found.problem("unknown_command", f"{text} {command[0].text}")
             elif command:
-                found.started.append(command)
+                found.handed.append(Starts(command))
             index = len(arguments) if end is None else end + 1
             continue
         if text in _FIND_WRITES:
@@ -309,10 +298,12 @@ _FIND_VALUES = names(
 )
 
 _HANDING_ON: dict[str, Reader] = {
-    "eval": _read_eval,
+    "eval": lambda found, arguments: found.runs_text("", arguments),
     "trap": _read_trap,
     **dict.fromkeys(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"), _read_shell),
-    **dict.fromkeys(("source", "."), _read_source),
+    **dict.fromkeys(
+        ("source", "."), lambda found, arguments: found.problem("runs_file", " ".join(w.value for w in arguments))
+    ),
     "flock": _read_flock,
     "xargs": _read_xargs,
     "watch": _read_watch,
@@ -477,13 +468,6 @@ def _read_make(found: Found, arguments: Sequence[Word]) -> None:
             found.problem("runs_code", word.text)
 
 
-def _plus_commands(found: Found, arguments: Sequence[Word]) -> None:
-    """vim and less run their `+cmd` words as commands (`+!rm x` runs a shell command)."""
-    for word in arguments:
-        if len(word.value) > 1 and word.value.startswith("+"):
-            found.problem("runs_code", word.text)
-
-
 _WRITING: dict[str, Reader] = {
     "sed": _read_sed,
     "awk": _read_awk,
@@ -495,7 +479,8 @@ _WRITING: dict[str, Reader] = {
     "dd": _read_dd,
     "openssl": _read_openssl,
     "make": _read_make,
-    **dict.fromkeys(("vim", "less"), _plus_commands),
+    # vim and less run their `+cmd` words as commands (`+!rm x` runs a shell command)
+    **dict.fromkeys(("vim", "less"), _each_word(lambda text: len(text) > 1 and text.startswith("+"), unknown=None)),
 }
 
 READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}

@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, cast
 
 from meowgent.shellsplit.options import Effect, Option, Parsed, Program, ValueCheck, parse_options
-from meowgent.shellsplit.words import Problem, Word, runs_value, variable_name
+from meowgent.shellsplit.words import Problem, Word, sets_running_variable
 
 WriteHow = Literal["replaces", "appends", "edits", "deletes", "sets"]
 
@@ -32,13 +32,29 @@ class Write:
 
 
 @dataclass(frozen=True, slots=True)
+class RunsText:
+    """A text the segment runs as a command line: the words that joined with spaces make it, and who runs it."""
+
+    words: tuple[Word, ...]
+    who: str
+
+
+@dataclass(frozen=True, slots=True)
+class Starts:
+    """A command the segment starts with arguments of its own (`find -exec`); `tail` marks words from the input
+    (xargs)."""
+
+    words: tuple[Word, ...]
+    tail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Reading:
     """What one command does with its arguments, as far as the program's table tells."""
 
     command: tuple[Word, ...] = ()  # what a wrapper runs in turn (`sudo -u bob rm x`: `rm x`); empty if not known
     adds_input: bool = False  # `command` also gets arguments read from the input (xargs)
-    started: tuple[tuple[Word, ...], ...] = ()  # other commands it starts, with their arguments (`find -exec`)
-    texts: tuple[tuple[str, tuple[Word, ...]], ...] = ()  # shell lines it runs: who, and the words that make one
+    handed: tuple[RunsText | Starts, ...] = ()  # shell lines it runs (`eval`), other commands it starts (`find -exec`)
     problems: tuple[Problem, ...] = ()
     writes: tuple[Write, ...] = ()
 
@@ -70,9 +86,8 @@ class Found:
     def __init__(self, program: str) -> None:
         self.program = program
         self.problems: list[Problem] = []
-        self.texts: list[tuple[str, tuple[Word, ...]]] = []
+        self.handed: list[RunsText | Starts] = []
         self.writes: list[Write] = []
-        self.started: list[tuple[Word, ...]] = []
         self.stopped = False
         self.command: Sequence[Word] = ()  # what a wrapper runs in turn
         self.adds_input = False  # the command it runs also gets arguments read from the input (xargs)
@@ -126,23 +141,21 @@ class Found:
         when it is literal; either way the line is not pinned down."""
         self.problem("runs_text", snippet)
         if known := [word for word in words if word is not None]:
-            self.texts.append((f"{self.program} {snippet}".strip(), tuple(known)))
+            self.handed.append(RunsText(tuple(known), f"{self.program} {snippet}".strip()))
 
     def write(self, spelling: str, target: Word | None, how: Effect) -> None:
         if target is None or target.literal not in _NOT_FILES:
             self.writes.append(Write(spelling, target, "replaces" if how == "writes" else cast(WriteHow, how)))
 
     def assignment(self, word: Word) -> None:
-        name = variable_name(word)
-        if name is None or runs_value(name):
+        if sets_running_variable(word):
             self.problem("variable", word.text)
 
     def reading(self) -> Reading:
         return Reading(
             tuple(self.command),
             self.adds_input,
-            tuple(self.started),
-            tuple(self.texts),
+            tuple(self.handed),
             tuple(dict.fromkeys(self.problems)),
             tuple(dict.fromkeys(self.writes)),
         )
@@ -207,19 +220,9 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def _pipes(value: Word | None) -> Effect:
-    """strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written."""
-    return "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
-
-
 def _mentions(effect: Effect, needle: str) -> ValueCheck:
     """The effect when the value names `needle` (or cannot be read): tar's `--checkpoint-action=exec=...`."""
     return lambda value: effect if value is None or value.literal is None or needle in value.literal else None
-
-
-def _stdin(value: Word | None) -> Effect | None:
-    """`make -f -` reads its makefile from the input: a program nobody sees."""
-    return "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None
 
 
 # ssh_config keys that run a command or load code; `-o` and `-F` files can set them.
@@ -255,9 +258,13 @@ def git_config_runs(value: Word | None, *, env: bool = False) -> bool:
 
 _CHECKS: dict[str, ValueCheck] = {
     "config": lambda value: "runs" if git_config_runs(value) else None,
-    "pipes": _pipes,
+    # strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written
+    "pipes": lambda value: (
+        "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
+    ),
     "ssh": _ssh,
-    "stdin": _stdin,
+    # `make -f -` reads its makefile from the input: a program nobody sees
+    "stdin": lambda value: "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None,
     "exec": _mentions("runs", "exec"),
     "output": _mentions("writes", "%output{"),
 }

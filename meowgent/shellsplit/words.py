@@ -12,18 +12,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Word:
-    """One word of a segment: `text` as written, `literal` its value after quote removal.
-
-    `literal` is None when only running the command would tell the value: it holds an expansion
-    (`$x`, a substitution placeholder) or an unquoted glob or brace pattern.
-    """
+    """One word: `text` as written, `literal` its value after quote removal, or None when only running the command
+    would tell it (an expansion, a substitution's placeholder, an unquoted glob or brace pattern)."""
 
     text: str
     literal: str | None
 
     @property
-    def value(self) -> str:
-        """The literal value where there is one, else the text as written (for matching and showing)."""
+    def value(self) -> str:  # for matching and showing
         return self.text if self.literal is None else self.literal
 
 
@@ -40,7 +36,7 @@ _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 @dataclass(frozen=True, slots=True)
 class Redirect:
-    """A redirection such as `2>&1` or `> out.txt`; `operator` keeps its file-descriptor number."""
+    """`2>&1`, `> out.txt`: `operator` keeps its file-descriptor number."""
 
     operator: str
     target: Word
@@ -55,26 +51,20 @@ class Redirect:
         return operator in _WRITE_OPERATORS and target not in _HARMLESS_TARGETS
 
     @property
-    def text(self) -> str:
-        """As shown in a command's text: `2>&1`, `> out`."""
+    def text(self) -> str:  # as shown in a command's text: `2>&1`, `> out`
         return f"{self.operator}{'' if self.operator.endswith('&') else ' '}{self.target.text}".rstrip()
 
 
 @dataclass(frozen=True, slots=True)
 class SimpleCommand:
-    """A segment taken apart: leading `NAME=value` assignments, the command and its arguments, redirections.
-
-    `text` is the segment as shown and matched by rules: its parts as written, in order, with each
-    substitution as a placeholder (`echo $(...)`).
-    """
+    """A segment taken apart. `text` is how rules see it: its parts as written, in order, with each substitution as
+    a placeholder (`echo $(...)`)."""
 
     assignments: tuple[Word, ...]
     words: tuple[Word, ...]
     redirects: tuple[Redirect, ...]
     text: str
 
-
-# ---- what leaves a line's meaning open ----
 
 KINDS: dict[str, str] = {
     # The text cannot be read with confidence.
@@ -107,7 +97,7 @@ KINDS: dict[str, str] = {
     "unknown_word": "{} is only known when it runs, and could be an option that runs code",
     "too_many": "{} nests commands too deeply to read",
 }
-"""Each kind of problem, as an English sentence fragment around its snippet."""
+"""What leaves a line's meaning open: each kind of `Problem`, as an English sentence fragment around its snippet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +117,7 @@ class Problem:
 
 
 def short(text: str, limit: int = 40) -> str:
-    """`text` cut to `limit` characters for a sentence, with `...` where it was cut."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-# ---- what reading a line gives ----
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,17 +129,14 @@ class SplitResult:
 
     @property
     def segments(self) -> tuple[str, ...]:
-        """Each command as shown and matched by rules (`SimpleCommand.text`)."""
         return tuple(command.text for command in self.commands)
 
     @property
-    def hidden(self) -> bool:
-        """Whether the line may run code that its commands do not show (see `reader`)."""
+    def hidden(self) -> bool:  # the line may run code its commands do not show (see `reader`)
         return bool(self.problems)
 
     @property
-    def problem(self) -> str:
-        """The first few problems as an English sentence fragment, for the verdict's reason; empty if none."""
+    def problem(self) -> str:  # the first few, for the verdict's reason
         shown_problems = "; ".join(map(str, self.problems[:_SHOWN_PROBLEMS]))
         more = len(self.problems) - _SHOWN_PROBLEMS
         return f"{shown_problems}; and {more} more" if more > 0 else shown_problems
@@ -161,8 +144,6 @@ class SplitResult:
 
 _SHOWN_PROBLEMS = 3
 
-
-# ---- variables whose value runs: setting one can make bash or a program run code the line does not show ----
 
 _RUNNING_VARIABLES = frozenset(
     # bash runs or sources their values, or reads its options from them
@@ -188,21 +169,24 @@ _RUNNING_PREFIXES = ("LD_", "DYLD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "BA
 def runs_value(name: str) -> bool:
     """Whether setting the variable `name` can make bash or a program run code the line does not show.
 
-    BASH_XTRACEFD is not here: it only picks the descriptor the trace goes to, which runs nothing.
-    Search paths such as PYTHONPATH are not either: they pick which file a program that runs files loads,
-    which is the boundary of what this reading promises (see `programs`).
+    Not BASH_XTRACEFD: it only picks the trace's descriptor. Not search paths such as PYTHONPATH: they pick which
+    file a program that runs files loads, the boundary of what this reading promises (see `programs`).
     """
     return name in _RUNNING_VARIABLES or name.startswith(_RUNNING_PREFIXES)
+
+
+def sets_running_variable(word: Word) -> bool:
+    """Whether the variable a word sets (`runs_value`), or one whose name only running the line would tell."""
+    name = variable_name(word)
+    return name is None or runs_value(name)
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def variable_name(word: Word) -> str | None:
-    """The variable a `NAME=value`, `NAME+=value` or `NAME[i]=value` word, or a bare `NAME`, names.
-
-    None when only running the line would tell: `"$n"=x` names whatever $n holds, but `"FOO=$x"` names FOO.
-    """
+    """The variable `NAME=value`, `NAME+=value`, `NAME[i]=value` or `NAME` names; None when only running the line
+    would tell: `"$n"=x` names whatever $n holds, but `"FOO=$x"` names FOO."""
     name = word.value.partition("=")[0].partition("[")[0].rstrip("+")
     if word.literal is None:
         name = name.lstrip("\"'")

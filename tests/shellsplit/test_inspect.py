@@ -1,11 +1,10 @@
-"""inspect: what a finished segment runs besides itself, in the order bash would meet it."""
+"""programs.inspect_segment: what a finished segment runs besides itself, in the order bash would meet it."""
 
 from __future__ import annotations
 
 import pytest
 
-from meowgent.shellsplit.inspect import RunsText, Starts, inspect_segment
-from meowgent.shellsplit.programs import MAX_NESTED
+from meowgent.shellsplit.programs import MAX_NESTED, RunsText, Starts, inspect_segment
 from meowgent.shellsplit.reader import parse_segment
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.words import Problem, short

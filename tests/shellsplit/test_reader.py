@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meowgent.shellsplit.programs import invocations
-from meowgent.shellsplit.reader import SplitResult, command_word, parse_segment, split_command
+from meowgent.shellsplit.reader import SplitResult, parse_segment, split_command
 from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, Word
 
 SPLITS = [
@@ -511,6 +511,15 @@ def test_ansi_c_words_have_their_decoded_value() -> None:
     assert command_word("$'\\x72m' x") == "rm"
     assert command_word("$'\\162\\u006d' x") == "rm"
     assert parse_segment("echo $'a\\tb\\'c'").words[1].literal == "a\tb'c"
+
+
+def command_word(segment: str) -> str | None:
+    """The command a segment runs (`FOO=1 "rm" x 2>&1` gives `rm`); None if none, or only known when it runs."""
+    try:
+        words = parse_segment(segment).words
+    except ValueError:
+        return None
+    return words[0].literal if words else None
 
 
 COMMAND_WORDS = [
