@@ -87,12 +87,20 @@ def _launch(lines: list[str], folder: Path) -> subprocess.Popen[bytes]:
 
 def _program(traced: str) -> set[str]:
     """The program a traced command runs (its base name), past `NAME=value` words; none for an assignment."""
-    try:
-        words = shlex.split(traced)
-    except ValueError:
-        words = traced.split()
+    words = _traced_words(traced)
     words = [word for word in words if not _ASSIGNMENT.match(word)][:1]
     return {name for name in (word.rpartition("/")[2] for word in words) if name and name not in _NOT_PROGRAMS}
+
+
+def _traced_words(traced: str) -> list[str]:
+    """A trace line's words. A value holding a line break is traced over several lines (`+ v='x1 x2` then `x'`):
+    its first line ends inside the quote, which is closed there; the lines after it carry no line's name."""
+    for closing in ("", "'", '"'):
+        try:
+            return shlex.split(traced + closing)
+        except ValueError:
+            continue
+    return traced.split()
 
 
 def named(line: str) -> set[str] | None:
@@ -165,8 +173,11 @@ def test_bash_runs_nothing_the_reader_does_not_name_in_the_rule_tests_lines(tmp_
 def test_the_oracle_sees_what_the_issue_27_lines_run(tmp_path: Path) -> None:
     """The trace is worth trusting: it sees the substitution that arithmetic runs, which the reader hides."""
     line = "y='a[$(touch made)]'; echo $((y))"
-    traced = bash_runs([line, "ls | wc -l", "bash -c 'touch a'", "sleep 9 & touch b"], tmp_path / "oracle")
-    assert traced == [{"touch", "echo"}, {"ls", "wc"}, {"bash", "touch"}, {"sleep", "touch"}]
+    # A value with a line break is traced over two lines: the program is ls, not the value's second word.
+    multiline = "v=$( echo x{1,2}\nprintf x\n) ls"
+    lines = [line, "ls | wc -l", "bash -c 'touch a'", "sleep 9 & touch b", multiline]
+    traced = bash_runs(lines, tmp_path / "oracle")
+    assert traced == [{"touch", "echo"}, {"ls", "wc"}, {"bash", "touch"}, {"sleep", "touch"}, {"echo", "printf", "ls"}]
     assert named(line) is None
 
 
