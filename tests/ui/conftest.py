@@ -163,15 +163,21 @@ def wait_for_load(page, *, banner: str = "Connected") -> None:
     expect(page.locator("#status")).to_contain_text(banner, timeout=LOAD_MS)
 
 
-ANSWERED = "#msg .wrap.hide"
-"""Gradio's status tracker on the message box (an answer's first output, the one that shows its progress), hidden
-once no answer runs. Until then a click on Send is dropped (Gradio's trigger_mode "once"), and the answer's last
-words and Stop's hiding come a frame before."""
+def wait_for_event_end(page, first_output: str) -> None:
+    """Wait until no event whose first output is `first_output` (a selector) runs, so that the next click on its
+    trigger is taken.
+
+    The app draws an event's progress on its first output alone, in Gradio's status tracker, hidden once the event
+    has ended. Until then a click on the event's trigger is dropped (Gradio's trigger_mode "once"), and what the
+    event shows (its last words, a card, a toast) comes before its end. Call it once the event is known to have
+    started (something it shows is on the page): before that, the tracker is hidden too."""
+    expect(page.locator(f"{first_output} [data-testid=status-tracker].hide")).to_have_count(1)
 
 
 def wait_for_answer_end(page) -> None:
-    """Wait until the answer's event has ended, so that the next Send is taken."""
-    expect(page.locator(ANSWERED)).to_have_count(1)
+    """Wait until the answer's event has ended, so that the next Send is taken (the message box is its first
+    output; Stop's hiding also comes a frame before the end)."""
+    wait_for_event_end(page, "#msg")
 
 
 def open_app(page, url: str, *, banner: str = "Connected") -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, wait_for_event_end
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -45,6 +45,8 @@ def approved_write(page: Page, running_app, text: str, *calls: tuple[str, dict])
     send(page, text)
     for _, arguments in calls:
         expect(page.locator("#card_text")).to_contain_text(arguments["path"])
+        # The next call's card comes from the previous Approve's event, before that event ends.
+        wait_for_event_end(page, "#reason")
         page.locator("#approve").click()
     expect(page.locator("#chat")).to_contain_text("Done.")
 
@@ -152,9 +154,12 @@ def test_undo_in_the_chat_restores_an_edited_file_exactly_and_removes_a_created_
     expect(page.locator("#chat pre.mg-diff")).to_have_count(1)
     expect(page.locator("#chat")).to_contain_text("Edited edited.txt at line 2.")
     assert page.locator("#chat").inner_text().count("+LINE 2") == 1
+    open_files(page)  # the Undo's event shows its end there (its first output is the file list)
     undo_in_chat(page, "edited.txt")
     expect(page.locator(".toast-body").first).to_contain_text("edited.txt is back as it was before the change.")
+    expect(page.locator("#files_note")).to_contain_text("edited.txt is back as it was before the change.")
     assert (running_app.workspace / "edited.txt").read_bytes() == original.encode()
+    wait_for_event_end(page, "#file_list")  # the toast comes before the end, and a second Undo till then is dropped
     undo_in_chat(page, "created.txt")
     expect(page.locator(".toast-body").last).to_contain_text("created.txt was removed")
     assert not (running_app.workspace / "created.txt").exists()
