@@ -182,6 +182,11 @@ def test_stop_halts_a_slow_stream(running_app, page):
     send(page, "count for me")
     chat = page.locator("#chat")
     expect(chat).to_contain_text("w0040")
+    # The message box shows the answer is coming, with a border that stays still (a pulse redrawn 60 times a second
+    # took about 0.1 of a core from a model on the same CPU: docs/benchmarks.md).
+    busy = page.locator("#msg .generating")
+    expect(busy).to_be_visible()
+    assert busy.evaluate("element => getComputedStyle(element).animationName") == "none"
     page.locator("#stop").click()
     expect(chat).to_contain_text("Stopped")
     assert running_app.ollama.wait_for_disconnects(1)
