@@ -163,5 +163,6 @@ def test_under_steady_swapping_writes_refuse_and_nothing_outside_changes(tmp_pat
             _repair(scene)
     assert _outside_state(scene.outside) == before
     assert swaps[0] > 20, "the swapper hardly ever got in: the test proves nothing"
-    assert set(answers) <= {"ran", "changed", "unsafe_path", "exists"}, answers
+    # Or the system refused a step ("io"): a swap can land between two of the write's own calls (seen under load).
+    assert set(answers) <= {"ran", "changed", "unsafe_path", "exists", "io"}, answers
     assert "changed" in answers  # the check before the rename caught a swap and said so
