@@ -179,12 +179,14 @@ def serve(
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
     # Gradio's /upload takes files only from a Meowgent page's ticket, up to the upload caps in all.
     upload_cap = settings.upload_max_bytes * settings.upload_max_files
-    middleware = [Middleware(Guard, addresses=addresses), Middleware(MendedTracker, chunks=mended_chunks())]
+    middleware = [Middleware(Guard, addresses=addresses)]
     # Only the owner gets past this, on every route but the watch links': the login's or the start token's holder.
     if auth:
         middleware.append(Middleware(LoginGate, logged_in=logged_in))
     elif settings.token is not None:
         middleware.append(Middleware(TokenGate, owner=OwnerToken(settings.token.reveal(), settings.port)))
+    # Gradio's status tracker, mended: served as Gradio's own assets are, past the same gates.
+    middleware.append(Middleware(MendedTracker, chunks=mended_chunks()))
     middleware.append(Middleware(FileRoutes, links=demo.file_links, max_upload_bytes=upload_cap))
     if auth:  # a browser that logged in is remembered, so a stranger's wrong guesses cannot lock it out
         browsers = RememberedBrowsers(login_key(settings.data_dir), auth[0])
