@@ -157,6 +157,25 @@ def test_chats_can_be_listed_renamed_exported_and_deleted(running_app, page):
     expect(page.locator("#chat")).to_contain_text("Second answer.")  # the remaining chat is shown
 
 
+@pytest.mark.parametrize("app_options", [{"read_timeout": LOAD_MS // 1000}])
+def test_a_name_typed_while_the_shown_chats_answer_streams_stays(running_app, page):
+    rest = threading.Event()  # the rest of the answer waits until the new name is typed
+    running_app.ollama.script(Turn(Text("Counting: "), Hold(rest), Text(numbered_words(100)), chunk_size=6, delay=0.01))
+    open_app(page, running_app.url)
+    send(page, "count slowly")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("Counting:")
+    page.reload()  # the page's on_load shows the chat and follows its answer, frame after frame
+    expect(chat).to_contain_text("Counting:", timeout=LOAD_MS)
+    page.get_by_text("This chat", exact=True).click()
+    title = page.locator("#title textarea")
+    expect(title).to_have_value("count slowly")
+    title.fill("Counting chat")
+    rest.set()
+    expect(chat).to_contain_text("w0100")  # drawn by a frame that came after the typing
+    expect(title).to_have_value("Counting chat")  # the answer's frames didn't put the old name back
+
+
 def test_rules_saved_in_the_page_are_this_browsers_own(running_app, browser, page):
     open_app(page, running_app.url)
     page.get_by_text("Rules", exact=True).click()

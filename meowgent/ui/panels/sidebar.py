@@ -62,7 +62,10 @@ class SidebarPanel:
         }
 
     def show_chat(self, owner: str, chat: str, request: gr.Request) -> Iterator[dict[Any, Any]]:
-        """Everything that changes when another chat is shown: list, name, model, then the chat itself."""
+        """Everything that changes when another chat is shown: list, name, model, then the chat itself.
+
+        List, name and model come with the first frame alone: the follower's later frames (at least one more, its
+        last) would put them back over what the person has typed or picked meanwhile, such as a new name."""
         opened = self.page.service.get(owner, chat)
         name = t(self.page.context.language_of(request), "untitled_chat") if opened.title == NEW_TITLE else opened.title
         switched = {
@@ -71,8 +74,9 @@ class SidebarPanel:
             self.title: name,
             self.models.model: gr.update(value=opened.conversation.model),
         }
-        for update in self.chat.follower.follow(owner, chat, request):
-            yield switched | update
+        frames = self.chat.follower.follow(owner, chat, request)
+        yield switched | next(frames, {})
+        yield from frames
 
     def wire(self, demo: gr.Blocks, *, chat: ChatPanel, this_chat: ThisChatPanel, status_line: Any) -> list[Any]:
         """Bind the page's navigation; returns the events that show another chat (they end the current answer)."""
