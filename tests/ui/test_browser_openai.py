@@ -72,10 +72,22 @@ def tab(context) -> Page:  # noqa: F811  (the fixture imported above)
     return context.new_page()
 
 
-def panel_lines(page: Page) -> int:
-    """The line count the live write_file panel's title shows now ("Writing big.txt… 42 lines so far")."""
-    title = page.locator("#chat").get_by_text("Writing big.txt…").first.inner_text()
-    return int(title.split("…")[1].split()[0])
+LIVE_PANEL = """(needle) => {
+    // One read of the page at one moment: on a busy machine the stream may end between two separate reads.
+    const chat = document.getElementById("chat");
+    if (!chat.textContent.includes(needle)) return null;
+    const says = (element) => element.textContent.includes("Writing big.txt…");
+    const title = [...chat.querySelectorAll("*")].find((element) => says(element) && ![...element.children].some(says));
+    const lines = title ? Number(title.textContent.split("…")[1].trim().split(" ")[0]) : null;
+    const shows = (id) => Boolean(document.getElementById(id)?.checkVisibility());
+    return {lines, stop: shows("stop"), approve: shows("approve")};
+}"""
+
+
+def live_panel_once_shown(page: Page, needle: str) -> dict:
+    """The moment the chat first shows `needle`: the live write_file panel's line count ("Writing big.txt… 42 lines
+    so far", null once the panel is gone) and whether Stop and Approve show."""
+    return page.wait_for_function(LIVE_PANEL, arg=needle).json_value()
 
 
 def test_a_12000_character_write_file_streams_live_then_waits_for_approval_and_is_written_exactly(openai_app, tab):
@@ -88,14 +100,10 @@ def test_a_12000_character_write_file_streams_live_then_waits_for_approval_and_i
     open_app(tab, openai_app.url, banner=f"Connected to {server.url}")
     send(tab, "write big.txt")
     chat = tab.locator("#chat")
-    expect(chat).to_contain_text("Writing big.txt…")
-    expect(chat).to_contain_text("line 0005")
-    early = panel_lines(tab)
-    expect(chat).to_contain_text("line 0060")
-    later = panel_lines(tab)
-    assert early < later < 200  # the panel grew while the server was still streaming
-    expect(tab.locator("#approve")).to_be_hidden()
-    expect(tab.locator("#stop")).to_be_visible()
+    early = live_panel_once_shown(tab, "line 0005")
+    later = live_panel_once_shown(tab, "line 0060")
+    assert early["lines"] < later["lines"] < 200  # the panel grew while the server was still streaming
+    assert (later["stop"], later["approve"]) == (True, False)  # and the answer could be stopped, not yet approved
     card = tab.locator("#approval").first
     expect(card).to_be_visible()
     expect(card).to_contain_text("Create the new file big.txt")
