@@ -180,6 +180,31 @@ def wait_for_answer_end(page) -> None:
     wait_for_event_end(page, "#msg")
 
 
+FIRST_SHOWING = """([needle, ids]) => {
+    const text = document.getElementById("chat").innerText;
+    if (!text.includes(needle)) return null;
+    return {chat: text, shown: ids.filter((id) => document.getElementById(id)?.checkVisibility())};
+}"""
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What the page showed at one moment."""
+
+    chat: str
+    """The chat's text."""
+    shown: frozenset[str]
+    """Which of the asked-for element ids were visible."""
+
+
+def first_moment_showing(page, needle: str, ids: tuple[str, ...] = ("approve", "stop")) -> Moment:
+    """The page at the first animation frame its chat contains `needle`. Separate reads (an `expect`, then
+    `inner_text` or another `expect`) are up to a second apart, and more on a busy machine: a stream may have ended
+    between them."""
+    moment = page.wait_for_function(FIRST_SHOWING, arg=[needle, list(ids)]).json_value()
+    return Moment(moment["chat"], frozenset(moment["shown"]))
+
+
 def open_app(page, url: str, *, banner: str = "Connected") -> None:
     """Open the app as the owner's browser does (its cookie, see `sign_in`) and wait for the page's on_load."""
     sign_in(page, url)

@@ -21,6 +21,7 @@ from tests.scripted_ollama import (
     tool_call_text,
     xml_call_text,
 )
+from tests.ui.conftest import first_moment_showing
 from tests.ui.test_browser import browser, context, open_app, page, send  # noqa: F401  (fixtures too)
 
 pytestmark = pytest.mark.browser
@@ -45,11 +46,12 @@ def test_a_long_xml_call_shows_its_text_while_written_then_approval_writes_it_ex
     open_app(page, running_app.url)
     send(page, "write my notes")
     chat = page.locator("#chat")
-    expect(chat).to_contain_text(re.compile(r"Writing notes\.md… \d+ lines so far"))
-    expect(chat).to_contain_text(re.compile(r"Line 0\d{4} of the notes"))
     # The file's text is on screen while the call is still being written: nothing waits for approval yet.
-    expect(page.locator("#approve")).to_be_hidden()
-    assert "Line 00239" not in chat.inner_text()
+    writing = first_moment_showing(page, "of the notes")
+    assert re.search(r"Writing notes\.md… \d+ lines so far", writing.chat)
+    assert re.search(r"Line 0\d{4} of the notes", writing.chat)
+    assert "approve" not in writing.shown
+    assert "Line 00239" not in writing.chat
     expect(chat).to_contain_text(SENTENCE)
 
     card = page.locator("#approval").first
@@ -78,9 +80,8 @@ def test_before_a_silent_call_the_sentence_is_whole_and_the_page_counts_the_seco
     open_app(page, running_app.url)
     send(page, "read my notes")
     chat = page.locator("#chat")
-    expect(chat).to_contain_text(SENTENCE)
     # Whole before anything else arrives: the status of the silent call comes only after two seconds of silence.
-    assert "writing a tool call" not in chat.inner_text()
+    assert "writing a tool call" not in first_moment_showing(page, SENTENCE).chat
     expect(chat).to_contain_text(re.compile(r"The model is writing a tool call… \d+ s"))
     expect(chat).to_contain_text("The notes say hello.")
     assert "⚠️" not in chat.inner_text()

@@ -3,6 +3,7 @@ a big write_file streaming live, approval, a refused key, Stop, a host dying mid
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from playwright.sync_api import Page, expect
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
 from tests.scripted_openai import Calls, Content, Reasoning, ScriptedOpenAI, Turn
-from tests.ui.conftest import OWNER, free_port, wait_for_answer_end
+from tests.ui.conftest import OWNER, first_moment_showing, free_port, wait_for_answer_end
 from tests.ui.test_browser import browser, context, numbered_words, open_app, send  # noqa: F401  (fixtures too)
 
 MODEL = "Qwen/Qwen3-8B"
@@ -72,22 +73,9 @@ def tab(context) -> Page:  # noqa: F811  (the fixture imported above)
     return context.new_page()
 
 
-LIVE_PANEL = """(needle) => {
-    // One read of the page at one moment: on a busy machine the stream may end between two separate reads.
-    const chat = document.getElementById("chat");
-    if (!chat.textContent.includes(needle)) return null;
-    const says = (element) => element.textContent.includes("Writing big.txt…");
-    const title = [...chat.querySelectorAll("*")].find((element) => says(element) && ![...element.children].some(says));
-    const lines = title ? Number(title.textContent.split("…")[1].trim().split(" ")[0]) : null;
-    const shows = (id) => Boolean(document.getElementById(id)?.checkVisibility());
-    return {lines, stop: shows("stop"), approve: shows("approve")};
-}"""
-
-
-def live_panel_once_shown(page: Page, needle: str) -> dict:
-    """The moment the chat first shows `needle`: the live write_file panel's line count ("Writing big.txt… 42 lines
-    so far", null once the panel is gone) and whether Stop and Approve show."""
-    return page.wait_for_function(LIVE_PANEL, arg=needle).json_value()
+def panel_lines(chat: str) -> int:
+    """The line count the live write_file panel's title shows ("Writing big.txt… 42 lines so far")."""
+    return int(re.search(r"Writing big\.txt… (\d+) lines so far", chat)[1])
 
 
 def test_a_12000_character_write_file_streams_live_then_waits_for_approval_and_is_written_exactly(openai_app, tab):
@@ -100,10 +88,10 @@ def test_a_12000_character_write_file_streams_live_then_waits_for_approval_and_i
     open_app(tab, openai_app.url, banner=f"Connected to {server.url}")
     send(tab, "write big.txt")
     chat = tab.locator("#chat")
-    early = live_panel_once_shown(tab, "line 0005")
-    later = live_panel_once_shown(tab, "line 0060")
-    assert early["lines"] < later["lines"] < 200  # the panel grew while the server was still streaming
-    assert (later["stop"], later["approve"]) == (True, False)  # and the answer could be stopped, not yet approved
+    early = first_moment_showing(tab, "line 0005")
+    later = first_moment_showing(tab, "line 0060")
+    assert panel_lines(early.chat) < panel_lines(later.chat) < 200  # the panel grew while the server streamed
+    assert later.shown == {"stop"}  # and the answer could be stopped, not yet approved
     card = tab.locator("#approval").first
     expect(card).to_be_visible()
     expect(card).to_contain_text("Create the new file big.txt")
