@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit.options import Program, parse_options
+from meowgent.shellsplit.options import Parsed, Program, parse_options
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Found, Reading, RunsText, Starts, apply_table
+from meowgent.shellsplit.reading import Found, RunsText, Starts, is_assignment
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
 from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, sets_running_variable
@@ -30,15 +30,30 @@ PROGRAMS: dict[str, Program] = TABLES
 """Option tables by program; a program that `READERS` names is read by that code too, after its table."""
 
 
-def read_program(program: str, arguments: Sequence[Word]) -> Reading:
+def read_program(program: str, arguments: Sequence[Word]) -> Found:
     """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
     name, found = _family(program), Found(program)
-    table, reader = PROGRAMS.get(name), READERS.get(name)
+    table = TABLES.get(name)
+    parsed = Parsed((), tuple(arguments), words=tuple(arguments)) if table is None else found.read(table, arguments)
     if table is not None:
-        apply_table(found, table, arguments)
-    if reader is not None:  # what the table cannot say: `uv run CMD`, a sed script, `make SHELL=...`, `vim +cmd`
-        reader(found, arguments)
-    return found.reading()
+        _by_table(found, table, parsed)
+    if reader := READERS.get(name):  # what the table cannot say: `uv run CMD`, a sed script, `make SHELL=...`
+        reader(found, parsed)
+    return found
+
+
+def _by_table(found: Found, table: Program, parsed: Parsed) -> None:
+    """What an interpreter reads from its input, and the command a wrapper runs (none when not known)."""
+    reads_input = not parsed.operands or parsed.operands[0].literal == "-"
+    if table.input and reads_input and not found.blocked:
+        found.problem("runs_input", "")
+    if not table.wraps or found.blocked or len(parsed.operands) < table.operands:
+        return
+    operands = list(parsed.operands[table.operands :])
+    if table.assignments:
+        while operands and is_assignment(operands[0]):
+            found.assignment(operands.pop(0))
+    found.command = tuple(operands)
 
 
 MAX_NESTED = 8
@@ -54,7 +69,7 @@ def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
     return (invocation for invocation, _ in _readings(words))
 
 
-def _readings(words: Sequence[Word]) -> Iterator[tuple[Sequence[Word], Reading | None]]:
+def _readings(words: Sequence[Word]) -> Iterator[tuple[Sequence[Word], Found | None]]:
     """Each invocation with its reading; None, and the last, where only running it would tell the program."""
     for _ in range(MAX_NESTED):
         if not words:
