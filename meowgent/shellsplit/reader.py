@@ -22,7 +22,7 @@ from tree_sitter import Node
 
 from meowgent.shellsplit.programs import MAX_NESTED, inspect_segment
 from meowgent.shellsplit.reading import Starts
-from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
+from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, read_word
 from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
 
 
@@ -254,16 +254,13 @@ class _Reader:
     # ---- words and redirections ----
 
     def _word(self, node: Node, level: int) -> Word:
-        """The node as a word, once its substitutions are read as commands and its unread parts noted."""
-        if node.child_count or node.type != "word":  # a plain word (most of them) holds nothing to scan
-            self._scan(node, level)
-        return word_value(node)
+        return read_word(node, self._look, level)
 
-    def _scan(self, node: Node, level: int, *, quoted: bool = False) -> None:
-        """Note what in a word is not read, and read its substitutions; `quoted`: inside double quotes."""
+    def _look(self, node: Node, quoted: bool, level: int) -> bool:
+        """Note what in a word is not read, and read its substitutions' commands; whether to look inside `node`."""
         kind, text = node.type, node_text(node)
         if self._deep(node, level) or kind == "ERROR":
-            return  # the line is hidden already (see `line`)
+            return False  # the line is hidden already (see `line`)
         if kind == "command_substitution" and text.startswith("`") and "\\" in text:
             self.note("quoting", text)
         if kind in _UNREAD or (kind == "expansion" and not _PLAIN_EXPANSION.fullmatch(text)):
@@ -276,7 +273,7 @@ class _Reader:
             self.note("quoting", text)
         elif node.is_named and kind not in _WORD_PARTS:
             self.note("grammar", text or kind)
-            return
+            return False
         if kind == "command_substitution":
             self.substitutions += 1
             try:
@@ -286,9 +283,7 @@ class _Reader:
         elif kind == "process_substitution":
             for child in node.named_children:
                 self.statement(child, (), level + 1)
-        elif kind != "arithmetic_expansion":
-            for child in node.children:
-                self._scan(child, level + 1, quoted=quoted or kind == "string")
+        return True
 
     def _redirect(self, node: Node, level: int, redirects: list[Redirect], spilled: list[Word]) -> None:
         """Add a redirection to `redirects`, then those a here-document holds, and the words after its target to
@@ -304,7 +299,7 @@ class _Reader:
                 # `v=$( if cat <<'E'\n$(touch af)\nE …`.
                 if self.substitutions or any(part.type != "heredoc_content" for part in child.named_children):
                     self.note("heredoc", f"{operator} {target.text if target else ''}")
-                self._scan(child, level + 1)
+                read_word(child, self._look, level + 1)
             elif child.type in _REDIRECTS:
                 self._redirect(child, level, redirects, spilled)
             elif child.type != "heredoc_end" and node.type == "heredoc_redirect":
