@@ -166,9 +166,6 @@ class _Reader:
             body, outer = node.child_by_field_name("body"), (*redirects, *found)
             if arguments and (body is None or body.type != "command"):
                 self.note("grammar", node_text(node))  # words after a redirection that no command takes
-            if any(b"\n" in _ESCAPED.sub(b"", word.text.encode()) for word in arguments):
-                # `cat f >> g <new line> \touch b`: tree-sitter gives `touch` to cat as a word; bash runs it
-                self.note("syntax", node_text(node))
             if body is None:  # `> out` alone still truncates the file
                 self._add((), (), outer)
             elif body.type == "command":
@@ -191,7 +188,7 @@ class _Reader:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
         written = node_text(node)
         # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
-        if "\n" in written and _past_a_line_end(node):
+        if _past_a_line_end(node, more):
             root = parse(written).root_node
             again = root.named_child_count == 1 and root.named_children[0].type == "command"  # read as before
             if root.has_error or more or again:
@@ -356,15 +353,19 @@ class _Reader:
             self.depth -= 1
 
 
-def _past_a_line_end(node: Node) -> bool:
-    """Whether a line break that bash ends a command at lies between two of the command's children, or in a word
-    (tree-sitter reads `! echo *<new line>\\touch b` as one command, the break inside the word `\\touch`)."""
+def _past_a_line_end(node: Node, more: Sequence[Word]) -> bool:
+    """Whether a line break that bash ends a command at lies between two of the command's children, or in one of
+    its words: tree-sitter reads `! echo *<new line>\\touch b` as one command, the break inside the word `\\touch`,
+    and in `cat f >> g<new line>\\touch b` gives that word to the redirection (`more`)."""
     source, at = node.text or b"", node.start_byte
+    if b"\n" not in source and not any("\n" in word.text for word in more):
+        return False  # most commands
     pieces = [source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children)]
     names = [
         child.named_children[0] for child in node.children if child.type == "command_name" and child.named_children
     ]
     pieces += [child.text or b"" for child in (*node.children, *names) if child.type == "word"]
+    pieces += [word.text.encode() for word in more]
     return any(b"\n" in _ESCAPED.sub(b"", piece) for piece in pieces)
 
 
