@@ -10,10 +10,10 @@ from typing import Literal
 
 from meowgent.shellsplit.words import Word
 
-Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
-"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
-it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
-or no command runs after it (`sudo -l`, `command -v`)."""
+Effect = Literal["runs", "shell", "later", "env", "names", "writes", "appends", "edits", "deletes", "sets", "stops"]
+"""What an option does: runs code; its value is a shell line; or code bash runs later (`mapfile -C`); its value is
+NAME=value for the environment, or names a variable a builtin sets (`read -a NAME`); it writes, appends to, edits or
+deletes files (its value, when it takes one); it sets the system's state; or no command runs after it (`sudo -l`)."""
 
 ValueCheck = Callable[[Word | None], Effect | None]
 """An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""

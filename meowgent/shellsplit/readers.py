@@ -11,6 +11,7 @@ Each is handed what its table in `tables` read (`Parsed`, whose `words` are all 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from meowgent.shellsplit.options import Parsed, may_be_option
@@ -18,7 +19,7 @@ from meowgent.shellsplit.reading import Found, Reader, RunsText, Starts, is_assi
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES, git_config_runs, names
-from meowgent.shellsplit.words import Word, variable_name
+from meowgent.shellsplit.words import SUBSCRIPTED, Word, sets_running_variable, variable_name
 
 # ---- runners: tools that run a command, or code, given on the line ----
 
@@ -382,4 +383,55 @@ _WRITING: dict[str, Reader] = {
     **dict.fromkeys(("vim", "less"), _each_word(lambda text: len(text) > 1 and text.startswith("+"), unknown=None)),
 }
 
-READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}
+# ---- bash's builtins that evaluate values or bind code ----
+
+
+def _read_builtin(found: Found, parsed: Parsed) -> None:
+    """What a bash builtin leaves open: values it evaluates, variables it sets, code it binds to a name. Its table
+    (`read`, `mapfile`, `printf -v`, `complete -C`, ...) has noted the options that name a variable or set code."""
+    program, arguments = found.program, parsed.words
+    texts = [argument.value for argument in arguments]
+    snippet = " ".join(texts)
+    if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
+        found.problem("arithmetic", snippet)
+    if program in _NAMES_VARIABLES and any(SUBSCRIPTED.match(text) for text in texts):
+        found.problem("subscript", snippet)
+    # `declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)
+    declares = program in _DECLARES
+    if declares and any(text[:1] in "-+" and text[1:].isalpha() and set(text) & {"i", "n"} for text in texts):
+        found.problem("evaluates", snippet)
+    # the variables it sets: `export PS4=x`, `mapfile NAME`, `read NAME`, `getopts spec NAME`, `for NAME in ...`
+    named = parsed.operands[: _NAMING_OPERANDS.get(program, 0)]
+    if declares:
+        named = tuple(word for word in arguments if not word.value.startswith(("-", "+")))
+    elif program in ("getopts", "for"):
+        named = arguments[program == "getopts" :][:1]
+    if any(sets_running_variable(word) for word in named):
+        found.problem("variable", snippet)
+    if (
+        (program == "hash" and any("p" in text for text in texts if text.startswith("-")))  # `hash -p /bin/rm ls`
+        or (program == "alias" and any("=" in word.value or word.literal is None for word in arguments))
+        or (program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts))  # `-n`, `-f` loads
+    ):
+        found.problem("rebinds", snippet)
+    if program == "fc":
+        found.problem("runs_code", snippet)  # fc runs commands from the history, or an editor
+
+
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
+# Builtins that take variable names, where `a[$x]` evaluates $x as arithmetic.
+_NAMES_VARIABLES = frozenset(
+    {"declare", "typeset", "local", "readonly", "export", "unset", "read", "mapfile", "readarray", "printf"}
+    | {"test", "[", "[[", "wait", "let"}
+)
+_DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
+_NAMING_OPERANDS = {"read": None, "mapfile": 1, "readarray": 1}  # how many operands name variables (None: all)
+_BUILTINS = _NAMES_VARIABLES | {"getopts", "for", "hash", "alias", "enable", "fc"}
+
+READERS: dict[str, Reader] = {
+    **_RUNNING,
+    **_HANDING_ON,
+    "git": _read_git,
+    **_WRITING,
+    **dict.fromkeys(_BUILTINS, _read_builtin),
+}

@@ -97,6 +97,11 @@ class Found:
                 self.problem("variable", option.word.text)
             else:
                 self.assignment(option.value)
+        elif effect == "names":  # `read -a NAME`; without a value the builtin fails
+            if option.value is not None:
+                self.assignment(option.value)
+        elif effect == "later":
+            self.problem("runs_later", option.spelling)
         elif effect == "stops":
             self.stopped = True
         else:

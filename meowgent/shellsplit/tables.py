@@ -325,6 +325,12 @@ git.daemon permute lenient_long --access-hook= runs: --access-hook
 git.format-patch permute lenient_long -o= --output-directory= --output= writes: -o --output-directory --output
 git.log,git.show,git.diff,git.whatchanged,git.range-diff,git.diff-tree,git.diff-index,git.diff-files permute
     lenient_long --output= writes: --output
+read -ers -adinNptu= names: -a
+mapfile,readarray -t -dnOsuCc= later: -C
+printf -v= names: -v
+wait -nf -p= names: -p
+compgen,complete -abcdefgjksuvDEIpr -oAGWFCXPS= later: -C -F
+bind -lpsvPSVX -mqufrx= later: -x
 uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
 xxd permute -abCeEhiprduv -cglnos=
 """
