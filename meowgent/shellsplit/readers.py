@@ -231,16 +231,11 @@ _HANDING_ON: dict[str, Reader] = {
 
 
 def _read_git(found: Found, parsed: Parsed) -> None:
-    """git's own options before the subcommand, then the subcommand's options that run code or write files.
+    """git's own options (its table), then the subcommand's options that run code or write files.
 
     A subcommand's table (`git.NAME`) lists only those options, and reads any other as a flag: a short one
     counts wherever its letter stands in a word, and a long one wherever the word abbreviates it.
     """
-    for option in parsed.options:
-        if option.name in ("-c", "--config-env") and git_config_runs(option.value, env=option.name != "-c"):
-            found.problem("runs_code", f"{option.spelling} {option.value.value if option.value else ''}")
-        elif option.name == "--exec-path" and option.value is not None:
-            found.problem("runs_code", option.spelling)
     if found.problems or not parsed.operands:
         return
     subcommand, *rest = parsed.operands

@@ -101,9 +101,9 @@ _SAFE_GIT_CONFIG = names(
 )
 
 
-def git_config_runs(value: Word | None, *, env: bool = False) -> bool:
+def git_config_runs(value: Word | None) -> bool:
     """Whether git's `-c key=value` may run code: any key but the plain ones above (aliases, pagers, hooks)."""
-    if env or value is None or value.literal is None:
+    if value is None or value.literal is None:
         return True
     key = value.literal.partition("=")[0].lower()
     return not any(fnmatchcase(key, safe) for safe in _SAFE_GIT_CONFIG)
@@ -119,6 +119,7 @@ _CHECKS: dict[str, ValueCheck] = {
     # `make -f -` reads its makefile from the input: a program nobody sees
     "stdin": lambda value: "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None,
     "exec": _mentions("runs", "exec"),
+    "given": lambda value: None if value is None else "runs",  # `git --exec-path` prints it; `=DIR` runs from DIR
     "output": _mentions("writes", "%output{"),
 }
 
@@ -294,7 +295,7 @@ ssh -46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E sto
 git -pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs
     --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs
     --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix=
-    --work-tree= --exec-path=?
+    --work-tree= --exec-path=? config: -c runs: --config-env given: --exec-path
 sed permute strict -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet
     --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file=
     --line-length= --in-place=?
