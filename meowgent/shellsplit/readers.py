@@ -1,44 +1,30 @@
 """Programs read by code of their own, where an option table cannot say what they run or write.
 
-- Runners (`uv run CMD`, `npx`) run their command; code given as an option (`gdb -ex`) is a problem.
+- Code given as an option (`gdb -ex`, `emacs --eval`), or run by a server or a schedule (`tmux`, `at`).
 - Hand-offs (`eval TEXT`, `bash -c TEXT`, `trap`, `flock -c`, `xargs CMD`, `watch`, `su -c`, `ssh HOST CMD`,
   `find -exec CMD ;`): a command becomes a segment of its own, a text is split as a command line.
-- git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
+- git's subcommands that set or run code (`config`, `bisect run`, `submodule foreach`).
 - Writers: a sed or awk program, an operand that is the output file (`uniq in out`).
 
-Each is handed what its table in `tables` read (`Parsed`, whose `words` are all of them).
+- bash's builtins that evaluate values or bind code (`let`, `declare -i`, `hash -p`, `alias`).
+
+Each is handed what its table in `tables` read (`Parsed`, whose `words` are all of them); `git.config` reads what
+follows `git config`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from meowgent.shellsplit.options import Parsed, may_be_option
 from meowgent.shellsplit.reading import Found, Reader, RunsText, Starts, is_assignment
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
 from meowgent.shellsplit.tables import TABLES, git_config_runs, names
-from meowgent.shellsplit.words import SUBSCRIPTED, Word, sets_running_variable, variable_name
+from meowgent.shellsplit.words import SUBSCRIPTED, sets_running_variable, variable_name
 
-# ---- runners: tools that run a command, or code, given on the line ----
-
-
-def _runner(subcommands: str, inner: str) -> Reader:
-    """`uv run CMD`, `npm exec CMD`: one of `subcommands` (comma-separated) follows the tool's options, and table
-    `inner` reads the options before the command. Another subcommand (`uv sync`) runs none from the line."""
-    paths = [path.split() for path in subcommands.split(",")]
-
-    def read(found: Found, parsed: Parsed) -> None:
-        operands = parsed.operands
-        path = next((path for path in paths if [word.value for word in operands[: len(path)]] == path), None)
-        if found.problems or path is None:
-            return
-        command = found.read(TABLES[inner], operands[len(path) :]).operands
-        if not found.blocked:
-            found.command = command
-
-    return read
+# ---- programs that run code given on the line, or handed to them ----
 
 
 def _each_word(runs: Callable[[str], bool], *, unknown: str | None = "runs_code") -> Reader:
@@ -54,7 +40,7 @@ def _each_word(runs: Callable[[str], bool], *, unknown: str | None = "runs_code"
     return read
 
 
-def _always(found: Found, _words: object) -> None:
+def _always(found: Found, parsed: Parsed) -> None:
     """Programs that run commands handed to them in ways this reading does not follow (a server, a schedule)."""
     found.problem("runs_code", "")
 
@@ -77,10 +63,6 @@ _RUNNING: dict[str, Reader] = {
     # options that run commands (`gdb -ex 'shell rm x'`, `emacs --eval`)
     "gdb": _each_word(lambda text: text.partition("=")[0] in _GDB_RUNS),
     "emacs": _each_word(lambda text: text.partition("=")[0] in _EMACS_RUNS),
-    "uv": _runner("run,tool run", "uv.run"),
-    **{name: _runner("run", f"{name}.run") for name in ("poetry", "pipenv", "pdm", "conda", "pipx")},
-    "npm": _runner("exec,x", "npx"),
-    **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "npx")),
     **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel", "pwsh", "bwrap"), _always),
     "deno": _read_deno,
 }
@@ -231,26 +213,14 @@ _HANDING_ON: dict[str, Reader] = {
 
 
 def _read_git(found: Found, parsed: Parsed) -> None:
-    """git's own options (its table), then the subcommand's options that run code or write files.
-
-    A subcommand's table (`git.NAME`) lists only those options, and reads any other as a flag: a short one
-    counts wherever its letter stands in a word, and a long one wherever the word abbreviates it.
-    """
-    if found.problems or not parsed.operands:
-        return
-    subcommand, *rest = parsed.operands
-    table = TABLES.get(f"git.{subcommand.literal}")
-    if subcommand.literal is None:
-        found.problem("unknown_command", subcommand.text)
-    elif subcommand.literal in _GIT_SUBCOMMANDS:
-        _GIT_SUBCOMMANDS[subcommand.literal](found, rest)
-    elif table is not None:
-        for word in found.read(table, rest).unread:  # it could be any option, one that runs code too
-            found.problem("unknown_word", word.text)
+    """git's own options are its table's; a subcommand only known when it runs could be any (`git.NAME` are known)."""
+    if not found.problems and parsed.operands and parsed.operands[0].literal is None:
+        found.problem("unknown_command", parsed.operands[0].text)
 
 
-def _git_config(found: Found, words: Sequence[Word]) -> None:
+def _git_config(found: Found, parsed: Parsed) -> None:
     """`git config key value` (or `set`) sets a key later git commands obey; `-e` opens an editor."""
+    words = parsed.words
     if any(word.literal in ("-e", "--edit") for word in words):
         found.problem("runs_code", "config --edit")
         return
@@ -265,10 +235,11 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
         found.problem("unknown_word", "config")
 
 
-def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
+def _git_runs_rest(after: str) -> Reader:
     """`git bisect run CMD...` and `git submodule foreach CMD`: the words after `after` are a shell line."""
 
-    def read(found: Found, words: Sequence[Word]) -> None:
+    def read(found: Found, parsed: Parsed) -> None:
+        words = parsed.words
         values = [word.literal for word in words]
         if after in values:
             command = [word for word in words[values.index(after) + 1 :] if word.literal != "--recursive"]
@@ -277,11 +248,12 @@ def _git_runs_rest(after: str) -> Callable[[Found, Sequence[Word]], None]:
     return read
 
 
-_GIT_SUBCOMMANDS: dict[str, Callable[[Found, Sequence[Word]], None]] = {
-    "config": _git_config,
-    "bisect": _git_runs_rest("run"),
-    "submodule": _git_runs_rest("foreach"),
-    **dict.fromkeys(("filter-branch", "instaweb", "web--browse"), _always),
+_GIT: dict[str, Reader] = {
+    "git": _read_git,
+    "git.config": _git_config,
+    "git.bisect": _git_runs_rest("run"),
+    "git.submodule": _git_runs_rest("foreach"),
+    **dict.fromkeys(("git.filter-branch", "git.instaweb", "git.web--browse"), _always),
 }
 
 
@@ -426,7 +398,7 @@ _BUILTINS = _NAMES_VARIABLES | {"getopts", "for", "hash", "alias", "enable", "fc
 READERS: dict[str, Reader] = {
     **_RUNNING,
     **_HANDING_ON,
-    "git": _read_git,
+    **_GIT,
     **_WRITING,
     **dict.fromkeys(_BUILTINS, _read_builtin),
 }

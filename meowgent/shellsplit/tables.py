@@ -4,7 +4,8 @@
 number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`, `assignments`, `input`,
 `operands=N` and the `Program` switches (`permute`, `numbers`, `lone_dash`, `lenient_long`, `strict`, `bundled`) set
 the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:` start a list of options with that effect.
-`NAME.SUB` is the table of a subcommand, read by code in `readers` (`git.clone`, `uv.run`: what follows `uv run`).
+`NAME.SUB` is a subcommand's table: `git.clone` reads what follows `git clone`, `uv.tool.run` what follows `uv tool
+run`. It lists only the options that run code or write: a word there only known when it runs may be one of them.
 
 Interpreters (`input`) run code given inline (`python -c`: `runs`) or read from the input; a script file
 is not a problem (the OS sandbox holds there), and `--version` or python's `-m` read nothing (`stops`).
@@ -265,9 +266,9 @@ julia input lenient_long -hvqi -eEpLJtOg= --eval= --load= --print= --project= --
 uv -qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview
     --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory= --project=
     --python-preference=
-uv.run,uvx wraps -qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode --dev --exact
-    --frozen --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary --no-build
-    --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file
+uv.run,uv.tool.run,uvx wraps -qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode
+    --dev --exact --frozen --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary
+    --no-build --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file
     --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall
     --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index=
     --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index=
@@ -276,11 +277,13 @@ uv.run,uvx wraps -qvnUhms -pC= --active --all-extras --all-groups --all-packages
     --module -s --script
 poetry -qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version
     --directory= --project=
-npx,bunx,pnpx wraps -yqh -pcw= --help --ignore-existing --include-workspace-root --no --prefer-offline
-    --prefer-online --quiet --version --workspaces --yes --call= --package= --workspace= shell: -c --call
-conda.run -v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix=
-pipx.run --help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec=
-pipenv,pdm,conda,pipx,npm,pnpm,yarn,poetry.run,pipenv.run,pdm.run
+npx,bunx,pnpx,npm.exec,npm.x,pnpm.exec,pnpm.dlx,yarn.exec,yarn.dlx wraps -yqh -pcw= --help --ignore-existing
+    --include-workspace-root --no --prefer-offline --prefer-online --quiet --version --workspaces --yes --call=
+    --package= --workspace= shell: -c --call
+conda.run wraps -v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix=
+pipx.run wraps --help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec=
+pipenv,pdm,conda,pipx,npm,pnpm,yarn,uv.tool
+poetry.run,pipenv.run,pdm.run wraps
 flock -sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version
     --conflict-exit-code= --timeout= --wait=
 xargs -0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits
