@@ -3,9 +3,9 @@
 `read_program("env", words)` reads `env -iu HOME rm x` by env's own option table: it runs `rm x`. It fails
 closed: an option a wrapper's table does not know, an option that runs code, an inline program (`python -c`,
 `sed 's/x/y/e'`), a program read from the input, a word only known when it runs where an option could stand,
-each is a `Problem`. `inspect_segment` reads a whole segment as bash would run it (assignments, builtins that
-evaluate values or bind code, wrappers through their tables) and yields its `Problem`s and, in the order bash meets
-them, the texts (`RunsText`) and commands (`Starts`) the reader reads as commands of their own.
+each is a `Problem`. `inspect_segment` reads a whole segment as bash would run it (its assignments, then each
+wrapper's command in turn) and yields its `Problem`s and, in the order bash meets them, the texts (`RunsText`) and
+commands (`Starts`) the reader reads as commands of their own.
 
 The boundary: running a file is not a problem (`python x.py`, `make`, `pytest`, `bash build.sh` is
 one for bash's own reasons). The file is not on the card either way; what holds there is the OS
