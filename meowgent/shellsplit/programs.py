@@ -33,7 +33,7 @@ PROGRAMS: dict[str, Program] = TABLES
 def read_program(program: str, arguments: Sequence[Word]) -> Found:
     """What `program` (a base name such as `sudo`) does with `arguments`: read by its table, then by its reader if it
     has one, then by its subcommand's (`git clone`: `git.clone`; `uv tool run`: `uv.tool.run`), and so on."""
-    found, name, words = Found(program), _family(program), tuple(arguments)
+    found, name, words, subcommand = Found(program), _family(program), tuple(arguments), False
     while True:
         table = TABLES.get(name)
         parsed = Parsed((), words, words=words) if table is None else found.read(table, words)
@@ -41,14 +41,14 @@ def read_program(program: str, arguments: Sequence[Word]) -> Found:
             _by_table(found, table, parsed)
         if reader := READERS.get(name):  # what a table cannot say: a sed script, `make SHELL=...`, `find -exec`
             reader(found, parsed)
-        if "." in name:  # a subcommand's table lists only what runs code or writes: an unread word may be that
+        if subcommand:  # its table lists only the options that run code or write: an unread word may be one
             for word in parsed.unread:
                 found.problem("unknown_word", word.text)
         first = parsed.operands[0].literal if parsed.operands and not found.blocked else None
         sub = f"{name}.{first}"
         if first is None or (table is not None and table.wraps) or (sub not in TABLES and sub not in READERS):
             return found
-        name, words = sub, parsed.operands[1:]
+        name, words, subcommand = sub, parsed.operands[1:], True
 
 
 def _by_table(found: Found, table: Program, parsed: Parsed) -> None:
