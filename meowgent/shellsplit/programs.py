@@ -110,7 +110,7 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
         yield from reading.problems
         yield from reading.handed
         if reading.adds_input and reading.command:  # xargs: the command gets more words from the input
-            yield Starts(reading.command, " ...")
+            yield Starts((*reading.command, Word("...", "...")))
             return
     if levels == MAX_NESTED:
         yield Problem("too_many", " ".join(word.text for word in parsed.words))

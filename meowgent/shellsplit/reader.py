@@ -324,9 +324,8 @@ class _Reader:
             if isinstance(finding, Problem):
                 self.problems[finding] = None
             elif isinstance(finding, Starts):  # what `xargs` or `find -exec` runs, as a command of its own
-                text = " ".join(word.text for word in finding.words) + finding.tail
-                marker = (Word(finding.tail.strip(), finding.tail.strip()),) if finding.tail else ()  # xargs: `rm ...`
-                self._nested(text, text, (*finding.words, *marker))
+                text = " ".join(word.text for word in finding.words)
+                self._nested(text, text, finding.words)
             elif any(word.literal is None for word in finding.words):
                 self.note("unknown_text", f"{finding.who} {' '.join(word.text for word in finding.words)}")
             elif finding.words:  # a text run as a command line (eval joins its arguments with spaces)

@@ -38,11 +38,9 @@ class RunsText:
 
 @dataclass(frozen=True, slots=True)
 class Starts:
-    """A command the segment starts with arguments of its own (`find -exec`); `tail` marks words from the input
-    (xargs)."""
+    """A command the segment starts with arguments of its own (`find -exec`); xargs's ends in `...`, its input."""
 
     words: tuple[Word, ...]
-    tail: str = ""
 
 
 class Found:
