@@ -130,15 +130,15 @@ def _walk(node: Node, look: Look, level: int, *, quoted: bool) -> tuple[str, Run
 
 def _value(node: Node) -> Runs | None:
     """The value of a node that its text alone tells: unquoted text, a quoted string."""
-    text = node_text(node)
     if not node.is_named or node.type in _BARE:
-        return _bare(text)
+        return _bare(node_text(node))
     if node.type == "raw_string":
-        return [(text[1:-1], True)]
+        return [(node_text(node)[1:-1], True)]
     if node.type == "ansi_c_string":
-        return [(ansi_c_value(text[2:-1]), True)]
+        return [(ansi_c_value(node_text(node)[2:-1]), True)]
     if node.type != "string" or any(child.is_named and child.type != "string_content" for child in node.children):
-        return None
+        return None  # without decoding its text: for each node of a nested expansion, that is quadratic
+    text = node_text(node)
     body = text[text.index('"') + 1 : -1]  # after the `$` of a translated string too
     # an escaped character stands for itself, and an escaped line break (a continuation) disappears
     return [(_DOUBLE_QUOTED_ESCAPE.sub(lambda escape: escape.group(1).strip("\n"), body), True)]
