@@ -1,7 +1,5 @@
 """What reading one command finds (`Found`): the command a wrapper runs, texts and commands it hands on, files it
-writes, and what leaves it open. It fails closed: an option the table does not know, or a word only known when it
-runs where an option could stand, is a `Problem`.
-"""
+writes, and what leaves it open (`programs` says what fails closed)."""
 
 from __future__ import annotations
 
