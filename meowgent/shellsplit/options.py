@@ -10,10 +10,10 @@ from typing import Literal
 
 from meowgent.shellsplit.words import Word
 
-Effect = Literal["runs", "shell", "env", "writes", "appends", "edits", "deletes", "sets", "stops"]
-"""What an option does: runs code; its value is a shell line; its value is NAME=value for the environment;
-it writes, appends to, edits or deletes files (its value, when it takes one); it sets the system's state;
-or no command runs after it (`sudo -l`, `command -v`)."""
+Effect = Literal["runs", "shell", "later", "env", "names", "writes", "appends", "edits", "deletes", "sets", "stops"]
+"""What an option does: runs code; its value is a shell line; or code bash runs later (`mapfile -C`); its value is
+NAME=value for the environment, or names a variable a builtin sets (`read -a NAME`); it writes, appends to, edits or
+deletes files (its value, when it takes one); it sets the system's state; or no command runs after it (`sudo -l`)."""
 
 ValueCheck = Callable[[Word | None], Effect | None]
 """An effect that depends on the option's value (`git -c user.name=x` is harmless, `-c alias.x=!rm` runs)."""
@@ -35,6 +35,8 @@ class Program:
     permute: bool = False  # options may follow operands, as GNU programs allow; else they end at the first operand
     ends: frozenset[str] = frozenset()  # options after which the rest are operands: python's `-c` and `-m`
     lenient_long: bool = False  # an unknown long option is a flag (too many to list; values after `=`)
+    strict: bool = False  # an unknown option is a problem even where options may follow operands (su, sed)
+    bundled: bool = False  # the first word may be short options without their dash: tar's old style, `tar xzf a`
     effects: Mapping[str, Effect | ValueCheck] = field(default_factory=dict)
     wraps: bool = False  # its operands (after `operands` of them) are a command it runs: sudo, env, timeout
     operands: int = 0  # words it takes before the command: timeout's DURATION
@@ -68,6 +70,7 @@ class Parsed:
     operands: tuple[Word, ...]
     unknown: tuple[Word, ...] = ()  # option words the table does not know
     unread: tuple[Word, ...] = ()  # words only running the line would tell, where an option could stand
+    words: tuple[Word, ...] = ()  # all of them, as written
 
     def has(self, *names: str) -> bool:
         return any(option.name in names for option in self.options)
@@ -90,7 +93,10 @@ def parse_options(grammar: Program, words: Sequence[Word]) -> Parsed:
     while index < len(words) and not (stops and (unknown or unread)):
         word = words[index]
         index += 1
-        read = None if word.literal in (None, "--") else _read_option(grammar, word.literal, word, words, index)
+        text = word.literal
+        if grammar.bundled and index == 1 and text and text.isalpha():
+            text = "-" + text
+        read = None if text in (None, "--") else _read_option(grammar, text, word, words, index)
         if word.literal is None and may_be_option(word):
             unread.append(word)
         elif word.literal == "--":
@@ -109,7 +115,7 @@ def parse_options(grammar: Program, words: Sequence[Word]) -> Parsed:
                 break
     if stops and (unknown or unread):
         operands.clear()  # what follows an unreadable option is not known to be the operands
-    return Parsed(tuple(options), tuple(operands), tuple(unknown), tuple(unread))
+    return Parsed(tuple(options), tuple(operands), tuple(unknown), tuple(unread), tuple(words))
 
 
 # The first characters of a word that can never become an option, whatever its expansions give.

@@ -3,9 +3,9 @@
 `read_program("env", words)` reads `env -iu HOME rm x` by env's own option table: it runs `rm x`. It fails
 closed: an option a wrapper's table does not know, an option that runs code, an inline program (`python -c`,
 `sed 's/x/y/e'`), a program read from the input, a word only known when it runs where an option could stand,
-each is a `Problem`. `inspect_segment` reads a whole segment as bash would run it (assignments, builtins that
-evaluate values or bind code, wrappers through their tables) and yields its `Problem`s and, in the order bash meets
-them, the texts (`RunsText`) and commands (`Starts`) the reader reads as commands of their own.
+each is a `Problem`. `inspect_segment` reads a whole segment as bash would run it (its assignments, then each
+wrapper's command in turn) and yields its `Problem`s and, in the order bash meets them, the texts (`RunsText`) and
+commands (`Starts`) the reader reads as commands of their own.
 
 The boundary: running a file is not a problem (`python x.py`, `make`, `pytest`, `bash build.sh` is
 one for bash's own reasons). The file is not on the card either way; what holds there is the OS
@@ -18,27 +18,51 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from meowgent.shellsplit.options import Program, parse_options
+from meowgent.shellsplit.options import Parsed, Program
 from meowgent.shellsplit.readers import READERS
-from meowgent.shellsplit.reading import Found, Reading, RunsText, Starts, apply_table
+from meowgent.shellsplit.reading import Found, RunsText, Starts, is_assignment
 from meowgent.shellsplit.reading import Write as Write  # what callers of read_program read
 from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.words import Problem, SimpleCommand, Word, program_name, sets_running_variable
+from meowgent.shellsplit.words import SUBSCRIPTED, Problem, SimpleCommand, Word, program_name, sets_running_variable
 from meowgent.shellsplit.words import runs_value as runs_value
 
 PROGRAMS: dict[str, Program] = TABLES
 """Option tables by program; a program that `READERS` names is read by that code too, after its table."""
 
 
-def read_program(program: str, arguments: Sequence[Word]) -> Reading:
-    """What `program` (a base name such as `sudo`) does with `arguments`; see the module docstring."""
-    name, found = _family(program), Found(program)
-    table, reader = PROGRAMS.get(name), READERS.get(name)
-    if table is not None:
-        apply_table(found, table, arguments)
-    if reader is not None:  # what the table cannot say: `uv run CMD`, a sed script, `make SHELL=...`, `vim +cmd`
-        reader(found, arguments)
-    return found.reading()
+def read_program(program: str, arguments: Sequence[Word]) -> Found:
+    """What `program` (a base name such as `sudo`) does with `arguments`: read by its table, then by its reader if it
+    has one, then by its subcommand's (`git clone`: `git.clone`; `uv tool run`: `uv.tool.run`), and so on."""
+    found, name, words, subcommand = Found(program), _family(program), tuple(arguments), False
+    while True:
+        table = TABLES.get(name)
+        parsed = Parsed((), words, words=words) if table is None else found.read(table, words)
+        if table is not None:
+            _by_table(found, table, parsed)
+        if reader := READERS.get(name):  # what a table cannot say: a sed script, `make SHELL=...`, `find -exec`
+            reader(found, parsed)
+        if subcommand:  # its table lists only the options that run code or write: an unread word may be one
+            for word in parsed.unread:
+                found.problem("unknown_word", word.text)
+        first = parsed.operands[0].literal if parsed.operands and not found.blocked else None
+        sub = f"{name}.{first}"
+        if first is None or (table is not None and table.wraps) or (sub not in TABLES and sub not in READERS):
+            return found
+        name, words, subcommand = sub, parsed.operands[1:], True
+
+
+def _by_table(found: Found, table: Program, parsed: Parsed) -> None:
+    """What an interpreter reads from its input, and the command a wrapper runs (none when not known)."""
+    reads_input = not parsed.operands or parsed.operands[0].literal == "-"
+    if table.input and reads_input and not found.blocked:
+        found.problem("runs_input", "")
+    if not table.wraps or found.blocked or len(parsed.operands) < table.operands:
+        return
+    operands = list(parsed.operands[table.operands :])
+    if table.assignments:
+        while operands and is_assignment(operands[0]):
+            found.assignment(operands.pop(0))
+    found.command = tuple(operands)
 
 
 MAX_NESTED = 8
@@ -54,7 +78,7 @@ def invocations(words: Sequence[Word]) -> Iterator[Sequence[Word]]:
     return (invocation for invocation, _ in _readings(words))
 
 
-def _readings(words: Sequence[Word]) -> Iterator[tuple[Sequence[Word], Reading | None]]:
+def _readings(words: Sequence[Word]) -> Iterator[tuple[Sequence[Word], Found | None]]:
     """Each invocation with its reading; None, and the last, where only running it would tell the program."""
     for _ in range(MAX_NESTED):
         if not words:
@@ -73,7 +97,7 @@ Finding = Problem | RunsText | Starts
 def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
     """What the segment leaves open, and what it hands on, in order; wrappers are followed to `MAX_NESTED`."""
     for word in parsed.assignments:
-        if _SUBSCRIPTED.match(word.text):
+        if SUBSCRIPTED.match(word.text):
             yield Problem("subscript", word.text)
         if sets_running_variable(word):
             yield Problem("variable", word.text)
@@ -83,79 +107,13 @@ def inspect_segment(parsed: SimpleCommand) -> Iterator[Finding]:
         if reading is None:
             yield Problem("unknown_command", words[0].text)
             return
-        yield from _builtin(program_name(words[0]) or "", words[1:])
         yield from reading.problems
         yield from reading.handed
         if reading.adds_input and reading.command:  # xargs: the command gets more words from the input
-            yield Starts(reading.command, " ...")
+            yield Starts((*reading.command, Word("...", "...")))
             return
     if levels == MAX_NESTED:
         yield Problem("too_many", " ".join(word.text for word in parsed.words))
-
-
-def _builtin(program: str, arguments: Sequence[Word]) -> Iterator[Problem]:
-    """What a bash builtin leaves open: values it evaluates, variables it sets, code it binds to a name."""
-    if program not in _BUILTINS:
-        return  # most commands: no need to look at their words (a 1 MB line of them, say)
-    texts = [argument.value for argument in arguments]
-    snippet = " ".join([program, *texts])
-    if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
-        yield Problem("arithmetic", snippet)
-    if program in _NAMES_VARIABLES and any(_SUBSCRIPTED.match(text) for text in texts):
-        yield Problem("subscript", snippet)
-    # `declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)
-    if program in _DECLARES and any(
-        text[:1] in "-+" and text[1:].isalpha() and set(text) & {"i", "n"} for text in texts
-    ):
-        yield Problem("evaluates", snippet)
-    grammar, option, operands, callbacks = _OPTIONS.get(program, (Program(), "", 0, ""))
-    parsed = parse_options(grammar, arguments)
-    # the variables it sets: `export PS4=x`, `read -a NAME`, `mapfile NAME`, `printf -v NAME`, `getopts spec NAME`
-    named: Sequence[Word | None] = []
-    if program in _DECLARES:
-        named = [word for word in arguments if not word.value.startswith(("-", "+"))]
-    elif option or operands != 0:
-        named = [*parsed.values(option), *parsed.operands[:operands], *parsed.unread]
-    elif program in ("getopts", "for"):  # `for NAME in ...` is a segment too
-        named = arguments[program == "getopts" :][:1]
-    if any(word is not None and sets_running_variable(word) for word in named):
-        yield Problem("variable", snippet)
-    if (
-        (program == "hash" and any("p" in text for text in texts if text.startswith("-")))  # `hash -p /bin/rm ls`
-        or (program == "alias" and any("=" in word.value or word.literal is None for word in arguments))
-        or (program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts))  # `-n`, `-f` loads
-    ):
-        yield Problem("rebinds", snippet)
-    if callbacks and (parsed.has(*callbacks.split()) or parsed.unknown or parsed.unread):
-        yield Problem("runs_later", snippet)  # `mapfile -C`, `complete -C`, `bind -x`
-    if program == "fc":
-        yield Problem("runs_code", snippet)  # fc runs commands from the history, or an editor
-
-
-# ---- builtins that evaluate values or bind code ----
-
-_SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
-# Builtins that take variable names, where `a[$x]` evaluates $x as arithmetic.
-_NAMES_VARIABLES = frozenset(
-    {"declare", "typeset", "local", "readonly", "export", "unset", "read", "mapfile", "readarray", "printf"}
-    | {"test", "[", "[[", "wait", "let"}
-)
-_DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
-
-# Builtins read by their options: the option whose value names a variable it sets, how many of its operands
-# name variables (None: all), and the options whose value is code bash runs later (`mapfile -C`).
-_MAPFILE = (Program(flags="t", values="dnOsuCc"), "", 1, "-C")
-_COMPLETE = (Program(flags="abcdefgjksuvDEIpr", values="oAGWFCXPS"), "", 0, "-C -F")
-_OPTIONS: dict[str, tuple[Program, str, int | None, str]] = {
-    "read": (Program(flags="ers", values="adinNptu"), "-a", None, ""),
-    **dict.fromkeys(("mapfile", "readarray"), _MAPFILE),
-    "printf": (Program(values="v"), "-v", 0, ""),
-    "wait": (Program(flags="nf", values="p"), "-p", 0, ""),
-    **dict.fromkeys(("compgen", "complete"), _COMPLETE),
-    "bind": (Program(flags="lpsvPSVX", values="mqufrx"), "", 0, "-x"),
-}
-_BUILTINS = _NAMES_VARIABLES | _OPTIONS.keys() | {"getopts", "for", "hash", "alias", "enable", "fc"}
 
 
 def _family(program: str) -> str:

@@ -22,7 +22,7 @@ from tree_sitter import Node
 
 from meowgent.shellsplit.programs import MAX_NESTED, inspect_segment
 from meowgent.shellsplit.reading import Starts
-from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, word_value
+from meowgent.shellsplit.syntax import deepest, fields, first_error, node_text, parse, read_word
 from meowgent.shellsplit.words import Problem, Redirect, SimpleCommand, SplitResult, Word
 
 
@@ -166,9 +166,6 @@ class _Reader:
             body, outer = node.child_by_field_name("body"), (*redirects, *found)
             if arguments and (body is None or body.type != "command"):
                 self.note("grammar", node_text(node))  # words after a redirection that no command takes
-            if any(b"\n" in _ESCAPED.sub(b"", word.text.encode()) for word in arguments):
-                # `cat f >> g <new line> \touch b`: tree-sitter gives `touch` to cat as a word; bash runs it
-                self.note("syntax", node_text(node))
             if body is None:  # `> out` alone still truncates the file
                 self._add((), (), outer)
             elif body.type == "command":
@@ -191,7 +188,7 @@ class _Reader:
         """A simple command; `more` are its words that tree-sitter read as a later redirection's."""
         written = node_text(node)
         # `a | b | c <new line> d && e`: tree-sitter reads `c d`, bash runs c, then d
-        if "\n" in written and _past_a_line_end(node):
+        if _past_a_line_end(node, more):
             root = parse(written).root_node
             again = root.named_child_count == 1 and root.named_children[0].type == "command"  # read as before
             if root.has_error or more or again:
@@ -254,16 +251,13 @@ class _Reader:
     # ---- words and redirections ----
 
     def _word(self, node: Node, level: int) -> Word:
-        """The node as a word, once its substitutions are read as commands and its unread parts noted."""
-        if node.child_count or node.type != "word":  # a plain word (most of them) holds nothing to scan
-            self._scan(node, level)
-        return word_value(node)
+        return read_word(node, self._look, level)
 
-    def _scan(self, node: Node, level: int, *, quoted: bool = False) -> None:
-        """Note what in a word is not read, and read its substitutions; `quoted`: inside double quotes."""
+    def _look(self, node: Node, quoted: bool, level: int) -> bool:
+        """Note what in a word is not read, and read its substitutions' commands; whether to look inside `node`."""
         kind, text = node.type, node_text(node)
         if self._deep(node, level) or kind == "ERROR":
-            return  # the line is hidden already (see `line`)
+            return False  # the line is hidden already (see `line`)
         if kind == "command_substitution" and text.startswith("`") and "\\" in text:
             self.note("quoting", text)
         if kind in _UNREAD or (kind == "expansion" and not _PLAIN_EXPANSION.fullmatch(text)):
@@ -276,7 +270,7 @@ class _Reader:
             self.note("quoting", text)
         elif node.is_named and kind not in _WORD_PARTS:
             self.note("grammar", text or kind)
-            return
+            return False
         if kind == "command_substitution":
             self.substitutions += 1
             try:
@@ -286,9 +280,7 @@ class _Reader:
         elif kind == "process_substitution":
             for child in node.named_children:
                 self.statement(child, (), level + 1)
-        elif kind != "arithmetic_expansion":
-            for child in node.children:
-                self._scan(child, level + 1, quoted=quoted or kind == "string")
+        return True
 
     def _redirect(self, node: Node, level: int, redirects: list[Redirect], spilled: list[Word]) -> None:
         """Add a redirection to `redirects`, then those a here-document holds, and the words after its target to
@@ -304,7 +296,7 @@ class _Reader:
                 # `v=$( if cat <<'E'\n$(touch af)\nE …`.
                 if self.substitutions or any(part.type != "heredoc_content" for part in child.named_children):
                     self.note("heredoc", f"{operator} {target.text if target else ''}")
-                self._scan(child, level + 1)
+                read_word(child, self._look, level + 1)
             elif child.type in _REDIRECTS:
                 self._redirect(child, level, redirects, spilled)
             elif child.type != "heredoc_end" and node.type == "heredoc_redirect":
@@ -332,9 +324,8 @@ class _Reader:
             if isinstance(finding, Problem):
                 self.problems[finding] = None
             elif isinstance(finding, Starts):  # what `xargs` or `find -exec` runs, as a command of its own
-                text = " ".join(word.text for word in finding.words) + finding.tail
-                marker = (Word(finding.tail.strip(), finding.tail.strip()),) if finding.tail else ()  # xargs: `rm ...`
-                self._nested(text, text, (*finding.words, *marker))
+                text = " ".join(word.text for word in finding.words)
+                self._nested(text, text, finding.words)
             elif any(word.literal is None for word in finding.words):
                 self.note("unknown_text", f"{finding.who} {' '.join(word.text for word in finding.words)}")
             elif finding.words:  # a text run as a command line (eval joins its arguments with spaces)
@@ -361,15 +352,19 @@ class _Reader:
             self.depth -= 1
 
 
-def _past_a_line_end(node: Node) -> bool:
-    """Whether a line break that bash ends a command at lies between two of the command's children, or in a word
-    (tree-sitter reads `! echo *<new line>\\touch b` as one command, the break inside the word `\\touch`)."""
+def _past_a_line_end(node: Node, more: Sequence[Word]) -> bool:
+    """Whether a line break that bash ends a command at lies between two of the command's children, or in one of
+    its words: tree-sitter reads `! echo *<new line>\\touch b` as one command, the break inside the word `\\touch`,
+    and in `cat f >> g<new line>\\touch b` gives that word to the redirection (`more`)."""
     source, at = node.text or b"", node.start_byte
+    if b"\n" not in source and not any("\n" in word.text for word in more):
+        return False  # most commands
     pieces = [source[left.end_byte - at : right.start_byte - at] for left, right in pairwise(node.children)]
     names = [
         child.named_children[0] for child in node.children if child.type == "command_name" and child.named_children
     ]
     pieces += [child.text or b"" for child in (*node.children, *names) if child.type == "word"]
+    pieces += [word.text.encode() for word in more]
     return any(b"\n" in _ESCAPED.sub(b"", piece) for piece in pieces)
 
 

@@ -1,128 +1,37 @@
 """Programs read by code of their own, where an option table cannot say what they run or write.
 
-- Runners (`uv run CMD`, `npx`) run their command; code given as an option (`gdb -ex`) is a problem.
+- Code given as an option (`gdb -ex`, `emacs --eval`), or run by a server or a schedule (`tmux`, `at`).
 - Hand-offs (`eval TEXT`, `bash -c TEXT`, `trap`, `flock -c`, `xargs CMD`, `watch`, `su -c`, `ssh HOST CMD`,
   `find -exec CMD ;`): a command becomes a segment of its own, a text is split as a command line.
-- git: its own options (`-c`, `--exec-path`), then its subcommands' (`clone --upload-pack`, `log --output`).
-- Writers: a sed or awk program, tar's old option style, an operand that is the output file (`uniq in out`).
+- git's subcommands that set or run code (`config`, `bisect run`, `submodule foreach`).
+- Writers: a sed or awk program, an operand that is the output file (`uniq in out`).
+
+- bash's builtins that evaluate values or bind code (`let`, `declare -i`, `hash -p`, `alias`).
+
+Each is handed what its table in `tables` read (`Parsed`, whose `words` are all of them); `git.config` reads what
+follows `git config`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+import re
+from collections.abc import Callable
 
-from meowgent.shellsplit.options import may_be_option, parse_options
-from meowgent.shellsplit.reading import Found, Reader, RunsText, Starts, git_config_runs, is_assignment, names, programs
+from meowgent.shellsplit.options import Parsed, may_be_option
+from meowgent.shellsplit.reading import Found, Reader, RunsText, Starts, is_assignment
 from meowgent.shellsplit.scripts import awk_runs_or_writes, sed_effects
 from meowgent.shellsplit.syntax import word_of
-from meowgent.shellsplit.tables import TABLES
-from meowgent.shellsplit.words import Word, variable_name
+from meowgent.shellsplit.tables import TABLES, git_config_runs, names
+from meowgent.shellsplit.words import SUBSCRIPTED, sets_running_variable, variable_name
 
-# How the programs read here take their options (`tables`' notation). `NAME.run` reads what follows a runner's
-# subcommand: the options before the command it runs.
-_TABLES = programs(
-    """
-uv -qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview
-    --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory= --project=
-    --python-preference=
-uv.run -qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode --dev --exact --frozen
-    --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary --no-build
-    --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file
-    --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall
-    --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index=
-    --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index=
-    --index-strategy= --index-url= --keyring-provider= --link-mode= --no-group= --only-group= --package=
-    --prerelease= --project= --python= --resolution= --with= --with-editable= --with-requirements= stops: -m
-    --module -s --script
-poetry -qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version
-    --directory= --project=
-npx -yqh -pcw= --help --ignore-existing --include-workspace-root --no --prefer-offline --prefer-online --quiet
-    --version --workspaces --yes --call= --package= --workspace= shell: -c --call
-conda.run -v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix=
-pipx.run --help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec=
-empty
-flock -sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version
-    --conflict-exit-code= --timeout= --wait=
-xargs -0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits
-    --verbose --version --arg-file= --delimiter= --max-args= --max-chars= --max-procs= --process-slot-var= --eof=?
-    --max-lines=? --replace=? stops: --help --version --show-limits
-watch -bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help --no-color --no-rerun --no-title
-    --no-wrap --precise --version --equexit= --interval= --differences=?
-su permute lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command=
-    --group= --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
-    --session-command runs: -s --shell
-ssh -46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o
-git -pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs
-    --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs
-    --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix=
-    --work-tree= --exec-path=?
-sed permute -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet
-    --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file=
-    --line-length= --in-place=?
-awk -bcCghIkMnNOPrsStV -fFvEeilW= -dDLop=? --bignum --characters-as-bytes --copyright --csv --gen-pot --help
-    --lint-old --no-optimize --non-decimal-data --optimize --posix --re-interval --sandbox --trace --traditional
-    --use-lc-numeric --version --assign= --exec= --field-separator= --file= --include= --load= --source= --debug=?
-    --dump-variables=? --lint=? --pretty-print=? --profile=? runs: -l --load -W writes: -d --dump-variables -o
-    --pretty-print -p --profile
-tar permute lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --append --bzip2 --compare --create
-    --delete --diff --extract --gzip --list --update --verbose --xz --zstd --after-date= --blocking-factor=
-    --checkpoint-action= --directory= --exclude= --exclude-from= --file= --files-from= --format= --group=
-    --index-file= --info-script= --label= --listed-incremental= --mode= --mtime= --new-volume-script= --newer=
-    --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform=
-    --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=? runs: -I --use-compress-program -F
-    --info-script --new-volume-script --to-command --rsh-command --rmt-command exec: --checkpoint-action
-git.clone permute lenient_long -u= -c= --upload-pack= --template= --config= runs: --upload-pack -u --template
-    config: -c --config
-git.init permute lenient_long --template= runs: --template
-git.fetch,git.pull,git.ls-remote,git.fetch-pack permute lenient_long --upload-pack= runs: --upload-pack
-git.push,git.send-pack permute lenient_long --receive-pack= --exec= runs: --receive-pack --exec
-git.archive permute lenient_long -o= --exec= --output= runs: --exec writes: -o --output
-git.rebase permute lenient_long -x= --exec= shell: -x --exec
-git.difftool,git.mergetool permute lenient_long -x= --extcmd= runs: -x --extcmd
-git.grep permute lenient_long -O=? --open-files-in-pager=? runs: -O --open-files-in-pager
-git.send-email permute lenient_long --to-cmd= --cc-cmd= --header-cmd= --sendmail-cmd= --smtp-server= runs: --to-cmd
-    --cc-cmd --header-cmd --sendmail-cmd --smtp-server
-git.daemon permute lenient_long --access-hook= runs: --access-hook
-git.format-patch permute lenient_long -o= --output-directory= --output= writes: -o --output-directory --output
-git.log,git.show,git.diff,git.whatchanged,git.range-diff,git.diff-tree,git.diff-index,git.diff-files permute
-    lenient_long --output= writes: --output
-uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
-xxd permute -abCeEhiprduv -cglnos=
-"""
-)
-
-_TABLES["runuser"] = replace(_TABLES["su"], permute=False)  # su's options, ending at the first operand
-
-# ---- runners: tools that run a command, or code, given on the line ----
-
-
-def _runner(subcommands: str, tool: str, inner: str) -> Reader:
-    """`uv run CMD`, `npx CMD`: `subcommands` (comma-separated; "" for `npx`) follow the options of table `tool`,
-    and table `inner` reads the options before the command. Another subcommand (`uv sync`) runs none from the line.
-    """
-    paths = [path.split() for path in subcommands.split(",") if path.strip()]
-
-    def read(found: Found, arguments: Sequence[Word]) -> None:
-        operands = arguments
-        if paths:
-            operands = found.read(_TABLES[tool], arguments).operands
-            path = next((path for path in paths if [word.value for word in operands[: len(path)]] == path), None)
-            if found.problems or path is None:
-                return
-            operands = operands[len(path) :]
-        command = found.read(_TABLES[inner], operands).operands
-        if not found.problems and not found.stopped:
-            found.command = command
-
-    return read
+# ---- programs that run code given on the line, or handed to them ----
 
 
 def _each_word(runs: Callable[[str], bool], *, unknown: str | None = "runs_code") -> Reader:
     """Words looked at one by one: one whose value `runs` runs code; one only known when it runs is an `unknown`."""
 
-    def read(found: Found, arguments: Sequence[Word]) -> None:
-        for word in arguments:
+    def read(found: Found, parsed: Parsed) -> None:
+        for word in parsed.words:
             if word.literal is None and unknown:
                 found.problem(unknown, word.text)
             elif runs(word.value):
@@ -131,14 +40,14 @@ def _each_word(runs: Callable[[str], bool], *, unknown: str | None = "runs_code"
     return read
 
 
-def _always(found: Found, arguments: Sequence[Word]) -> None:
+def _always(found: Found, parsed: Parsed) -> None:
     """Programs that run commands handed to them in ways this reading does not follow (a server, a schedule)."""
     found.problem("runs_code", "")
 
 
-def _read_deno(found: Found, arguments: Sequence[Word]) -> None:
+def _read_deno(found: Found, parsed: Parsed) -> None:
     """`deno eval CODE` and `deno repl` run code nobody sees as a file; `deno run x.ts` runs a file."""
-    operands = [word for word in arguments if not word.value.startswith("-")]
+    operands = [word for word in parsed.words if not word.value.startswith("-")]
     if not operands or operands[0].literal in (None, "eval", "repl"):
         found.problem("runs_code", operands[0].text if operands else "")
 
@@ -154,15 +63,6 @@ _RUNNING: dict[str, Reader] = {
     # options that run commands (`gdb -ex 'shell rm x'`, `emacs --eval`)
     "gdb": _each_word(lambda text: text.partition("=")[0] in _GDB_RUNS),
     "emacs": _each_word(lambda text: text.partition("=")[0] in _EMACS_RUNS),
-    "uv": _runner("run,tool run", "uv", "uv.run"),
-    "uvx": _runner("", "uv.run", "uv.run"),
-    "poetry": _runner("run", "poetry", "empty"),
-    **dict.fromkeys(("pipenv", "pdm"), _runner("run", "empty", "empty")),
-    "conda": _runner("run", "empty", "conda.run"),
-    "pipx": _runner("run", "empty", "pipx.run"),
-    **dict.fromkeys(("npx", "bunx", "pnpx"), _runner("", "npx", "npx")),
-    "npm": _runner("exec,x", "empty", "npx"),
-    **dict.fromkeys(("pnpm", "yarn"), _runner("exec,dlx", "empty", "npx")),
     **dict.fromkeys(("tmux", "screen", "at", "batch", "crontab", "parallel", "pwsh", "bwrap"), _always),
     "deno": _read_deno,
 }
@@ -171,17 +71,17 @@ _RUNNING: dict[str, Reader] = {
 # ---- programs that hand a command or a shell line on ----
 
 
-def _read_trap(found: Found, arguments: Sequence[Word]) -> None:
+def _read_trap(found: Found, parsed: Parsed) -> None:
     """`trap 'text' SIGNAL` runs the text later; `trap - SIG`, `trap '' SIG` and `trap -p` set no code."""
-    action = [word for word in arguments if not word.value.startswith("-")][:1]
+    action = [word for word in parsed.words if not word.value.startswith("-")][:1]
     if action and action[0].value not in ("", "-"):
         found.problem("runs_later", action[0].text)
         found.handed.append(RunsText((action[0],), found.program))
 
 
-def _read_shell(found: Found, arguments: Sequence[Word]) -> None:
+def _read_shell(found: Found, parsed: Parsed) -> None:
     """`bash -c 'text'` runs the text as a command line, `bash file` a file, `curl x | sh` what it reads."""
-    has_c, skip = False, False
+    arguments, has_c, skip = parsed.words, False, False
     for index, word in enumerate(arguments):
         text = word.value
         if skip:
@@ -199,9 +99,8 @@ def _read_shell(found: Found, arguments: Sequence[Word]) -> None:
     found.problem("runs_input", "")  # `printf 'rm x' | sh`: the commands come from another program's output
 
 
-def _read_flock(found: Found, arguments: Sequence[Word]) -> None:
+def _read_flock(found: Found, parsed: Parsed) -> None:
     """`flock FILE cmd...` runs cmd; `flock FILE -c 'text'` runs the text with the shell."""
-    parsed = found.read(_TABLES["flock"], arguments)
     if found.problems or len(parsed.operands) < 2:
         return
     rest = parsed.operands[1:]
@@ -211,10 +110,9 @@ def _read_flock(found: Found, arguments: Sequence[Word]) -> None:
     found.command = rest
 
 
-def _read_xargs(found: Found, arguments: Sequence[Word]) -> None:
+def _read_xargs(found: Found, parsed: Parsed) -> None:
     """xargs runs its command with words from its input; with -I, in place of a string that may be the command."""
-    parsed = found.read(_TABLES["xargs"], arguments)
-    if found.problems or found.stopped:
+    if found.blocked:
         return
     replace = parsed.values("-I", "-i", "--replace")
     if replace and parsed.operands:
@@ -226,9 +124,8 @@ def _read_xargs(found: Found, arguments: Sequence[Word]) -> None:
     found.command = parsed.operands
 
 
-def _read_watch(found: Found, arguments: Sequence[Word]) -> None:
+def _read_watch(found: Found, parsed: Parsed) -> None:
     """watch runs its words with `sh -c` (joined by spaces), or as a command with -x."""
-    parsed = found.read(_TABLES["watch"], arguments)
     if found.problems or not parsed.operands:
         return
     if parsed.has("-x", "--exec"):
@@ -237,9 +134,8 @@ def _read_watch(found: Found, arguments: Sequence[Word]) -> None:
         found.runs_text("", parsed.operands)
 
 
-def _read_su(found: Found, arguments: Sequence[Word]) -> None:
+def _read_su(found: Found, parsed: Parsed) -> None:
     """su and runuser: `-c TEXT` is a shell line; words after the user go to the user's shell; runuser -u wraps."""
-    parsed = found.read(_TABLES[found.program], arguments, strict=True)
     if found.program == "runuser" and parsed.has("-u", "--user") and not parsed.has("-c", "--command"):
         found.command = () if found.problems else parsed.operands
         return
@@ -247,26 +143,25 @@ def _read_su(found: Found, arguments: Sequence[Word]) -> None:
         found.problem("runs_code", parsed.operands[1].text)
 
 
-def _read_sg(found: Found, arguments: Sequence[Word]) -> None:
+def _read_sg(found: Found, parsed: Parsed) -> None:
     """`sg GROUP [-c] command` runs the command with /bin/sh -c."""
-    words = [word for word in arguments if word.literal != "-"]
+    words = [word for word in parsed.words if word.literal != "-"]
     if len(words) >= 2:
         found.runs_text("", words[2:] if words[1].literal == "-c" else words[1:])
 
 
-def _read_ssh(found: Found, arguments: Sequence[Word]) -> None:
+def _read_ssh(found: Found, parsed: Parsed) -> None:
     """ssh: options (also after the destination), the destination, then a command the remote shell runs."""
-    parsed = found.read(_TABLES["ssh"], arguments)
-    if found.problems or found.stopped or not parsed.operands:
+    if found.blocked or not parsed.operands:
         return
-    after = found.read(_TABLES["ssh"], parsed.operands[1:])
+    after = found.read(TABLES["ssh"], parsed.operands[1:])
     if after.operands and not found.problems:
         found.runs_text("", after.operands)
 
 
-def _read_find(found: Found, arguments: Sequence[Word]) -> None:
+def _read_find(found: Found, parsed: Parsed) -> None:
     """find's actions: -exec and its kin run commands, -fprint and its kin write files, -delete deletes."""
-    index = 0
+    arguments, index = parsed.words, 0
     while index < len(arguments):
         word = arguments[index]
         text = word.literal
@@ -298,11 +193,11 @@ _FIND_VALUES = names(
 )
 
 _HANDING_ON: dict[str, Reader] = {
-    "eval": lambda found, arguments: found.runs_text("", arguments),
+    "eval": lambda found, parsed: found.runs_text("", parsed.words),
     "trap": _read_trap,
     **dict.fromkeys(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"), _read_shell),
     **dict.fromkeys(
-        ("source", "."), lambda found, arguments: found.problem("runs_file", " ".join(w.value for w in arguments))
+        ("source", "."), lambda found, parsed: found.problem("runs_file", " ".join(w.value for w in parsed.words))
     ),
     "flock": _read_flock,
     "xargs": _read_xargs,
@@ -317,33 +212,15 @@ _HANDING_ON: dict[str, Reader] = {
 # ---- git ----
 
 
-def _read_git(found: Found, arguments: Sequence[Word]) -> None:
-    """git's own options before the subcommand, then the subcommand's options that run code or write files.
-
-    A subcommand's table (`git.NAME`) lists only those options, and reads any other as a flag: a short one
-    counts wherever its letter stands in a word, and a long one wherever the word abbreviates it.
-    """
-    parsed = found.read(_TABLES["git"], arguments)
-    for option in parsed.options:
-        if option.name in ("-c", "--config-env") and git_config_runs(option.value, env=option.name != "-c"):
-            found.problem("runs_code", f"{option.spelling} {option.value.value if option.value else ''}")
-        elif option.name == "--exec-path" and option.value is not None:
-            found.problem("runs_code", option.spelling)
-    if found.problems or not parsed.operands:
-        return
-    subcommand, *rest = parsed.operands
-    table = _TABLES.get(f"git.{subcommand.literal}")
-    if subcommand.literal is None:
-        found.problem("unknown_command", subcommand.text)
-    elif subcommand.literal in _GIT_SUBCOMMANDS:
-        _GIT_SUBCOMMANDS[subcommand.literal](found, rest)
-    elif table is not None:
-        for word in found.read(table, rest).unread:  # it could be any option, one that runs code too
-            found.problem("unknown_word", word.text)
+def _read_git(found: Found, parsed: Parsed) -> None:
+    """git's own options are its table's; a subcommand only known when it runs could be any (`git.NAME` are known)."""
+    if not found.problems and parsed.operands and parsed.operands[0].literal is None:
+        found.problem("unknown_command", parsed.operands[0].text)
 
 
-def _git_config(found: Found, words: Sequence[Word]) -> None:
+def _git_config(found: Found, parsed: Parsed) -> None:
     """`git config key value` (or `set`) sets a key later git commands obey; `-e` opens an editor."""
+    words = parsed.words
     if any(word.literal in ("-e", "--edit") for word in words):
         found.problem("runs_code", "config --edit")
         return
@@ -361,7 +238,8 @@ def _git_config(found: Found, words: Sequence[Word]) -> None:
 def _git_runs_rest(after: str) -> Reader:
     """`git bisect run CMD...` and `git submodule foreach CMD`: the words after `after` are a shell line."""
 
-    def read(found: Found, words: Sequence[Word]) -> None:
+    def read(found: Found, parsed: Parsed) -> None:
+        words = parsed.words
         values = [word.literal for word in words]
         if after in values:
             command = [word for word in words[values.index(after) + 1 :] if word.literal != "--recursive"]
@@ -370,20 +248,20 @@ def _git_runs_rest(after: str) -> Reader:
     return read
 
 
-_GIT_SUBCOMMANDS: dict[str, Reader] = {
-    "config": _git_config,
-    "bisect": _git_runs_rest("run"),
-    "submodule": _git_runs_rest("foreach"),
-    **dict.fromkeys(("filter-branch", "instaweb", "web--browse"), _always),
+_GIT: dict[str, Reader] = {
+    "git": _read_git,
+    "git.config": _git_config,
+    "git.bisect": _git_runs_rest("run"),
+    "git.submodule": _git_runs_rest("foreach"),
+    **dict.fromkeys(("git.filter-branch", "git.instaweb", "git.web--browse"), _always),
 }
 
 
 # ---- programs whose scripts or operands run code or write files ----
 
 
-def _read_sed(found: Found, arguments: Sequence[Word]) -> None:
+def _read_sed(found: Found, parsed: Parsed) -> None:
     """sed: `-i` edits files; a script with `e` or `s///e` runs commands, `w` writes a file."""
-    parsed = found.read(_TABLES["sed"], arguments, strict=True)
     for option in parsed.options:
         if option.name in ("-i", "--in-place"):
             found.write(option.spelling, None, "edits")
@@ -401,9 +279,8 @@ def _read_sed(found: Found, arguments: Sequence[Word]) -> None:
             found.write(script.text, word_of(written), "writes")
 
 
-def _read_awk(found: Found, arguments: Sequence[Word]) -> None:
+def _read_awk(found: Found, parsed: Parsed) -> None:
     """awk: a program text that calls `system`, pipes or redirects runs code; `-l` loads a library."""
-    parsed = found.read(_TABLES["awk"], arguments)
     texts = parsed.values("-e", "--source")
     if not texts and not parsed.has("-f", "--file", "-E", "--exec") and parsed.operands:
         texts = [parsed.operands[0]]
@@ -411,14 +288,6 @@ def _read_awk(found: Found, arguments: Sequence[Word]) -> None:
     for text in texts:
         if text is None or text.literal is None or (not sandboxed and awk_runs_or_writes(text.literal)):
             found.problem("runs_code", text.text if text else "")
-
-
-def _read_tar(found: Found, arguments: Sequence[Word]) -> None:
-    """tar: options that run a program (`--to-command`, `-I`, `-F`, `--checkpoint-action=exec=...`)."""
-    words = list(arguments)
-    if words and words[0].literal and not words[0].literal.startswith("-") and words[0].literal.isalpha():
-        words[0] = word_of("-" + words[0].literal)  # the old style, `tar xzf a.tar`, is a bundle of short options
-    found.read(_TABLES["tar"], words)
 
 
 def _zip_runs(text: str) -> bool:
@@ -432,38 +301,37 @@ def _zip_runs(text: str) -> bool:
 _SQLITE_RUNS = (".shell", ".system", ".load", ".output", ".once", ".excel", "load_extension", "writefile", "edit(")
 
 
-def _read_tee(found: Found, arguments: Sequence[Word]) -> None:
-    parsed = parse_options(TABLES["tee"], arguments)
+def _read_tee(found: Found, parsed: Parsed) -> None:
     for target in (*parsed.operands, *parsed.unread):
         found.write(found.program, target, "appends" if parsed.has("-a", "--append") else "writes")
 
 
-def _output_operand(found: Found, arguments: Sequence[Word]) -> None:
+def _output_operand(found: Found, parsed: Parsed) -> None:
     """uniq and xxd write their second operand: `uniq in out`."""
-    parsed = parse_options(_TABLES[found.program], arguments)
     if len(parsed.operands) > 1:
         found.write(parsed.operands[1].text, parsed.operands[1], "writes")
     for word in parsed.unread:
         found.write(word.text, None, "writes")
 
 
-def _read_dd(found: Found, arguments: Sequence[Word]) -> None:
-    for word in arguments:
+def _read_dd(found: Found, parsed: Parsed) -> None:
+    for word in parsed.words:
         if word.value.startswith("of="):
             found.write("of=", word_of(word.value[3:]) if word.literal is not None else None, "writes")
         elif word.literal is None:
             found.write(word.text, None, "writes")
 
 
-def _read_openssl(found: Found, arguments: Sequence[Word]) -> None:
+def _read_openssl(found: Found, parsed: Parsed) -> None:
+    arguments = parsed.words
     for index, word in enumerate(arguments):
         if word.literal == "-out":
             found.write("-out", arguments[index + 1] if index + 1 < len(arguments) else None, "writes")
 
 
-def _read_make(found: Found, arguments: Sequence[Word]) -> None:
+def _read_make(found: Found, parsed: Parsed) -> None:
     """`make SHELL=...` changes the shell every recipe runs with."""
-    for word in parse_options(TABLES["make"], arguments).operands:
+    for word in parsed.operands:
         if is_assignment(word) and variable_name(word) in (None, "SHELL", ".SHELLFLAGS", "MAKESHELL"):
             found.problem("runs_code", word.text)
 
@@ -471,7 +339,6 @@ def _read_make(found: Found, arguments: Sequence[Word]) -> None:
 _WRITING: dict[str, Reader] = {
     "sed": _read_sed,
     "awk": _read_awk,
-    "tar": _read_tar,
     "zip": _each_word(_zip_runs, unknown="unknown_word"),
     "sqlite3": _each_word(lambda text: any(needle in text.lower() for needle in _SQLITE_RUNS)),
     "tee": _read_tee,
@@ -483,4 +350,55 @@ _WRITING: dict[str, Reader] = {
     **dict.fromkeys(("vim", "less"), _each_word(lambda text: len(text) > 1 and text.startswith("+"), unknown=None)),
 }
 
-READERS: dict[str, Reader] = {**_RUNNING, **_HANDING_ON, "git": _read_git, **_WRITING}
+# ---- bash's builtins that evaluate values or bind code ----
+
+
+def _read_builtin(found: Found, parsed: Parsed) -> None:
+    """What a bash builtin leaves open: values it evaluates, variables it sets, code it binds to a name. Its table
+    (`read`, `mapfile`, `printf -v`, `complete -C`, ...) has noted the options that name a variable or set code."""
+    program, arguments = found.program, parsed.words
+    texts = [argument.value for argument in arguments]
+    snippet = " ".join(texts)
+    if program == "let" or (program == "[[" and _ARITHMETIC_TESTS.intersection(texts)):
+        found.problem("arithmetic", snippet)
+    if program in _NAMES_VARIABLES and any(SUBSCRIPTED.match(text) for text in texts):
+        found.problem("subscript", snippet)
+    # `declare -i` evaluates values as arithmetic, `-n` makes a name stand for another (`-ix`, `+n` too)
+    declares = program in _DECLARES
+    if declares and any(text[:1] in "-+" and text[1:].isalpha() and set(text) & {"i", "n"} for text in texts):
+        found.problem("evaluates", snippet)
+    # the variables it sets: `export PS4=x`, `mapfile NAME`, `read NAME`, `getopts spec NAME`, `for NAME in ...`
+    named = parsed.operands[: _NAMING_OPERANDS.get(program, 0)]
+    if declares:
+        named = tuple(word for word in arguments if not word.value.startswith(("-", "+")))
+    elif program in ("getopts", "for"):
+        named = arguments[program == "getopts" :][:1]
+    if any(sets_running_variable(word) for word in named):
+        found.problem("variable", snippet)
+    if (
+        (program == "hash" and any("p" in text for text in texts if text.startswith("-")))  # `hash -p /bin/rm ls`
+        or (program == "alias" and any("=" in word.value or word.literal is None for word in arguments))
+        or (program == "enable" and any(not re.fullmatch(r"-[aps]+", text) for text in texts))  # `-n`, `-f` loads
+    ):
+        found.problem("rebinds", snippet)
+    if program == "fc":
+        found.problem("runs_code", snippet)  # fc runs commands from the history, or an editor
+
+
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})
+# Builtins that take variable names, where `a[$x]` evaluates $x as arithmetic.
+_NAMES_VARIABLES = frozenset(
+    {"declare", "typeset", "local", "readonly", "export", "unset", "read", "mapfile", "readarray", "printf"}
+    | {"test", "[", "[[", "wait", "let"}
+)
+_DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
+_NAMING_OPERANDS = {"read": None, "mapfile": 1, "readarray": 1}  # how many operands name variables (None: all)
+_BUILTINS = _NAMES_VARIABLES | {"getopts", "for", "hash", "alias", "enable", "fc"}
+
+READERS: dict[str, Reader] = {
+    **_RUNNING,
+    **_HANDING_ON,
+    **_GIT,
+    **_WRITING,
+    **dict.fromkeys(_BUILTINS, _read_builtin),
+}

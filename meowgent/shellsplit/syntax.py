@@ -7,7 +7,7 @@ Nothing here decides what a line runs; `reader` does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 
 import tree_sitter_bash
@@ -58,38 +58,26 @@ def first_error(root: Node) -> str:
     return node.type if node.is_missing else node_text(node) or node.type
 
 
-# Nodes shown as a placeholder in a command's text: their commands are segments of their own.
-_PLACEHOLDERS = {"command_substitution": "$(...)", "arithmetic_expansion": "$((...))"}
+Look = Callable[[Node, bool, int], bool]
+"""Sees a node of a word before it is read, inside double quotes or not, at its depth; says whether to look inside."""
 
 
-def shown(node: Node) -> str:
-    """The node's text as written, with each substitution in it as a placeholder (`echo $(...)`)."""
-    if node.type in _PLACEHOLDERS:
-        return _PLACEHOLDERS[node.type]
-    if node.type == "process_substitution":
-        return node_text(node)[:1] + "(...)"
-    if node.child_count == 0:
-        return node_text(node)
-    pieces, at, source = [], node.start_byte, node.text or b""
-    for child in node.children:
-        pieces.append(source[at - node.start_byte : child.start_byte - node.start_byte].decode(errors="replace"))
-        pieces.append(shown(child))
-        at = child.end_byte
-    pieces.append(source[at - node.start_byte :].decode(errors="replace"))
-    return "".join(pieces)
+def _everything(node: Node, quoted: bool, level: int) -> bool:
+    return True
 
 
-def word_value(node: Node) -> Word:
-    """The node as a word: what `shown` gives, and its literal value where its text alone tells it."""
+def read_word(node: Node, look: Look = _everything, level: int = 0) -> Word:
+    """The node as a word, in one walk: its text with each substitution as a placeholder (`echo $(...)`), and its value
+    where its text alone tells it. `look` sees each node on the way (the reader notes there what it does not read)."""
     if node.child_count == 0 and node.type in _BARE:
         text = node_text(node)
         if _SPECIAL.search(text) is None:  # most words: their text is their value
             return Word(text, text)
-    pieces: list[tuple[str, bool]] = []
-    known = _pieces(node, pieces)
-    unquoted = "".join("\0" * len(text) if quoted else text for text, quoted in pieces)
-    literal = "".join(text for text, _ in pieces) if known and not has_glob(unquoted) else None
-    return Word(shown(node), literal)
+    shown, runs = _walk(node, look, level, quoted=False)
+    if runs is None:
+        return Word(shown, None)
+    unquoted = "".join("\0" * len(text) if quoted else text for text, quoted in runs)
+    return Word(shown, None if has_glob(unquoted) else "".join(text for text, _ in runs))
 
 
 def word_of(text: str) -> Word:
@@ -99,42 +87,61 @@ def word_of(text: str) -> Word:
     arguments = command.children_by_field_name("argument") if command is not None else []
     if tree.root_node.has_error or command is None or command.type != "command" or len(arguments) != 1:
         return Word(text, None)
-    value = word_value(arguments[0])
+    value = read_word(arguments[0])
     return Word(text, value.literal if node_text(arguments[0]) == text else None)
 
 
+# Nodes shown as a placeholder in a command's text: their commands are segments of their own.
+_PLACEHOLDERS = {"command_substitution": "$(...)", "arithmetic_expansion": "$((...))"}
 # Nodes whose text is its value after the unquoted backslashes are taken out.
 _BARE = frozenset({"word", "number", "variable_name"})
 # Nodes whose value is the values of their children, and of the text between them, in order.
 _JOINED = frozenset({"concatenation", "variable_assignment"})
+Runs = list[tuple[str, bool]]  # a value as runs of text, each quoted or not; None where only running it would tell
 
 
-def _pieces(node: Node, pieces: list[tuple[str, bool]]) -> bool:
-    """Add the node's value to `pieces` as (text, quoted) runs; False if only running the line would tell it."""
-    text = node_text(node)
+def _walk(node: Node, look: Look, level: int, *, quoted: bool) -> tuple[str, Runs | None]:
+    """The node's text as shown, and its value as runs."""
+    kind = node.type
+    if not look(node, quoted, level):
+        look = _everything  # what the reader does not look inside is still shown
+    if kind in _PLACEHOLDERS or kind == "process_substitution":
+        return _PLACEHOLDERS.get(kind) or node_text(node)[:1] + "(...)", None
+    runs = _value(node)
+    if node.child_count == 0:
+        return node_text(node), runs
+    shown: list[str] = []
+    joined: Runs | None = [] if kind in _JOINED else None
+    source, start, at = node.text or b"", node.start_byte, node.start_byte
+    for child in node.children:
+        gap = source[at - start : child.start_byte - start].decode(errors="replace")
+        child_shown, child_runs = _walk(child, look, level + 1, quoted=quoted or kind == "string")
+        shown += (gap, child_shown)
+        if joined is not None and not gap and child_runs is not None:
+            joined += child_runs
+        else:
+            joined = None  # text between children is never expected; not reading it is the safe side
+        at = child.end_byte
+    shown.append(source[at - start :].decode(errors="replace"))
+    if kind in _JOINED:
+        runs = joined if at == node.end_byte else None
+    return "".join(shown), runs
+
+
+def _value(node: Node) -> Runs | None:
+    """The value of a node that its text alone tells: unquoted text, a quoted string."""
     if not node.is_named or node.type in _BARE:
-        return _bare(text, pieces)
+        return _bare(node_text(node))
     if node.type == "raw_string":
-        pieces.append((text[1:-1], True))
-        return True
+        return [(node_text(node)[1:-1], True)]
     if node.type == "ansi_c_string":
-        pieces.append((ansi_c_value(text[2:-1]), True))
-        return True
-    if node.type == "string":
-        if any(child.is_named and child.type != "string_content" for child in node.children):
-            return False
-        body = text[text.index('"') + 1 : -1]  # after the `$` of a translated string too
-        # an escaped character stands for itself, and an escaped line break (a continuation) disappears
-        pieces.append((_DOUBLE_QUOTED_ESCAPE.sub(lambda escape: escape.group(1).strip("\n"), body), True))
-        return True
-    if node.type in _JOINED:
-        at = node.start_byte
-        for child in node.children:
-            if child.start_byte > at or not _pieces(child, pieces):
-                return False  # text between children is never expected; not reading it is the safe side
-            at = child.end_byte
-        return at == node.end_byte
-    return False
+        return [(ansi_c_value(node_text(node)[2:-1]), True)]
+    if node.type != "string" or any(child.is_named and child.type != "string_content" for child in node.children):
+        return None  # without decoding its text: for each node of a nested expansion, that is quadratic
+    text = node_text(node)
+    body = text[text.index('"') + 1 : -1]  # after the `$` of a translated string too
+    # an escaped character stands for itself, and an escaped line break (a continuation) disappears
+    return [(_DOUBLE_QUOTED_ESCAPE.sub(lambda escape: escape.group(1).strip("\n"), body), True)]
 
 
 # Characters that quote, expand or glob; a word without them is its own value.
@@ -143,17 +150,16 @@ _BARE_ESCAPE = re.compile(r"\\(\n|.)?", re.DOTALL)
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([$`\"\\\n])")
 
 
-def _bare(text: str, pieces: list[tuple[str, bool]]) -> bool:
+def _bare(text: str) -> Runs | None:
     """Unquoted text: a backslash quotes the next character, and a line continuation disappears."""
     if "$" in text or "`" in text:
-        return False
-    at = 0
+        return None
+    runs, at = [], 0
     for escape in _BARE_ESCAPE.finditer(text):
-        pieces.append((text[at : escape.start()], False))
-        pieces.append(("" if escape.group(1) in ("\n", None) else escape.group(1), True))
+        runs += [(text[at : escape.start()], False), ("" if escape.group(1) in ("\n", None) else escape.group(1), True)]
         at = escape.end()
-    pieces.append((text[at:], False))
-    return True
+    runs.append((text[at:], False))
+    return runs
 
 
 def has_glob(unquoted: str) -> bool:

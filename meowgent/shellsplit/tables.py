@@ -1,4 +1,11 @@
-"""Option tables: how each program reads its options and what they do, in `reading.program`'s notation.
+"""Option tables: how each program reads its options and what they do, in getopt's notation in words.
+
+`-abc` are short flags, `-de=` short options that take a value, `-f=?` an optional value, `-l=#` an optional
+number; `--name`, `--name=` and `--name=?` the same for long ones. The words `wraps`, `assignments`, `input`,
+`operands=N` and the `Program` switches (`permute`, `numbers`, `lone_dash`, `lenient_long`, `strict`, `bundled`) set
+the rest. `runs:`, `writes:` (any `Effect`), a check of `_CHECKS` or `ends:` start a list of options with that effect.
+`NAME.SUB` is a subcommand's table: `git.clone` reads what follows `git clone`, `uv.tool.run` what follows `uv tool
+run`. It lists only the options that run code or write: a word there only known when it runs may be one of them.
 
 Interpreters (`input`) run code given inline (`python -c`: `runs`) or read from the input; a script file
 is not a problem (the OS sandbox holds there), and `--version` or python's `-m` read nothing (`stops`).
@@ -15,8 +22,108 @@ runs), `-H`/`-M` run elsewhere; `script` without `-c` runs an interactive shell;
 
 from __future__ import annotations
 
-from meowgent.shellsplit.options import Program
-from meowgent.shellsplit.reading import programs
+import re
+from dataclasses import replace
+from fnmatch import fnmatchcase
+from typing import cast
+
+from meowgent.shellsplit.options import Effect, Program, ValueCheck
+from meowgent.shellsplit.words import Word
+
+
+def program(spec: str) -> Program:
+    """A program's table from its spec (see the module docstring)."""
+    short = {"": "", "=": "", "=?": "", "=#": ""}
+    longs: dict[str, set[str]] = {"": set(), "=": set(), "=?": set()}
+    effects: dict[str, Effect | ValueCheck] = {}
+    switches: dict[str, object] = {}
+    ends: set[str] = set()
+    section = ""
+    for token in spec.split():
+        if token.endswith(":"):
+            section = token[:-1]
+        elif section == "ends":
+            ends.add(token)
+        elif section:
+            effects[token] = _CHECKS.get(section, cast(Effect, section))
+        elif token.startswith("--"):
+            name, equals, kind = token[2:].partition("=")
+            longs[equals + kind].add(name)
+        elif token.startswith("-"):
+            letters, equals, kind = token[1:].partition("=")
+            short[equals + kind] += letters
+        else:
+            name, _, number = token.partition("=")
+            switches[name] = int(number) if number else True
+    longs_by_kind = [frozenset(names) for names in longs.values()]  # in `Program`'s order, as `short` is
+    table = {"ends": frozenset(ends), "effects": effects, **switches}
+    return Program(*short.values(), *longs_by_kind, **table)  # type: ignore[arg-type]
+
+
+def programs(block: str) -> dict[str, Program]:
+    """Tables from a block of specs, one a line (continued on indented lines), each after its comma-separated names."""
+    tables: dict[str, Program] = {}
+    for entry in re.split(r"\n(?=\S)", block.strip()):
+        names, _, spec = entry.partition(" ")
+        tables |= dict.fromkeys(names.split(","), program(spec))
+    return tables
+
+
+def names(text: str) -> frozenset[str]:
+    """The space-separated words of `text`, to keep long lists of names short."""
+    return frozenset(text.split())
+
+
+def _mentions(effect: Effect, needle: str) -> ValueCheck:
+    """The effect when the value names `needle` (or cannot be read): tar's `--checkpoint-action=exec=...`."""
+    return lambda value: effect if value is None or value.literal is None or needle in value.literal else None
+
+
+# ssh_config keys that run a command or load code; `-o` and `-F` files can set them.
+_SSH_RUNNING_KEYS = frozenset(
+    {"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "match"}
+    | {"include", "securitykeyprovider", "pkcs11provider", "xauthlocation"}
+)
+
+
+def _ssh(value: Word | None) -> Effect | None:
+    """An ssh `-o Key=value` (or `Key value`) that runs a command."""
+    if value is None or value.literal is None:
+        return "runs"
+    key = re.split(r"[=\s]", value.literal.strip(), maxsplit=1)[0].lower()
+    return "runs" if key in _SSH_RUNNING_KEYS else None
+
+
+# git config keys (lowercased) that only set a name, a colour, a default or a check: nothing in them runs.
+_SAFE_GIT_CONFIG = names(
+    "user.name user.email color.* advice.* core.quotepath core.autocrlf core.safecrlf core.filemode init.defaultbranch"
+    " commit.gpgsign tag.gpgsign safe.directory pull.rebase pull.ff push.default push.autosetupremote fetch.prune"
+    " merge.ff log.date"
+)
+
+
+def git_config_runs(value: Word | None) -> bool:
+    """Whether git's `-c key=value` may run code: any key but the plain ones above (aliases, pagers, hooks)."""
+    if value is None or value.literal is None:
+        return True
+    key = value.literal.partition("=")[0].lower()
+    return not any(fnmatchcase(key, safe) for safe in _SAFE_GIT_CONFIG)
+
+
+_CHECKS: dict[str, ValueCheck] = {
+    "config": lambda value: "runs" if git_config_runs(value) else None,
+    # strace's `-o |cmd` and `-o !cmd` pipe into a command; any other file is written
+    "pipes": lambda value: (
+        "runs" if value is None or value.literal is None or value.literal.startswith(("|", "!")) else "writes"
+    ),
+    "ssh": _ssh,
+    # `make -f -` reads its makefile from the input: a program nobody sees
+    "stdin": lambda value: "runs" if value is None or value.literal in (None, "-", "/dev/stdin") else None,
+    "exec": _mentions("runs", "exec"),
+    "given": lambda value: None if value is None else "runs",  # `git --exec-path` prints it; `=DIR` runs from DIR
+    "output": _mentions("writes", "%output{"),
+}
+
 
 TABLES: dict[str, Program] = programs(
     """
@@ -156,5 +263,80 @@ R,Rscript input -q -e= --help --interactive --no-restore --no-save --quiet --sav
     --verbose --version runs: -e stops: --version --help
 julia input lenient_long -hvqi -eEpLJtOg= --eval= --load= --print= --project= --threads= runs: -e -E --eval
     --print stops: -v -h
+uv -qvnh -p= --help --native-tls --no-cache --no-config --no-progress --no-python-downloads --offline --preview
+    --quiet --verbose --version --allow-insecure-host= --cache-dir= --color= --config-file= --directory= --project=
+    --python-preference=
+uv.run,uv.tool.run,uvx wraps -qvnUhms -pC= --active --all-extras --all-groups --all-packages --compile-bytecode
+    --dev --exact --frozen --gui-script --help --isolated --locked --module --native-tls --no-active --no-binary
+    --no-build --no-build-isolation --no-cache --no-config --no-default-groups --no-dev --no-editable --no-env-file
+    --no-progress --no-project --no-sources --no-sync --offline --only-dev --preview --quiet --refresh --reinstall
+    --script --upgrade --verbose --version --cache-dir= --color= --config-file= --config-setting= --default-index=
+    --directory= --env-file= --exclude-newer= --extra= --extra-index-url= --find-links= --from= --group= --index=
+    --index-strategy= --index-url= --keyring-provider= --link-mode= --no-group= --only-group= --package=
+    --prerelease= --project= --python= --resolution= --with= --with-editable= --with-requirements= stops: -m
+    --module -s --script
+poetry -qvnhV -CP= --ansi --help --no-ansi --no-cache --no-interaction --no-plugins --quiet --verbose --version
+    --directory= --project=
+npx,bunx,pnpx,npm.exec,npm.x,pnpm.exec,pnpm.dlx,yarn.exec,yarn.dlx wraps -yqh -pcw= --help --ignore-existing
+    --include-workspace-root --no --prefer-offline --prefer-online --quiet --version --workspaces --yes --call=
+    --package= --workspace= shell: -c --call
+conda.run wraps -v -np= --debug-wrapper-scripts --dev --live-stream --no-capture-output --cwd= --name= --prefix=
+pipx.run wraps --help --no-cache --quiet --verbose --version --index-url= --pip-args= --python= --spec=
+pipenv,pdm,conda,pipx,npm,pnpm,yarn,uv.tool
+poetry.run,pipenv.run,pdm.run wraps
+flock -sxenoFuhV -wE= --close --exclusive --help --nb --no-fork --nonblock --shared --unlock --verbose --version
+    --conflict-exit-code= --timeout= --wait=
+xargs -0prtxo -adEILnPs= -eil=? --exit --help --interactive --no-run-if-empty --null --open-tty --show-limits
+    --verbose --version --arg-file= --delimiter= --max-args= --max-chars= --max-procs= --process-slot-var= --eof=?
+    --max-lines=? --replace=? stops: --help --version --show-limits
+watch -bceghprtwxvC -nq= -d=? --beep --chgexit --color --errexit --exec --help --no-color --no-rerun --no-title
+    --no-wrap --precise --version --equexit= --interval= --differences=?
+su permute strict lone_dash -flmpPhV -cgGsuw= --fast --help --login --preserve-environment --pty --version --command=
+    --group= --session-command= --shell= --supp-group= --user= --whitelist-environment= shell: -c --command
+    --session-command runs: -s --shell
+ssh -46AaCfGgKkMNnqsTtVvXxYy -BbcDEeFIiJLlmOoPpQRSWw= runs: -F -I writes: -E stops: -G -V -Q ssh: -o
+git -pPhv -Cc= --bare --glob-pathspecs --help --html-path --icase-pathspecs --info-path --literal-pathspecs
+    --man-path --no-advice --no-lazy-fetch --no-optional-locks --no-pager --no-replace-objects --noglob-pathspecs
+    --paginate --version --attr-source= --config-env= --git-dir= --list-cmds= --namespace= --super-prefix=
+    --work-tree= --exec-path=? config: -c runs: --config-env given: --exec-path
+sed permute strict -nrEsuzb -efl= -i=? --binary --debug --follow-symlinks --help --null-data --posix --quiet
+    --regexp-extended --sandbox --separate --silent --unbuffered --version --zero-terminated --expression= --file=
+    --line-length= --in-place=?
+awk -bcCghIkMnNOPrsStV -fFvEeilW= -dDLop=? --bignum --characters-as-bytes --copyright --csv --gen-pot --help
+    --lint-old --no-optimize --non-decimal-data --optimize --posix --re-interval --sandbox --trace --traditional
+    --use-lc-numeric --version --assign= --exec= --field-separator= --file= --include= --load= --source= --debug=?
+    --dump-variables=? --lint=? --pretty-print=? --profile=? runs: -l --load -W writes: -d --dump-variables -o
+    --pretty-print -p --profile
+tar permute bundled lenient_long -AcdrtuxBGhijJklmMoOpPRsSUvwWzZa -bCfFgHIKLNTVX= --append --bzip2 --compare --create
+    --delete --diff --extract --gzip --list --update --verbose --xz --zstd --after-date= --blocking-factor=
+    --checkpoint-action= --directory= --exclude= --exclude-from= --file= --files-from= --format= --group=
+    --index-file= --info-script= --label= --listed-incremental= --mode= --mtime= --new-volume-script= --newer=
+    --owner= --rmt-command= --rsh-command= --starting-file= --suffix= --tape-length= --to-command= --transform=
+    --use-compress-program= --xform= --backup=? --checkpoint=? --one-top-level=? runs: -I --use-compress-program -F
+    --info-script --new-volume-script --to-command --rsh-command --rmt-command exec: --checkpoint-action
+git.clone permute lenient_long -u= -c= --upload-pack= --template= --config= runs: --upload-pack -u --template
+    config: -c --config
+git.init permute lenient_long --template= runs: --template
+git.fetch,git.pull,git.ls-remote,git.fetch-pack permute lenient_long --upload-pack= runs: --upload-pack
+git.push,git.send-pack permute lenient_long --receive-pack= --exec= runs: --receive-pack --exec
+git.archive permute lenient_long -o= --exec= --output= runs: --exec writes: -o --output
+git.rebase permute lenient_long -x= --exec= shell: -x --exec
+git.difftool,git.mergetool permute lenient_long -x= --extcmd= runs: -x --extcmd
+git.grep permute lenient_long -O=? --open-files-in-pager=? runs: -O --open-files-in-pager
+git.send-email permute lenient_long --to-cmd= --cc-cmd= --header-cmd= --sendmail-cmd= --smtp-server= runs: --to-cmd
+    --cc-cmd --header-cmd --sendmail-cmd --smtp-server
+git.daemon permute lenient_long --access-hook= runs: --access-hook
+git.format-patch permute lenient_long -o= --output-directory= --output= writes: -o --output-directory --output
+git.log,git.show,git.diff,git.whatchanged,git.range-diff,git.diff-tree,git.diff-index,git.diff-files permute
+    lenient_long --output= writes: --output
+read -ers -adinNptu= names: -a
+mapfile,readarray -t -dnOsuCc= later: -C
+printf -v= names: -v
+wait -nf -p= names: -p
+compgen,complete -abcdefgjksuvDEIpr -oAGWFCXPS= later: -C -F
+bind -lpsvPSVX -mqufrx= later: -x
+uniq permute -cdDiuz -fsw= --all-repeated=? --group=?
+xxd permute -abCeEhiprduv -cglnos=
 """
 )
+TABLES["runuser"] = replace(TABLES["su"], permute=False)  # su's options, ending at the first operand

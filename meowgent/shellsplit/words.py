@@ -182,6 +182,7 @@ def sets_running_variable(word: Word) -> bool:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")  # a name and a subscript, which bash evaluates as arithmetic
 
 
 def variable_name(word: Word) -> str | None:

@@ -7,7 +7,7 @@ import pytest
 from meowgent.shellsplit.programs import MAX_NESTED, RunsText, Starts, inspect_segment
 from meowgent.shellsplit.reader import parse_segment
 from meowgent.shellsplit.syntax import word_of
-from meowgent.shellsplit.words import Problem, short
+from meowgent.shellsplit.words import Problem, Word, short
 
 
 def findings(segment: str) -> list[object]:
@@ -41,7 +41,7 @@ def test_a_trap_runs_its_text_later() -> None:
 
 
 def test_commands_handed_on_come_after_the_problems_of_their_wrapper() -> None:
-    assert findings("xargs -0 rm") == [Starts((word_of("rm"),), " ...")]
+    assert findings("xargs -0 rm") == [Starts((word_of("rm"), Word("...", "...")))]
     assert findings("find . -exec rm {} \\;") == [Starts((word_of("rm"), word_of("{}")))]
     assert findings("flock f -c 'rm x'") == [
         Problem("runs_text", "flock -c"),
