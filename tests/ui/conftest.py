@@ -205,6 +205,18 @@ def first_moment_showing(page, needle: str, ids: tuple[str, ...] = ("approve", "
     return Moment(moment["chat"], frozenset(moment["shown"]))
 
 
+def send(page, text: str, *, by_button: bool = False) -> None:
+    """Type `text` and send it with Enter (or the Send button), once the previous answer's event has ended: Gradio
+    drops a Send while that event is still ending, which comes after the answer shows its end (Stopped, a card)."""
+    wait_for_answer_end(page)
+    box = page.locator("#msg textarea")
+    box.fill(text)
+    if by_button:
+        page.locator("#send").click()
+    else:
+        box.press("Enter")
+
+
 def open_app(page, url: str, *, banner: str = "Connected") -> None:
     """Open the app as the owner's browser does (its cookie, see `sign_in`) and wait for the page's on_load."""
     sign_in(page, url)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, open_app
+from tests.ui.conftest import CHROMIUM, open_app, send
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -47,12 +47,6 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 @pytest.fixture
 def page(context: BrowserContext) -> Page:
     return context.new_page()
-
-
-def send(page: Page, text: str) -> None:
-    box = page.locator("#msg textarea")
-    box.fill(text)
-    box.press("Enter")
 
 
 def chat_text(page: Page) -> str:

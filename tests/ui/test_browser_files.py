@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, wait_for_event_end
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, send, wait_for_event_end
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -30,12 +30,6 @@ def page(chromium: Browser) -> Iterator[Page]:
 def open_files(page: Page) -> None:
     page.locator("#files").get_by_text("Your files").first.click()
     expect(page.locator("#file_list")).to_be_visible()
-
-
-def send(page: Page, text: str) -> None:
-    box = page.locator("#msg textarea")
-    box.fill(text)
-    box.press("Enter")
 
 
 def approved_write(page: Page, running_app, text: str, *calls: tuple[str, dict]) -> None:

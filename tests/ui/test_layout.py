@@ -15,6 +15,7 @@ from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, t
 from meowgent.ui.page import EXAMPLES
 from tests.scripted_ollama import reply
 from tests.ui.conftest import SCREENS, RunningApp, in_view, open_app, page_scroll
+from tests.ui.conftest import send as send_message
 
 pytestmark = pytest.mark.browser
 
@@ -62,8 +63,7 @@ def open_page(page: Page, app: RunningApp, language: str = ENGLISH) -> None:
 
 
 def send(page: Page, text: str) -> None:
-    page.locator("#msg textarea").fill(text)
-    page.locator("#send").click()
+    send_message(page, text, by_button=True)
 
 
 def test_a_phone_opens_on_the_chat_with_the_sidebar_behind_the_menu(running_app, chromium, language):

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from meowgent.ui.i18n import CHINESE, ENGLISH, t
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.conftest import SCREENS, in_view, page_scroll, wait_for_answer_end
+from tests.ui.conftest import SCREENS, in_view, page_scroll
 
 # The fixtures `screen`, `language` and `page` too.
 from tests.ui.test_layout import language, open_page, page, screen, send  # noqa: F401
@@ -37,7 +37,6 @@ def test_the_card_is_in_view_the_moment_it_appears_and_shows_a_long_file_once(ru
     open_page(page, running_app, language)
     send(page, "tell me a lot")
     expect(page.locator("#chat")).to_contain_text("Paragraph 39")
-    wait_for_answer_end(page)
     send(page, "now write my notes")
     wait_for_card(page)
 
