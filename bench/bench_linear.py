@@ -27,6 +27,7 @@ from meowgent.tools.globs import MAX_GLOB_CHARS, Glob
 from meowgent.tools.registry import run_tool
 from meowgent.ui.html.safehtml import visible_lines
 from meowgent.ui.state.approval import describe_queue
+from meowgent.ui.state.livecall import LiveCall
 from meowgent.ui.state.render import ChatView
 
 REPEATS = 3
@@ -161,6 +162,33 @@ def _panel(lines: int) -> Callable[[], object]:
     return draw
 
 
+def _live_call(kb: int) -> Callable[[], object]:
+    """A write_file call read as it streams, in 16-character pieces (the live panel's reader)."""
+    raw = json.dumps({"name": "write_file", "arguments": {"path": "a", "content": "0123456\n" * (kb * 128)}})
+
+    def feed() -> object:
+        call = LiveCall()
+        for at in range(0, len(raw), 16):
+            call.feed(raw[at : at + 16])
+        return call
+
+    return feed
+
+
+def _progress_events(count: int) -> Callable[[], object]:
+    """A streaming write_file's progress events applied to the chat's view one by one."""
+    opening = ToolCallProgress("c1", '{"name": "write_file", "arguments": {"content": "')
+    events = [ToolCallStarted("c1"), opening, *[ToolCallProgress("c1", "ab\\n")] * count]
+
+    def apply() -> object:
+        view = ChatView()
+        for event in events:
+            view.apply(event)
+        return view
+
+    return apply
+
+
 def _command(copies: int) -> Callable[[], object]:
     command = ("echo safe" + "\n" * 40 + "touch x" + " " * 200) * copies
     return lambda: visible_lines(command)
@@ -179,6 +207,8 @@ CASES = [
     Case("the approval card for that edit", "lines", 85_000, _card, "18 s (issue 17)"),
     Case("the chat panel for that edit, streamed then ready", "lines", 85_000, _panel, "5.7 s (issue 17)"),
     Case("a command's blank lines and blank space folded", "copies", 1_000, _command, "—"),
+    Case("a write_file call read live in 16-character pieces", "KB", 100, _live_call, "—"),
+    Case("a write_file's progress events applied to the chat", "events", 20_000, _progress_events, "—"),
 ]
 
 

@@ -3,7 +3,6 @@
 import functools
 import json
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -263,22 +262,6 @@ def test_a_huge_argument_streams_with_only_its_last_lines():
     assert message.metadata["status"] == "pending"
     assert len(message.content) < TAIL_CHARS * 2
     assert "0111110\n" in text_of(message)  # the newest lines are what is shown
-
-
-def _time_progress(count):
-    view = view_of(ToolCallStarted("c1"), ToolCallProgress("c1", '{"name": "write_file", "arguments": {"content": "'))
-    events = [ToolCallProgress("c1", "ab\\n")] * count
-    start = time.perf_counter()
-    for event in events:
-        view.apply(event)
-    return time.perf_counter() - start
-
-
-def test_applying_progress_events_is_linear_not_quadratic():
-    _time_progress(20_000)  # warm up
-    small = min(_time_progress(50_000) for _ in range(3))
-    large = min(_time_progress(200_000) for _ in range(3))
-    assert large / small < 8, f"50k events took {small:.3f}s, 200k took {large:.3f}s"
 
 
 def test_apply_is_false_for_plain_deltas_and_true_for_status_changes():
