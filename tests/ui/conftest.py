@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import gradio as gr
@@ -231,6 +231,50 @@ def reload_app(page, *, banner: str = "Connected") -> None:
     wait_for_load(page, banner=banner)
 
 
+PAGE_STATE = """() => ({
+    status: document.getElementById("status")?.innerText ?? null,
+    picked_chats: document.querySelectorAll("#chats input:checked").length,
+    toasts: [...document.querySelectorAll(".toast-body")].map((toast) => toast.innerText),
+})"""
+
+
+class PageDiary:
+    """What each open browser context's pages said and showed, for the report of a browser test that fails: a
+    failure seen once in many runs is read from its report, not reproduced."""
+
+    open: ClassVar[dict[Any, list[str]]] = {}
+    """Each open context's console errors, page errors and failed requests, in order."""
+
+    @classmethod
+    def keep(cls, context) -> None:
+        said = cls.open[context] = []
+        context.on("console", lambda message: message.type == "error" and said.append(f"console: {message.text}"))
+        context.on("weberror", lambda error: said.append(f"page error: {error.error}"))
+        context.on("requestfailed", lambda request: said.append(f"failed: {request.url} {request.failure}"))
+        context.on("close", lambda _: cls.open.pop(context, None))
+
+    @classmethod
+    def report(cls) -> str:
+        lines = []
+        for context, said in cls.open.items():
+            for page in context.pages:
+                try:
+                    state = page.wait_for_function(PAGE_STATE, timeout=2_000).json_value()  # with a deadline
+                    lines.append(f"{page.url}: {state}")
+                except Exception as exc:  # a page that hangs or has gone is worth a line too
+                    lines.append(f"{page.url}: unreadable ({type(exc).__name__})")
+            lines.extend(said)
+        return "\n".join(lines)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed and PageDiary.open:
+        report.sections.append(("open pages at the failure", PageDiary.report()))
+    return report
+
+
 class OwnersBrowser:
     """A Browser whose contexts show the start token, as the owner's browser does once it opened the printed link
     (the tests of the link and its cookie, in test_owner.py, use contexts of `.unsigned`)."""
@@ -242,6 +286,7 @@ class OwnersBrowser:
         context = self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
         context.set_default_timeout(WAIT_MS)
         context.set_default_navigation_timeout(LOAD_MS)
+        PageDiary.keep(context)
         return context
 
     def __getattr__(self, name: str):
@@ -280,6 +325,8 @@ def listener() -> Iterator[Listener]:
             heard.append(self.path)
             self.send_response(204)
             self.end_headers()
+
+        do_POST = do_GET  # a form's post is as much a leak
 
         def log_message(self, *args: object) -> None:
             pass

@@ -5,9 +5,6 @@ A listener on loopback stands in for the attacker's server: every request it get
 """
 
 import re
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -21,45 +18,9 @@ from tests.ui.test_browser import browser, context, open_app, send  # noqa: F401
 pytestmark = pytest.mark.browser
 
 
-class Listener:
-    """An HTTP server that records every path it is asked for."""
-
-    def __init__(self) -> None:
-        seen = self.seen = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                seen.append(self.path)
-                self.send_response(204)
-                self.end_headers()
-
-            do_POST = do_GET
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "Listener":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-
 @pytest.fixture
 def tab(context):  # noqa: F811 (the fixture of that name)
     return context.new_page()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    with Listener() as server:
-        yield server
 
 
 def hostile_reply(url: str) -> str:
@@ -104,7 +65,7 @@ def test_a_hostile_reply_loads_nothing_navigates_nowhere_and_shows_as_text(runni
     reload_app(tab)  # the replayed log renders the same way
     expect(chat.locator("strong", has_text="Bold stays bold.")).to_be_visible()
     assert live_elements(tab, "img") == 0
-    assert listener.seen == []
+    assert listener.requests == []
 
 
 def test_a_hostile_path_cannot_draw_a_fake_card_and_every_queued_call_shows_in_full(running_app, tab, listener):
@@ -135,7 +96,7 @@ def test_a_hostile_path_cannot_draw_a_fake_card_and_every_queued_call_shows_in_f
     expect(steps.nth(3)).to_contain_text("echo ⟨U+202E⟩txt.exe")
     box = steps.nth(2).locator("pre")
     assert box.inner_text().startswith("⟨↵×40⟩ touch hidden.txt")
-    assert listener.seen == []
+    assert listener.requests == []
 
 
 def test_the_card_shows_a_hidden_command_a_link_and_asks_for_a_call_it_cuts_short_alone(running_app, tab):
@@ -232,7 +193,7 @@ def test_the_approval_log_is_a_list_with_the_reason_and_stays_inert(running_app,
     expect(log).to_contain_text("How it ended: it did not run")
     expect(log).to_contain_text(f"Run curl {listener.url}/x <img")
     assert tab.locator("#audit img").count() == 0
-    assert listener.seen == []
+    assert listener.requests == []
 
 
 def test_the_chinese_page_is_chinese_throughout(running_app, browser):  # noqa: F811
