@@ -258,6 +258,10 @@ class ChatService:
         """Call `listener(chat_id)` after a chat is deleted (its watch link ends with it)."""
         self._on_delete.append(listener)
 
+    def close(self) -> None:
+        """The app closes: what its answers streamed so far is written and the recorder's thread ends."""
+        self._recorder.close()
+
     def export(self, owner: str, chat_id: str) -> ChatRecord:
         """Everything kept of the chat: its transcript, its calls and its audit trail."""
         self.get(owner, chat_id)

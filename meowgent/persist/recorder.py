@@ -16,7 +16,6 @@ import functools
 import logging
 import operator
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -84,7 +83,10 @@ class Recorder:
         self._buffers: dict[str, _Buffer] = {}
         self._saved: dict[str, _Saved] = {}
         self._lock = threading.RLock()  # keeps each chat's records in the order they happened
-        self._flusher = threading.Thread(target=self._flush_every, args=(flush_seconds,), daemon=True)
+        self._closed = threading.Event()
+        self._flusher = threading.Thread(
+            target=self._flush_every, args=(flush_seconds,), name="recorder-flush", daemon=True
+        )
         self._flusher.start()
 
     def record(
@@ -141,9 +143,15 @@ class Recorder:
                 self._in_one(chat_id, functools.partial(self._store.append_events, chat_id, buffer.records()))
                 self._buffers.pop(chat_id, None)
 
+    def close(self) -> None:
+        """Stop the background flushes and write what is buffered (an answer still running records its status
+        changes as before, and its text with them)."""
+        self._closed.set()
+        self._flusher.join()
+        self.flush()
+
     def _flush_every(self, seconds: float) -> None:
-        while True:  # a daemon thread: it ends with the process
-            time.sleep(seconds)
+        while not self._closed.wait(seconds):
             self.flush()
 
     def _save(self, chat_id: str, conversation: Conversation, *, title: str) -> None:

@@ -67,11 +67,14 @@ QUEUE_POLL_SECONDS = 0.01
 
 
 class App(gr.Blocks):
-    """The page's Blocks; closing it also stops the MCP servers the app started and its watch links' broadcasts
-    (two apps share nothing)."""
+    """The page's Blocks; closing it also stops the MCP servers the app started and its watch links' broadcasts,
+    and writes what its chats streamed (two apps share nothing)."""
 
-    def __init__(self, mcp_tools: McpTools, watching: Watching, *, file_links: Links, **options: Any) -> None:
+    def __init__(
+        self, service: ChatService, mcp_tools: McpTools, watching: Watching, *, file_links: Links, **options: Any
+    ) -> None:
         super().__init__(**options)
+        self.service = service
         self.mcp_tools = mcp_tools
         self.watching = watching
         self.file_links = file_links
@@ -84,6 +87,7 @@ class App(gr.Blocks):
             super().close(verbose)
         finally:
             self.mcp_tools.close()
+            self.service.close()
 
 
 def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools: ToolRegistry | None = None) -> App:
@@ -110,6 +114,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     watching = Watching.of(service, store=store, max_viewers=settings.max_watchers)
     file_links = Links()
     blocks = App(
+        service,
         mcp_tools,
         watching,
         file_links=file_links,

@@ -1,6 +1,7 @@
 """Recorder: what a running answer writes to the store, measured in the database file itself."""
 
 import sqlite3
+import threading
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -107,3 +108,22 @@ def test_a_status_event_and_everything_it_changes_are_stored_together_or_not_at_
     assert store.load("c1").messages == conversation.messages
     assert [call.status for call in store.calls("c1")] == ["done"]
     assert store.audit("c1") == [row]
+
+
+def flushers() -> int:
+    """Recorders' background flush threads alive in this process."""
+    return sum(thread.name == "recorder-flush" for thread in threading.enumerate())
+
+
+def test_closing_writes_the_buffered_text_and_ends_the_background_flushes(tmp_path):
+    store = Store(tmp_path / "data" / "meowgent.db")
+    store.create_conversation("c1", owner="alice", title="t", model="m", workspace=tmp_path)
+    before = flushers()
+    recorder = Recorder(store, flush_seconds=3600)  # no background flush in this test's time
+    assert flushers() == before + 1
+    recorder.record("c1", TextDelta("Here is "), Conversation("c1", "m"), title="t")
+    recorder.record("c1", TextDelta("the list."), Conversation("c1", "m"), title="t")
+    assert store.events("c1") == []
+    recorder.close()
+    assert [event["text"] for event in store.events("c1")] == ["Here is the list."]
+    assert flushers() == before

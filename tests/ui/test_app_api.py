@@ -11,8 +11,9 @@ import pytest
 from gradio_client import Client
 
 from meowgent.ui.state.approval import CARD_BOX_CHARS
+from tests.persist.test_recorder import flushers
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text
+from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text, started_app
 
 
 @pytest.fixture
@@ -291,6 +292,13 @@ def test_exports_are_private_and_gone_when_the_app_stops(running_app, client):
     assert all(stat.S_IMODE(file.stat().st_mode) == 0o600 for file in exported)
     running_app.demo.close()
     assert not any(file.exists() for file in exported)
+
+
+def test_an_app_that_stops_leaves_no_recorder_behind(tmp_path):
+    before = flushers()
+    with started_app(tmp_path, {}):
+        assert flushers() == before + 1
+    assert flushers() == before
 
 
 # Calling these makes the caller an owner with a chat of their own, as opening the page does.
