@@ -20,7 +20,8 @@ from bench.bench_sandbox import _bundled
 from bench.report import table
 from meowgent.config import Settings
 from meowgent.tools.launch import Launch
-from meowgent.tools.sandbox import SYSTEM_BWRAP, Sandbox, SandboxPolicy, sandbox_for
+from meowgent.tools.mounts import SandboxPolicy
+from meowgent.tools.sandbox import SYSTEM_BWRAP, Sandbox, sandbox_for
 
 GOAL_MS = 25.0
 WAYS = ("without the filter", "with the filter", "with the filter, through the MCP wrapper")

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from meowgent.config import Settings
 from meowgent.mcp.config import ServerConfig
+from meowgent.tools.mounts import SandboxPolicy
 from meowgent.tools.netguard import Resolver, resolve_host
 from meowgent.tools.netproxy import HostProxy, Visits
-from meowgent.tools.sandbox import NoSandbox, Sandbox, SandboxPolicy, SandboxUnavailable, policy_for, sandbox_for
+from meowgent.tools.sandbox import NoSandbox, Sandbox, SandboxUnavailable, policy_for, sandbox_for
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 the home folder, the host's temporary folder; and, for as long as Meowgent runs, every real path it hid before.
 
 The sandbox covers each hidden path by its real path at launch, and pins the folders between it and the workspace
-so that nothing can be renamed (meowgent.tools.sandbox). What a symbolic link inside the workspace points to can
+so that nothing can be renamed (meowgent.tools.mounts). What a symbolic link inside the workspace points to can
 still change: a link planted where a credential did not exist yet (`~/.config/gh` → `~/notes`), filled later by
 the person's own tools, then pointed elsewhere, would un-hide `~/notes`. So a real path, once hidden, stays hidden
 while it exists.

@@ -23,7 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from meowgent.tools.sandbox import Sandbox, SandboxPolicy
+from meowgent.tools.mounts import SandboxPolicy
+from meowgent.tools.sandbox import Sandbox
 from meowgent.tools.spec import ToolError, cap_text
 
 _POLL = 0.1  # how often Stop and the clock are checked while nothing is printed

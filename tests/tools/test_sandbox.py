@@ -25,17 +25,9 @@ from hypothesis import strategies as st
 
 from meowgent.config import Settings
 from meowgent.tools.hidden import SECRET_FOLDERS
+from meowgent.tools.mounts import HostView, SandboxPolicy, bwrap_options
 from meowgent.tools.registry import run_tool
-from meowgent.tools.sandbox import (
-    HostView,
-    NoSandbox,
-    Sandbox,
-    SandboxPolicy,
-    bwrap_options,
-    policy_for,
-    sandbox_for,
-    shell_environment,
-)
+from meowgent.tools.sandbox import NoSandbox, Sandbox, policy_for, sandbox_for, shell_environment
 from meowgent.tools.trusted import MEOWGENT_CODE
 from tests.sandboxing import FOUND, GREETING, failing_bwrap, fetch, needs_sandbox
 from tests.tools.test_shell import sessions_named

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from meowgent.tools.sandbox import HostView, SandboxPolicy, bwrap_options, pinned_between
+from meowgent.tools.mounts import HostView, SandboxPolicy, bwrap_options, pinned_between
 from tests.sandboxing import needs_sandbox, run_commands
 from tests.unprivileged import Runner
 

@@ -17,8 +17,9 @@ import pytest
 
 from meowgent.config import Settings
 from meowgent.tools import netbridge
+from meowgent.tools.mounts import HostView, SandboxPolicy, bwrap_options
 from meowgent.tools.registry import ToolRegistry
-from meowgent.tools.sandbox import HostView, Sandbox, SandboxPolicy, bwrap_options
+from meowgent.tools.sandbox import Sandbox
 from meowgent.tools.spec import ToolContext
 from tests.sandboxing import GREETING, fetch_directly, needs_sandbox
 

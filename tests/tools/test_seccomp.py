@@ -23,17 +23,9 @@ from meowgent.mcp.config import ServerConfig
 from meowgent.mcp.sandboxed import sandboxed
 from meowgent.tools import seccomp_exec
 from meowgent.tools.launch import Launch
+from meowgent.tools.mounts import PRIVATE_TMP, HostView, SandboxPolicy, bwrap_options
 from meowgent.tools.registry import run_tool
-from meowgent.tools.sandbox import (
-    PRIVATE_TMP,
-    HostView,
-    NoSandbox,
-    Sandbox,
-    SandboxPolicy,
-    bwrap_options,
-    policy_for,
-    sandbox_for,
-)
+from meowgent.tools.sandbox import NoSandbox, Sandbox, policy_for, sandbox_for
 from meowgent.tools.seccomp import (
     AARCH64,
     ARCHES,
