@@ -180,9 +180,10 @@ def wait_for_answer_end(page) -> None:
     wait_for_event_end(page, "#msg")
 
 
-FIRST_SHOWING = """([needle, ids]) => {
+FIRST_SHOWING = """([pattern, least, ids]) => {
     const text = document.getElementById("chat").innerText;
-    if (!text.includes(needle)) return null;
+    const found = new RegExp(pattern).exec(text);
+    if (!found || Number(found[1] ?? least) < least) return null;
     return {chat: text, shown: ids.filter((id) => document.getElementById(id)?.checkVisibility())};
 }"""
 
@@ -197,11 +198,17 @@ class Moment:
     """Which of the asked-for element ids were visible."""
 
 
-def first_moment_showing(page, needle: str, ids: tuple[str, ...] = ("approve", "stop")) -> Moment:
-    """The page at the first animation frame its chat contains `needle`. Separate reads (an `expect`, then
-    `inner_text` or another `expect`) are up to a second apart, and more on a busy machine: a stream may have ended
-    between them."""
-    moment = page.wait_for_function(FIRST_SHOWING, arg=[needle, list(ids)]).json_value()
+def first_moment_showing(
+    page, pattern: str, ids: tuple[str, ...] = ("approve", "stop"), *, counting: int = 0
+) -> Moment:
+    """The page at the first animation frame its chat's text matches `pattern` (a regular expression, in the syntax
+    Python and JavaScript share) and, when the pattern has a group, that group counts at least `counting`. Separate
+    reads (an `expect`, then `inner_text` or another `expect`) are up to a second apart, and more on a busy machine: a
+    stream may have ended between them.
+
+    Wait for what stays true once it is (a count that grows), not for a line of a live panel: the panel shows only
+    its newest lines, and on a busy machine no frame may fall while a given line is among them."""
+    moment = page.wait_for_function(FIRST_SHOWING, arg=[pattern, counting, list(ids)]).json_value()
     return Moment(moment["chat"], frozenset(moment["shown"]))
 
 
@@ -235,6 +242,7 @@ PAGE_STATE = """() => ({
     status: document.getElementById("status")?.innerText ?? null,
     picked_chats: document.querySelectorAll("#chats input:checked").length,
     toasts: [...document.querySelectorAll(".toast-body")].map((toast) => toast.innerText),
+    text: document.body.innerText.slice(0, 300),
 })"""
 
 
@@ -265,6 +273,16 @@ class PageDiary:
                     lines.append(f"{page.url}: unreadable ({type(exc).__name__})")
             lines.extend(said)
         return "\n".join(lines)
+
+
+@pytest.fixture(autouse=True)
+def closes_its_browser_contexts() -> Iterator[None]:
+    """Every browser context a test opens (a fixture's of the test included) is closed when it ends: a page left
+    open keeps reconnecting to its stopped app, costing CPU for the rest of its file."""
+    before = set(PageDiary.open)
+    yield
+    for context in [context for context in PageDiary.open if context not in before]:
+        context.close()
 
 
 @pytest.hookimpl(wrapper=True)
