@@ -110,7 +110,6 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
         log.warning("Commands %s on this computer: %s", said, sandbox.reason)
     windows = ContextWindows(client, cap=settings.num_ctx)
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, commands=Commands.of(sandbox))
-
     watching = Watching.of(service, store=store, max_viewers=settings.max_watchers)
     file_links = Links()
     blocks = App(

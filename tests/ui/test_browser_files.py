@@ -189,6 +189,9 @@ def test_undo_everything_since_a_message_restores_three_files(running_app, page)
     )
     approved_write(page, running_app, "second round", ("write_file", {"path": "three.txt", "content": "new\n"}))
     open_files(page)
+    # The list's refresh after the answer picks the newest round: pick only once it has come (load run: it came
+    # after the pick and put "second round" back).
+    expect(page.locator("#file_list")).to_contain_text("three.txt")
     page.locator("#undo_since_pick input").click()
     page.get_by_role("option", name="first round").click()
     page.locator("#undo_since").click()
