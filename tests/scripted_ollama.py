@@ -697,15 +697,19 @@ class _Handler(BaseHTTPRequestHandler):
                 for completed in (0, size // 3, 2 * size // 3, size):
                     line = {"status": f"pulling {digest[7:19]}", "digest": digest, "total": size}
                     actions.append(("line", {**line, "completed": completed} if completed else line))
-            for status in ("verifying sha256 digest", "writing manifest", "success"):
+            for status in ("verifying sha256 digest", "writing manifest"):
                 actions.append(("line", {"status": status}))
+            # Installed once its manifest is written, before "success" is said, as Ollama does: a client that read
+            # "success" finds the model listed.
+            actions += [("do", lambda: owner._install(name, model)), ("line", {"status": "success"})]
         if body.get("stream", True) is False:
+            for kind, value in actions:
+                if kind == "do":
+                    value()
             kind, last = actions[-1]
             self._send_json(*((500, {"error": last}) if kind == "error" else (200, last)))
         else:
             self._stream(actions, owner.pull_delay)
-        if model is not None:
-            owner._install(name, model)
 
     # Writing.
 
@@ -715,6 +719,9 @@ class _Handler(BaseHTTPRequestHandler):
         for kind, value in actions:
             if kind in ("stall", "hold"):
                 self._pause(kind, value)
+                continue
+            if kind == "do":  # the server's own step at this point of the stream
+                value()
                 continue
             if kind == "drop":
                 raise _Dropped
