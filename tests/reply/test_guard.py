@@ -36,6 +36,7 @@ from tests.scripted_ollama import (
     PARSER_MODELS,
     NativeToolCalls,
     ScriptedOllama,
+    Stall,
     Text,
     Thinking,
     Turn,
@@ -87,7 +88,12 @@ def stored_bytes(tmp_path: Path, chat_id: str) -> int:
 def test_a_reply_that_streams_on_and_on_is_cut_at_the_cap(ollama_server, tmp_path):
     cap = 200_000
     endless = "The cat sat on the mat. " * 200_000  # 4.8 MB, 24 times the cap
-    ollama_server.script(Turn(Thinking("Let me go on. " * 2_000), Text(endless), chunk_size=2_000), reply("Short."))
+    # The model is still going when the cut comes (the Stall): 4.8 MB fits in loopback's socket buffers (a receive
+    # buffer may grow to 32 MB), so at full speed the server could finish writing before the reader cuts, and then
+    # it has no one to see leave (CI, under load).
+    ollama_server.script(
+        Turn(Thinking("Let me go on. " * 2_000), Text(endless), Stall(60), chunk_size=2_000), reply("Short.")
+    )
     service = start_service(ollama_server, tmp_path, max_reply_chars=cap)
     chat_id, events = ask(service, "tell me everything")
 
@@ -112,10 +118,9 @@ def test_a_reply_that_streams_on_and_on_is_cut_at_the_cap(ollama_server, tmp_pat
 def test_a_call_larger_than_the_cap_is_refused_before_it_shows_or_runs(ollama_server, tmp_path):
     cap = 100_000
     huge = tool_call_text("write_file", {"path": "big.txt", "content": "meow " * 1_000_000})  # 5 MB
-    # A moment between chunks keeps the server writing when the cut comes, so it sees the client leave (at full
-    # speed the reader's read-ahead may take the whole 5 MB first).
+    # Still going when the cut comes, as above.
     ollama_server.script(
-        Turn(Text("Writing it.\n"), Text(huge), chunk_size=4_096, delay=0.002), reply("I'll write it in parts.")
+        Turn(Text("Writing it.\n"), Text(huge), Stall(60), chunk_size=4_096), reply("I'll write it in parts.")
     )
     service = start_service(ollama_server, tmp_path, max_call_chars=cap)
     chat_id, events = ask(service, "save a big file")

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.scripted_ollama import Text, Turn, tool_call_text
+from tests.scripted_ollama import Stall, Text, Turn, tool_call_text
 from tests.ui.conftest import chat_text
 from tests.ui.test_faults import Page, assert_plain, assert_recovers
 
@@ -17,7 +17,8 @@ def page(running_app):
 
 def test_an_endless_reply_is_cut_at_the_default_cap(running_app, page):
     endless = "The cat sat on the mat and then it sat on the mat again. " * 400_000  # 23 MB: a model that goes on
-    running_app.ollama.script(Turn(Text(endless), chunk_size=2048))
+    # and on (the Stall: still going when the cut comes, however much the socket buffers took; see test_guard).
+    running_app.ollama.script(Turn(Text(endless), Stall(60), chunk_size=2048))
     chat, card, _ = page.send("tell me everything")
     text = chat_text(chat)
     assert "The model's reply passed 4,000,000 characters, so Meowgent stopped it there." in text
