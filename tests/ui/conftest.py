@@ -258,8 +258,16 @@ class PageDiary:
         said = cls.open[context] = []
         context.on("console", lambda message: message.type == "error" and said.append(f"console: {message.text}"))
         context.on("weberror", lambda error: said.append(f"page error: {error.error}"))
-        context.on("requestfailed", lambda request: said.append(f"failed: {request.url} {request.failure}"))
+        context.on(
+            "requestfailed",
+            lambda request: cls.unusual(request) and said.append(f"failed: {request.url} {request.failure}"),
+        )
         context.on("close", lambda _: cls.open.pop(context, None))
+
+    @staticmethod
+    def unusual(request: Any) -> bool:
+        """Not the event stream the page drops each time an answer's event ends (seen in every report: noise)."""
+        return not (urlsplit(request.url).path.endswith("/queue/data") and request.failure == "net::ERR_ABORTED")
 
     @classmethod
     def report(cls) -> str:
