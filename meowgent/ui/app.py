@@ -137,7 +137,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
         topbar = TopBar(page)
         watch.place_corner()
         chat = ChatPanel(page, scope_list=sidebar.scopes, meter=sidebar.models.meter)
-        files.question_box()  # an undo that would lose later changes asks here, in view on any screen
+        files.undo.question_box()  # an undo that would lose later changes asks here, in view on any screen
 
         topbar.wire()
         chat.wire(language_picker=sidebar.language)

@@ -189,14 +189,20 @@ def test_undo_everything_since_a_message_restores_three_files(running_app, page)
     )
     approved_write(page, running_app, "second round", ("write_file", {"path": "three.txt", "content": "new\n"}))
     open_files(page)
-    # The list's refresh after the answer picks the newest round: pick only once it has come (load run: it came
-    # after the pick and put "second round" back).
-    expect(page.locator("#file_list")).to_contain_text("three.txt")
-    page.locator("#undo_since_pick input").click()
+    since = page.locator("#undo_since_pick input")
+    expect(since).to_have_value("second round")  # the lists' refresh after the answer has come
+    since.click()
     page.get_by_role("option", name="first round").click()
+    # A refresh keeps the person's pick (it used to put the newest round back, and Undo then undid less): once the
+    # refresh shows a file written meanwhile, the pick is still there.
+    (workspace / "mine.txt").write_text("mine\n")
+    page.locator("#files_refresh").click()
+    expect(page.locator("#file_list")).to_contain_text("mine.txt")
+    expect(since).to_have_value("first round")
     page.locator("#undo_since").click()
     expect(page.locator("#files_note")).to_contain_text("three.txt was removed")
-    assert {path.name: path.read_bytes() for path in workspace.iterdir()} == before
+    assert {path.name: path.read_bytes() for path in workspace.iterdir()} == before | {"mine.txt": b"mine\n"}
+    expect(since).to_have_value("")  # nothing left to undo since a message
 
 
 def test_the_panels_undo_buttons_undo_the_newest_round_and_change_without_a_pick_and_say_when_there_is_none(

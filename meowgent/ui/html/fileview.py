@@ -7,6 +7,7 @@ A row's value says what it is ("folder:docs", "file:docs/a.md"), so picking it n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from meowgent.files.checkpoints import Mark, UndoReport
 from meowgent.files.errors import FileRefused
@@ -17,6 +18,8 @@ from meowgent.tools.linediff import LineDiff
 from meowgent.ui.html.callhtml import diff_html
 from meowgent.ui.html.safehtml import Html, block, join, tag
 from meowgent.ui.i18n import t
+
+T = TypeVar("T")
 
 LISTED = 300
 """Rows of one folder shown at most (the newest); a search finds the others."""
@@ -126,6 +129,17 @@ def newest_round(listed: Sequence[tuple[str, int]], rows: Sequence[CheckpointRow
     if latest is None:
         return None
     return next((index for _, index in listed if index <= latest), None)
+
+
+def open_calls(rows: Sequence[CheckpointRow]) -> list[str]:
+    """The calls with a change not undone yet: those "Undo this change" can still undo."""
+    return list(dict.fromkeys(row.call_id for row in rows if not row.undone))
+
+
+def kept(picked: object, offered: Sequence[T], default: T | None) -> T | None:
+    """The person's pick while the list still offers it, else the default: a refresh of a list never moves a pick,
+    and never keeps one that means nothing now. (A sequence, not a set: a value sent to the API may be anything.)"""
+    return next((value for value in offered if value == picked), default) if picked is not None else default
 
 
 def nothing_picked(picker: str, rows: Sequence[CheckpointRow], language: str) -> str:

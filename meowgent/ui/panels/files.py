@@ -1,12 +1,11 @@
-"""The sidebar's "Your files" (`#files`): the workspace as a tree, previews, downloads, uploads, and Undo.
+"""The sidebar's "Your files" (`#files`): the workspace as a tree, previews, downloads, uploads, and at its foot
+Undo (`ui/panels/undo.py`).
 
 The tree lists one folder at a time (newest changes first, this chat's files marked "+12 −3"), so a workspace of
 50,000 files opens as fast as one of ten; a search box finds a name anywhere. Every event checks its caller the
 way every event of the page does (it is also an API endpoint), and reads and writes only through the workspace
-guard (`meowgent.files`). Downloads are one-time links served by `ui/fileroutes.py`; uploads come through
-Gradio's /upload, which that module gates. Undo works on a change picked here, on the button of a write's panel
-in the chat (`UNDO_CLICKS` sends its call id), or on everything since one of the person's messages; a file
-changed since asks first, with its diff, in a box under the chat (`question_box`).
+guard (`meowgent.files`). Downloads are one-time links served by `ui/routes/fileroutes.py`; uploads come through
+Gradio's /upload, which that module gates.
 """
 
 from __future__ import annotations
@@ -18,10 +17,8 @@ from typing import Any
 import gradio as gr
 
 from meowgent.chats.errors import ChatError
-from meowgent.context import APP_NOTE
 from meowgent.files import download, tree
 from meowgent.files.access import preview_file, read_chunks
-from meowgent.files.checkpoints import UndoReport
 from meowgent.files.errors import FileRefused
 from meowgent.files.preview import TextPage
 from meowgent.files.sizes import human_size
@@ -31,22 +28,9 @@ from meowgent.ui.html import fileview
 from meowgent.ui.html.filepreview import preview_html
 from meowgent.ui.i18n import t
 from meowgent.ui.panels.shared import Page
+from meowgent.ui.panels.undo import UndoPanel
 from meowgent.ui.routes.fileroutes import TICKET_COOKIE, Links
 
-UNDO_CLICKS = """
-() => {
-  // A write's panel in the chat carries "↩ Undo this change" with its call's id; a click sends that id.
-  document.addEventListener("click", (event) => {
-    const button = event.target.closest && event.target.closest("#chat button.undo[value]");
-    if (!button) return;
-    event.preventDefault();
-    event.stopPropagation();
-    window.meowgentUndoCall = button.value;
-    document.querySelector("#undo_call_go")?.click();
-  }, true);
-}
-"""
-SEND_UNDO_CALL = "(key, chat, call, folder) => [key, chat, window.meowgentUndoCall || '', folder]"
 DOWNLOAD = """(url) => {
   if (!url) return;
   const link = document.createElement("a");
@@ -76,12 +60,13 @@ def named_uploads(payload: Any) -> list[tuple[str, str]]:
 
 
 class FilesPanel:
-    """The accordion (made in the sidebar), and the undo question (made under the chat by `question_box`)."""
+    """The accordion (made in the sidebar), with Undo at its foot (`self.undo`)."""
 
     def __init__(self, page: Page, *, links: Links) -> None:
         self.page = page
         self.links = links
         self.workspace = Workspace(page.workspace)
+        self.folder = gr.State("")
         localized = page.localized
         with localized(gr.Accordion, {"label": "files_title"}, open=False, elem_id="files"):
             self.search = localized(
@@ -113,46 +98,22 @@ class FilesPanel:
                 self.replace_question = gr.Markdown(elem_id="replace_question")
                 self.replace = localized(gr.Button, {"value": "files_replace"}, size="sm", elem_id="replace_yes")
                 self.keep = localized(gr.Button, {"value": "files_keep"}, size="sm", elem_id="replace_no")
-            self.changes = localized(gr.Dropdown, {"label": "files_changes"}, choices=[], elem_id="file_changes")
-            self.undo_change = localized(
-                gr.Button, {"value": "files_undo"}, size="sm", elem_classes=["undo"], elem_id="undo_change"
-            )
-            self.since = localized(gr.Dropdown, {"label": "files_since"}, choices=[], elem_id="undo_since_pick")
-            self.undo_since = localized(
-                gr.Button, {"value": "files_undo_since"}, size="sm", elem_classes=["undo"], elem_id="undo_since"
-            )
-        # Hidden helpers: the chat's Undo buttons click this one; links and tickets pass through these boxes.
-        self.undo_call_go = gr.Button(visible="hidden", elem_id="undo_call_go")
-        self.undo_call = gr.Textbox(visible="hidden", elem_id="undo_call")
+            self.undo = UndoPanel(page, self)
+        # Hidden helpers: links and tickets pass through these boxes.
         self.link = gr.Textbox(visible="hidden", elem_id="download_link")
         self.ticket = gr.Textbox(visible="hidden", elem_id="upload_ticket")
-        self.folder = gr.State("")
         self.opened = gr.State("")
         self.page_number = gr.State(1)
         self.waiting_uploads = gr.State([])
-        self.waiting_undo = gr.State({})
-
-    def question_box(self) -> None:
-        """The question before an undo that would lose later changes, made where the person will see it."""
-        localized = self.page.localized
-        with gr.Column(visible=False, elem_id="undo_question") as self.question:
-            self.question_text = gr.HTML(elem_id="undo_diff")
-            with gr.Row():
-                self.undo_anyway = localized(
-                    gr.Button, {"value": "files_undo_anyway"}, size="sm", variant="stop", elem_id="undo_anyway"
-                )
-                self.undo_keep = localized(gr.Button, {"value": "files_undo_keep"}, size="sm", elem_id="undo_keep")
 
     # ---- what the panel shows ----
 
     def listed(self, owner: str, chat: str, folder: str, query: str | None, language: str) -> dict[Any, Any]:
-        """The tree (or the search's finds), where it is, and this chat's changes to undo."""
+        """The tree (or the search's finds) with this chat's marks, and where it is."""
         try:
             marks = self.page.service.files.marks(owner, chat)
-            changes = self.page.service.files.changes(owner, chat)
-            messages = list(self.page.service.get(owner, chat).conversation.messages)
         except ChatError:
-            marks, changes, messages = {}, [], []
+            marks = {}
         note = ""
         try:
             if query and query.strip():
@@ -167,17 +128,11 @@ class FilesPanel:
                 note = fileview.listing_note(len(rows), len(entries), language)
         except FileRefused as refused:
             rows, note = [], fileview.refusal_text(refused, language)
-        since = fileview.message_rows(messages, changes, app_note=APP_NOTE)
         return {
             self.listing: gr.update(choices=rows, value=None),
             self.where: fileview.folder_line(folder, language),
             self.note: note,
             self.up: gr.update(interactive=bool(folder)),
-            # The newest change is picked, so Undo does what its words say without a pick first.
-            self.changes: gr.update(
-                choices=fileview.change_rows(changes, language), value=fileview.newest_change(changes)
-            ),
-            self.since: gr.update(choices=since, value=fileview.newest_round(since, changes)),
         }
 
     def previewed(self, path: str, number: int, language: str) -> dict[Any, Any]:
@@ -197,18 +152,17 @@ class FilesPanel:
 
     def wire(self, demo: gr.Blocks, *, after: list[Any]) -> None:
         """Bind the panel; `after`: the events after which the tree may have changed (opening a chat, an answer)."""
-        demo.load(None, js=UNDO_CLICKS)
         self._wire_browsing(after)
         self._wire_downloads()
         self._wire_uploads()
-        self._wire_undo()
+        self.undo.wire(demo)
 
     # ---- bindings ----
 
     @property
-    def _panel(self) -> list[Any]:
+    def shown(self) -> list[Any]:
         """What a listing fills."""
-        return [self.listing, self.where, self.note, self.up, self.changes, self.since]
+        return [self.listing, self.where, self.note, self.up]
 
     @property
     def _chat_state(self) -> list[Any]:
@@ -216,12 +170,15 @@ class FilesPanel:
 
     def _wire_browsing(self, after: list[Any]) -> None:
         page, action = self.page, self.page.context.chat_action
-        on_list, panel = action(self.on_list), self._panel
-        listed_by = [*self._chat_state, self.folder, self.search]
+        on_list, panel = action(self.on_list), self.shown
+        # The undo lists' values as the page shows them: unprocessed, so a value the lists no longer offer (the
+        # page had not drawn their last refresh yet) is the handler's to drop, not Gradio's error.
+        listed_by = [*self._chat_state, self.folder, self.search, self.undo.changes, self.undo.since]
+        listed_by, relisted = [*listed_by, self.undo.defaults], [*panel, *self.undo.lists]
         for event in after:
-            event.then(on_list, listed_by, panel, concurrency_limit=None, show_progress="hidden")
+            event.then(on_list, listed_by, relisted, concurrency_limit=None, show_progress="hidden", preprocess=False)
         for trigger in (page.chat_id.change, self.refresh.click, self.search.submit):
-            trigger(on_list, listed_by, panel, concurrency_limit=None)
+            trigger(on_list, listed_by, relisted, concurrency_limit=None, preprocess=False)
         shown = [self.preview, self.note, self.previous, self.next, self.download]
         shown_by = [self.folder, self.search, *panel, *shown, self.opened, self.page_number]
         picked = [*self._chat_state, self.folder, self.listing]
@@ -248,7 +205,7 @@ class FilesPanel:
             [page.owner_key.change, page.chat_id.change], self.on_ticket, [page.owner_key], [self.ticket],
             concurrency_limit=None,
         ).then(None, [self.ticket], None, js=SET_TICKET)  # fmt: skip
-        uploads = [self.waiting_uploads, self.replace_row, self.replace_question, self.upload, *self._panel]
+        uploads = [self.waiting_uploads, self.replace_row, self.replace_question, self.upload, *self.shown]
         self.upload.upload(
             action(self.on_upload),
             [*self._chat_state, self.folder, self.upload],
@@ -256,40 +213,23 @@ class FilesPanel:
             preprocess=False,
             concurrency_limit=None,
         )
-        replaced = [self.waiting_uploads, self.replace_row, *self._panel]
+        replaced = [self.waiting_uploads, self.replace_row, *self.shown]
         self.replace.click(action(self.on_replace), [*self._chat_state, self.folder, self.waiting_uploads], replaced)
         self.keep.click(self.on_keep, [self.waiting_uploads], [self.waiting_uploads, self.replace_row])
-
-    def _wire_undo(self) -> None:
-        action = self.page.context.chat_action
-        undo_in = [*self._chat_state, self.folder]
-        undo_out = [*self._panel, self.waiting_undo, self.question, self.question_text]
-        self.undo_change.click(action(self.on_undo_change), [*undo_in, self.changes], undo_out, concurrency_limit=None)
-        self.undo_since.click(action(self.on_undo_since), [*undo_in, self.since], undo_out, concurrency_limit=None)
-        self.undo_call_go.click(
-            action(self.on_undo_call),
-            [*self._chat_state, self.undo_call, self.folder],
-            undo_out,
-            js=SEND_UNDO_CALL,
-            concurrency_limit=None,
-        )
-        self.undo_anyway.click(
-            action(self.on_undo_anyway), [*undo_in, self.waiting_undo], undo_out, concurrency_limit=None
-        )
-        self.undo_keep.click(
-            lambda: {self.waiting_undo: {}, self.question: gr.update(visible=False)},
-            None,
-            [self.waiting_undo, self.question],
-        )
 
     # ---- browsing ----
 
     def _language_of(self, request: gr.Request) -> str:
         return self.page.context.language_of(request)
 
-    def on_list(self, key: str, chat: str, folder: str, query: str, request: gr.Request):
+    def on_list(
+        self, key: str, chat: str, folder: str, query: Any, change: Any, since: Any, defaults: dict, request: gr.Request
+    ):
+        """The tree and the undo lists, which keep the person's picks (`change`, `since`: as the page shows them)."""
         owner = self.page.context.known_owner(key, request)
-        return self.listed(owner, chat, folder, query, self._language_of(request))
+        language = self._language_of(request)
+        listed = self.listed(owner, chat, folder, query if isinstance(query, str) else "", language)
+        return listed | self.undo.offered(owner, chat, language, shown=(change, since), defaults=defaults)
 
     def on_pick(self, key: str, chat: str, folder: str, picked: str | None, request: gr.Request):
         owner = self.page.context.known_owner(key, request)
@@ -393,64 +333,6 @@ class FilesPanel:
     def on_keep(self, waiting: list):
         _remove_copies(waiting)
         return {self.waiting_uploads: [], self.replace_row: gr.update(visible=False)}
-
-    # ---- undo ----
-
-    def _undone(self, owner: str, chat: str, folder: str, report: UndoReport, asked: dict, request: gr.Request):
-        language = self._language_of(request)
-        if report.changed:
-            return {
-                self.waiting_undo: asked,
-                self.question: gr.update(visible=True),
-                self.question_text: str(fileview.changed_since_html(report, language)),
-            }
-        said = " ".join(fileview.undo_said(report, language))
-        gr.Info(said)
-        closed = {self.waiting_undo: {}, self.question: gr.update(visible=False), self.question_text: ""}
-        return closed | self.listed(owner, chat, folder, "", language) | {self.note: said}
-
-    def _undo(self, key: str, chat: str, folder: str, asked: dict, request: gr.Request, *, force: bool):
-        owner = self.page.context.known_owner(key, request)
-        account, files = request.username or "", self.page.service.files
-        try:
-            if "since" in asked:
-                report = files.undo_since(owner, chat, int(asked["since"]), force=force, account=account)
-            elif asked.get("call"):
-                report = files.undo(owner, chat, str(asked["call"]), force=force, account=account)
-            else:
-                return gr.skip()
-        except FileRefused as refused:
-            gr.Warning(fileview.refusal_text(refused, self._language_of(request)))
-            return gr.skip()
-        return self._undone(owner, chat, folder, report, asked, request)
-
-    def _nothing_picked(self, key: str, chat: str, picker: str, request: gr.Request):
-        """An Undo pressed with nothing picked in its list answers in words, never by doing nothing."""
-        owner = self.page.context.known_owner(key, request)
-        try:
-            changes = self.page.service.files.changes(owner, chat)
-        except ChatError:
-            changes = []
-        said = fileview.nothing_picked(picker, changes, self._language_of(request))
-        gr.Info(said)
-        return {self.note: said}
-
-    def on_undo_change(self, key: str, chat: str, folder: str, call: str | None, request: gr.Request):
-        if not call:
-            return self._nothing_picked(key, chat, "change", request)
-        return self._undo(key, chat, folder, {"call": call}, request, force=False)
-
-    def on_undo_since(self, key: str, chat: str, folder: str, message: int | None, request: gr.Request):
-        if message is None:
-            return self._nothing_picked(key, chat, "message", request)
-        return self._undo(key, chat, folder, {"since": message}, request, force=False)
-
-    def on_undo_call(self, key: str, chat: str, call: str, folder: str, request: gr.Request):
-        """A call's Undo button in the chat (its id comes from the page's script)."""
-        return self._undo(key, chat, folder, {"call": call}, request, force=False)
-
-    def on_undo_anyway(self, key: str, chat: str, folder: str, asked: dict, request: gr.Request):
-        return self._undo(key, chat, folder, asked, request, force=True)
 
 
 def _remove_copies(files: list) -> None:

@@ -2,6 +2,9 @@
 
 from typing import get_args
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from meowgent.chats.audit import own_act_row
 from meowgent.files.checkpoints import CannotUndo, ChangedSince, Mark, Undone, UndoReport
 from meowgent.files.errors import FileRefused, RefusalKind
@@ -107,6 +110,32 @@ def test_the_undo_pickers_pick_the_newest_change_not_undone_and_the_message_it_a
     assert fileview.newest_change(rows[2:]) is None
     assert fileview.newest_round(listed, rows[2:]) is None
     assert fileview.newest_change([]) is None
+
+
+def test_only_changes_not_undone_yet_can_be_picked_to_undo():
+    rows = [
+        CheckpointRow(1, "c", "call1", 2, "a.txt", None, 0, "h", 1, 0.0, True, False),
+        CheckpointRow(2, "c", "call2", 2, "b.txt", None, 0, "h", 1, 0.0, True, True),
+        CheckpointRow(3, "c", "call1", 2, "c.txt", None, 0, "h", 1, 0.0, True, True),
+    ]
+    assert fileview.open_calls(rows) == ["call1"]  # once, though two of its files; call2 is undone
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(picked=JSON, offered=st.lists(st.integers(0, 9) | st.text(max_size=3), max_size=6), default=JSON)
+def test_a_kept_pick_is_one_the_list_offers_or_else_the_default(picked, offered, default):
+    kept = fileview.kept(picked, offered, default)
+    if picked is not None and picked in offered:
+        assert kept == picked
+        assert any(kept is value for value in offered)  # the list's own value, never what was sent
+    else:
+        assert kept is default
 
 
 def test_an_undo_with_nothing_picked_says_what_to_do_in_either_language():
