@@ -703,9 +703,8 @@ class _Handler(BaseHTTPRequestHandler):
             # "success" finds the model listed.
             actions += [("do", lambda: owner._install(name, model)), ("line", {"status": "success"})]
         if body.get("stream", True) is False:
-            for kind, value in actions:
-                if kind == "do":
-                    value()
+            if model is not None:  # one answer at the end: the model is installed by then
+                owner._install(name, model)
             kind, last = actions[-1]
             self._send_json(*((500, {"error": last}) if kind == "error" else (200, last)))
         else:

@@ -173,8 +173,9 @@ class FilesPanel:
         on_list, panel = action(self.on_list), self.shown
         # The undo lists' values as the page shows them: unprocessed, so a value the lists no longer offer (the
         # page had not drawn their last refresh yet) is the handler's to drop, not Gradio's error.
-        listed_by = [*self._chat_state, self.folder, self.search, self.undo.changes, self.undo.since]
-        listed_by, relisted = [*listed_by, self.undo.defaults], [*panel, *self.undo.lists]
+        undo = self.undo
+        listed_by = [*self._chat_state, self.folder, self.search, undo.changes, undo.since, undo.defaults]
+        relisted = [*panel, *undo.lists]
         for event in after:
             event.then(on_list, listed_by, relisted, concurrency_limit=None, show_progress="hidden", preprocess=False)
         for trigger in (page.chat_id.change, self.refresh.click, self.search.submit):
