@@ -43,12 +43,6 @@ def page(tabs: Tabs) -> Iterator[Page]:
         yield page
 
 
-@pytest.fixture
-def tab(page: Page) -> Page:
-    """The same tab, under the name of the files whose helpers take a `page` of their own."""
-    return page
-
-
 def chat_text(page: Page) -> str:
     return page.locator("#chat").inner_text()
 

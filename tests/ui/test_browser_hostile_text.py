@@ -10,14 +10,18 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui import test_browser
 from tests.ui.conftest import first_moment_showing, reload_app, wait_for_answer_end
-from tests.ui.test_browser import browser, open_app, send  # noqa: F401  (its fixtures, and its skip with no Chromium)
 
-# test_browser's tab, under the name these tests use (its `page` too: `tab` asks for it).
-page, tab = test_browser.page, test_browser.tab
+# Its fixtures, and its skip when there is no Chromium.
+from tests.ui.test_browser import browser, open_app, page, send  # noqa: F401
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def tab(page: Page) -> Page:  # noqa: F811  (the fixture imported above)
+    """The module's laptop tab (test_browser's `page`), under the name these tests use."""
+    return page
 
 
 def hostile_reply(url: str) -> str:

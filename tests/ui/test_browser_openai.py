@@ -15,17 +15,13 @@ from tests.ui.conftest import CHROMIUM
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
 from tests.scripted_openai import Calls, Content, Reasoning, ScriptedOpenAI, Turn
-from tests.ui import test_browser
 from tests.ui.conftest import OWNER, first_moment_showing
-from tests.ui.test_browser import browser, numbered_words, open_app, send  # noqa: F401  (fixtures too)
-
-# test_browser's tab, under the name these tests use (its `page` too: `tab` asks for it).
-page, tab = test_browser.page, test_browser.tab
+from tests.ui.test_browser import browser, numbered_words, open_app, page, send  # noqa: F401  (fixtures too)
 
 MODEL = "Qwen/Qwen3-8B"
 KEY = "sk-wrong-key-5150-never-shown"
@@ -70,6 +66,12 @@ def openai_app(tmp_path: Path, app_options: dict, app_port: int) -> Iterator[Ope
         demo.close()
         for server in servers:
             server.stop()
+
+
+@pytest.fixture
+def tab(page: Page) -> Page:  # noqa: F811  (the fixture imported above)
+    """The module's laptop tab (test_browser's `page`), under the name these tests use."""
+    return page
 
 
 WRITING = r"Writing big\.txt… (\d+) lines? so far"

@@ -15,18 +15,14 @@ from tests.ui.conftest import CHROMIUM
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from meowgent.config import Settings
 from meowgent.ui.app import serve
 from tests.scripted_ollama import ScriptedOllama
 from tests.scripted_openai import ScriptedOpenAI
-from tests.ui import test_browser
 from tests.ui.conftest import OWNER, free_port, open_app
-from tests.ui.test_browser import browser, send  # noqa: F401  (fixtures too)
-
-# test_browser's tab, under the name these tests use (its `page` too: `tab` asks for it).
-page, tab = test_browser.page, test_browser.tab
+from tests.ui.test_browser import browser, page, send  # noqa: F401  (fixtures too)
 
 QWEN = "qwen3:latest"
 
@@ -60,6 +56,12 @@ def two_hosts(tmp_path: Path) -> Iterator[TwoHosts]:
             yield TwoHosts(url, ollama, openai)
         finally:
             demo.close()
+
+
+@pytest.fixture
+def tab(page: Page) -> Page:  # noqa: F811  (the fixture imported above)
+    """The module's laptop tab (test_browser's `page`), under the name these tests use."""
+    return page
 
 
 def test_picking_a_model_on_one_host_pins_the_chat_there_and_the_status_line_says_so(two_hosts, tab):

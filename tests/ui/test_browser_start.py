@@ -11,7 +11,7 @@ from meowgent.ui.app import serve
 from tests.scripted_ollama import Text, tool_call_text
 from tests.ui import test_browser
 from tests.ui.conftest import open_app, wait_for_load
-from tests.ui.test_browser import VIEWPORT, new_context, send
+from tests.ui.test_browser import VIEWPORT, send
 
 # The same Chromium fixtures as the main browser tests (and their skip when there is no Chromium).
 browser, page = test_browser.browser, test_browser.page
@@ -112,7 +112,7 @@ window.requestAnimationFrame = (callback) => {
 def test_an_idle_page_asks_for_no_frames_once_it_has_loaded(running_app, browser):
     # Gradio removes its page-wide loader while it is still pending, and the loader's timer then asked for a frame
     # 60 times a second for as long as the tab stayed open (meowgent.ui.routes.gradiofix).
-    page = new_context(browser).new_page()  # its own: the counter stays in a tab for good
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # its own: the counter stays in a tab for good
     page.add_init_script(COUNT_TRACKER_FRAMES)
     open_app(page, running_app.url)
     page.wait_for_timeout(1000)  # the loader's last frame, if the loop ends
