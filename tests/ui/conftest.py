@@ -4,7 +4,6 @@ Every app a test starts has the start token `OWNER_TOKEN`; every browser context
 a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. A test of strangers makes its own.
 """
 
-import random
 import socket
 import threading
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from urllib.parse import urlsplit
 
 import gradio as gr
 import pytest
-from playwright.sync_api import Error, expect
+from playwright.sync_api import expect
 
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
@@ -62,33 +61,6 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-CLIENT_PORTS = Path("/proc/sys/net/ipv4/ip_local_port_range")
-"""Where the kernel takes the ports of outgoing connections and of `free_port` from."""
-
-
-def steady_port() -> int:
-    """A free port below the range of `CLIENT_PORTS`. Apps started one after another on it leave it free between
-    them; a port of that range could meanwhile be taken by any client's connection (a page's, a model server's),
-    and the next app would not start."""
-    first_client_port = int(CLIENT_PORTS.read_text().split()[0]) if CLIENT_PORTS.exists() else 32768
-    below = range(max(1024, first_client_port - 10_000), first_client_port)
-    for port in random.sample(below, min(50, len(below))):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    return free_port()
-
-
-@pytest.fixture(scope="module")
-def app_port() -> int:
-    """The port of every app `running_app` starts in a test module: one address, so the module's page loads find
-    the app's scripts in the browser's cache and their compiled code (see `Tabs`)."""
-    return steady_port()
-
-
 @pytest.fixture
 def app_options() -> dict[str, Any]:
     """Overrides for `running_app`: the server's `models` and `version`, the app's `tools` (a ToolRegistry), and
@@ -128,10 +100,9 @@ def started_app(folder: Path, options: dict[str, Any]) -> Iterator[RunningApp]:
 
 
 @pytest.fixture
-def running_app(tmp_path: Path, app_options: dict[str, Any], app_port: int) -> Iterator[RunningApp]:
-    """A fresh app with its own workspace and scripted model server, at the module's `app_port`; script turns on
-    `.ollama`."""
-    with started_app(tmp_path, {"port": app_port, **app_options}) as app:
+def running_app(tmp_path: Path, app_options: dict[str, Any]) -> Iterator[RunningApp]:
+    """A fresh app with its own workspace and scripted model server; script turns on `.ollama`."""
+    with started_app(tmp_path, app_options) as app:
         yield app
 
 
@@ -281,8 +252,6 @@ class PageDiary:
 
     open: ClassVar[dict[Any, list[str]]] = {}
     """Each open context's console errors, page errors and failed requests, in order."""
-    lasting: ClassVar[set[Any]] = set()
-    """The contexts of `Tabs`, which outlive a test: what they said is forgotten between tests instead."""
 
     @classmethod
     def keep(cls, context) -> None:
@@ -293,7 +262,7 @@ class PageDiary:
             "requestfailed",
             lambda request: cls.unusual(request) and said.append(f"failed: {request.url} {request.failure}"),
         )
-        context.on("close", lambda _: (cls.open.pop(context, None), cls.lasting.discard(context)))
+        context.on("close", lambda _: cls.open.pop(context, None))
 
     @staticmethod
     def unusual(request: Any) -> bool:
@@ -316,12 +285,11 @@ class PageDiary:
 
 @pytest.fixture(autouse=True)
 def closes_its_browser_contexts() -> Iterator[None]:
-    """Every browser context a test opens (a fixture's of the test included) is closed when it ends, but those of
-    `Tabs`, which it leaves blank: a page left open keeps reconnecting to its stopped app, costing CPU for the rest
-    of its file."""
+    """Every browser context a test opens (a fixture's of the test included) is closed when it ends: a page left
+    open keeps reconnecting to its stopped app, costing CPU for the rest of its file."""
     before = set(PageDiary.open)
     yield
-    for context in [context for context in PageDiary.open if context not in before | PageDiary.lasting]:
+    for context in [context for context in PageDiary.open if context not in before]:
         context.close()
 
 
@@ -364,65 +332,6 @@ def chromium():
             yield OwnersBrowser(browser)
         finally:
             browser.close()
-
-
-class Tabs:
-    """The browser tabs the tests of a module take turns with, one for each kind of screen (its context's options).
-    A test gets its tab blank, with no cookie, storage or other tab of its context left from the test before.
-
-    A page load is most of a browser test's CPU, and in a tab that loaded the app before, at the same address
-    (`app_port`), it costs about a third less than in a fresh context: its renderer is running, and the app's
-    scripts and their compiled code are in the cache (measured, per load: Chromium 1.9–2.2 s of CPU against 3.1–3.3,
-    this process 1.3 s against 1.7)."""
-
-    def __init__(self, browser: OwnersBrowser) -> None:
-        self.browser = browser
-        self.tabs: dict[str, Any] = {}
-
-    @contextmanager
-    def lent(self, **options: Any) -> Iterator[Any]:
-        """The module's tab for a context with `options`, left blank again when the test is done with it."""
-        key = repr(sorted(options.items()))
-        tab = self.tabs.get(key)
-        if tab is None:
-            context = self.browser.new_context(**options)
-            PageDiary.lasting.add(context)
-            tab = self.tabs[key] = context.new_page()
-        try:
-            yield tab
-        finally:
-            self.blank(key, tab)
-
-    def blank(self, key: str, tab: Any) -> None:
-        """Forget what the test left in the tab and its context. A tab the test closed, or one that crashed, goes
-        with its context: the next test gets a new one."""
-        context = tab.context
-        if not tab.is_closed() and self.cleared(tab):
-            PageDiary.open[context].clear()
-            return
-        del self.tabs[key]
-        context.close()
-
-    @staticmethod
-    def cleared(tab: Any) -> bool:
-        """Close the other tabs of its context, clear what its site stored and leave it blank; False if it fails."""
-        try:
-            for other in tab.context.pages:
-                if other != tab:
-                    other.close()
-            if tab.url.startswith("http"):
-                tab.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-            tab.goto("about:blank")
-            tab.context.clear_cookies()
-        except Error:
-            return False
-        return True
-
-
-@pytest.fixture(scope="module")
-def tabs(chromium: OwnersBrowser) -> Tabs:
-    """The module's `Tabs`, closed with its Chromium."""
-    return Tabs(chromium)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The real page in headless Chromium: streaming, live tool arguments, approval, Stop, errors, the page's policy.
 
-One Chromium serves the whole file, and one tab (tests/ui/conftest.py's `Tabs`): each test gets it blank (no
-storage, so its own owner key) against a fresh app and scripted model server.
+One Chromium serves the whole file; each test gets a fresh browser context (its own localStorage, so its own
+owner key) against a fresh app and scripted model server.
 Chats beyond one answer (reloads, restarts, the chat list) are in test_browser_chats.py, and what the page says
 before the first answer in test_browser_start.py: both use these fixtures.
 """
@@ -12,12 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, Tabs, first_moment_showing, open_app, send
+from tests.ui.conftest import CHROMIUM, first_moment_showing, open_app, send
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.scripted_ollama import Drop, Text, Turn, reply, tool_call_text
 
@@ -37,10 +37,17 @@ def new_context(browser: Browser) -> BrowserContext:
 
 
 @pytest.fixture
-def page(tabs: Tabs) -> Iterator[Page]:
-    """The module's laptop tab (tests/ui/conftest.py's `Tabs`)."""
-    with tabs.lent(viewport=VIEWPORT) as page:
-        yield page
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = new_context(browser)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()
 
 
 def chat_text(page: Page) -> str:
@@ -218,16 +225,13 @@ def test_the_page_works_under_its_policy_and_an_injected_image_sends_nothing(run
     """Issue 13's zero-click leak, at the last line of defence: even markup that slipped into the page loads nothing."""
     running_app.ollama.script(reply("Purr."))
     violations = []
-
-    def note_violation(message: ConsoleMessage) -> None:
-        if "Content Security Policy" in message.text:
-            violations.append(message.text)
-
-    page.on("console", note_violation)
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     open_app(page, running_app.url)
     send(page, "hello")
     expect(page.locator("#chat")).to_contain_text("Purr.")
-    page.remove_listener("console", note_violation)  # the tab goes on to the next test
     assert violations == []  # Gradio's own page needs nothing the policy refuses
     stored = page.evaluate("JSON.stringify(Object.entries(localStorage))")
     assert "run-history" not in stored

@@ -16,7 +16,7 @@ from tests.ui.conftest import LOAD_MS, open_app, reload_app
 from tests.ui.test_browser import assert_stops_growing, chat_text, new_context, numbered_words, send
 
 # The same Chromium fixtures as the main browser tests (and their skip when there is no Chromium).
-browser, page = test_browser.browser, test_browser.page
+browser, context, page = test_browser.browser, test_browser.context, test_browser.page
 
 pytestmark = pytest.mark.browser
 

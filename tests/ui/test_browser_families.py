@@ -22,7 +22,7 @@ from tests.scripted_ollama import (
     xml_call_text,
 )
 from tests.ui.conftest import first_moment_showing
-from tests.ui.test_browser import browser, open_app, page, send  # noqa: F401  (fixtures too)
+from tests.ui.test_browser import browser, context, open_app, page, send  # noqa: F401  (fixtures too)
 
 pytestmark = pytest.mark.browser
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, SCREENS, Tabs, in_view, open_app, send, wait_for_event_end
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, send, wait_for_event_end
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 
@@ -19,10 +19,12 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def page(tabs: Tabs) -> Iterator[Page]:
-    """The module's laptop tab, which takes downloads."""
-    with tabs.lent(viewport={"width": 1280, "height": 900}, accept_downloads=True) as page:
-        yield page
+def page(chromium: Browser) -> Iterator[Page]:
+    context: BrowserContext = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def open_files(page: Page) -> None:

@@ -13,15 +13,14 @@ from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 from tests.ui.conftest import first_moment_showing, reload_app, wait_for_answer_end
 
 # Its fixtures, and its skip when there is no Chromium.
-from tests.ui.test_browser import browser, open_app, page, send  # noqa: F401
+from tests.ui.test_browser import browser, context, open_app, send  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def tab(page: Page) -> Page:  # noqa: F811  (the fixture imported above)
-    """The module's laptop tab (test_browser's `page`), under the name these tests use."""
-    return page
+def tab(context):  # noqa: F811 (the fixture of that name)
+    return context.new_page()
 
 
 def hostile_reply(url: str) -> str:
@@ -37,17 +36,17 @@ def hostile_reply(url: str) -> str:
     )
 
 
-def fixed_elements(tab: Page) -> list[str]:
+def fixed_elements(page: Page) -> list[str]:
     """Inner texts of every element drawn with position:fixed inside the chat or the card."""
-    return tab.evaluate(
+    return page.evaluate(
         """() => [...document.querySelectorAll('#chat *, #approval *')]
             .filter(e => getComputedStyle(e).position === 'fixed')
             .map(e => e.innerText)"""
     )
 
 
-def live_elements(tab: Page, selector: str) -> int:
-    return tab.locator(f"#chat {selector}, #approval {selector}").count()
+def live_elements(page: Page, selector: str) -> int:
+    return page.locator(f"#chat {selector}, #approval {selector}").count()
 
 
 def test_a_hostile_reply_loads_nothing_navigates_nowhere_and_shows_as_text(running_app, tab, listener):

@@ -20,8 +20,8 @@ from playwright.sync_api import Page, expect
 from meowgent.config import Secret, Settings
 from meowgent.ui.app import serve
 from tests.scripted_openai import Calls, Content, Reasoning, ScriptedOpenAI, Turn
-from tests.ui.conftest import OWNER, first_moment_showing
-from tests.ui.test_browser import browser, numbered_words, open_app, page, send  # noqa: F401  (fixtures too)
+from tests.ui.conftest import OWNER, first_moment_showing, free_port
+from tests.ui.test_browser import browser, context, numbered_words, open_app, send  # noqa: F401  (fixtures too)
 
 MODEL = "Qwen/Qwen3-8B"
 KEY = "sk-wrong-key-5150-never-shown"
@@ -43,7 +43,7 @@ def app_options() -> dict:
 
 
 @pytest.fixture
-def openai_app(tmp_path: Path, app_options: dict, app_port: int) -> Iterator[OpenAIApp]:
+def openai_app(tmp_path: Path, app_options: dict) -> Iterator[OpenAIApp]:
     options = dict(app_options)
     count, wanted = options.pop("servers", 1), options.pop("api_key", None)
     servers = [ScriptedOpenAI(dialect=("vllm", "llamacpp")[i % 2], api_key=wanted).start() for i in range(count)]
@@ -53,7 +53,7 @@ def openai_app(tmp_path: Path, app_options: dict, app_port: int) -> Iterator[Ope
         workspace=workspace,
         openai_urls=tuple(server.url for server in servers),
         model=MODEL,
-        port=app_port,
+        port=free_port(),
         data_dir=tmp_path / "data",
         read_timeout=5,
         token=OWNER,
@@ -69,9 +69,8 @@ def openai_app(tmp_path: Path, app_options: dict, app_port: int) -> Iterator[Ope
 
 
 @pytest.fixture
-def tab(page: Page) -> Page:  # noqa: F811  (the fixture imported above)
-    """The module's laptop tab (test_browser's `page`), under the name these tests use."""
-    return page
+def tab(context) -> Page:  # noqa: F811  (the fixture imported above)
+    return context.new_page()
 
 
 WRITING = r"Writing big\.txt… (\d+) lines? so far"

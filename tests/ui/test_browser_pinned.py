@@ -22,7 +22,7 @@ from meowgent.ui.app import serve
 from tests.scripted_ollama import ScriptedOllama
 from tests.scripted_openai import ScriptedOpenAI
 from tests.ui.conftest import OWNER, free_port, open_app
-from tests.ui.test_browser import browser, page, send  # noqa: F401  (fixtures too)
+from tests.ui.test_browser import browser, context, send  # noqa: F401  (fixtures too)
 
 QWEN = "qwen3:latest"
 
@@ -59,9 +59,8 @@ def two_hosts(tmp_path: Path) -> Iterator[TwoHosts]:
 
 
 @pytest.fixture
-def tab(page: Page) -> Page:  # noqa: F811  (the fixture imported above)
-    """The module's laptop tab (test_browser's `page`), under the name these tests use."""
-    return page
+def tab(context) -> Page:  # noqa: F811  (the fixture imported above)
+    return context.new_page()
 
 
 def test_picking_a_model_on_one_host_pins_the_chat_there_and_the_status_line_says_so(two_hosts, tab):

@@ -19,7 +19,7 @@ from tests.ui import test_browser
 from tests.ui.test_browser import open_app, send
 
 # The same Chromium fixtures as the main browser tests.
-browser, page = test_browser.browser, test_browser.page
+browser, context, page = test_browser.browser, test_browser.context, test_browser.page
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ from tests.ui.conftest import open_app, wait_for_load
 from tests.ui.test_browser import VIEWPORT, send
 
 # The same Chromium fixtures as the main browser tests (and their skip when there is no Chromium).
-browser, page = test_browser.browser, test_browser.page
+browser, context, page = test_browser.browser, test_browser.context, test_browser.page
 
 pytestmark = pytest.mark.browser
 
@@ -109,10 +109,9 @@ window.requestAnimationFrame = (callback) => {
 """Counts the frames Gradio's status trackers ask for (their timer loop), from before Gradio's code loads."""
 
 
-def test_an_idle_page_asks_for_no_frames_once_it_has_loaded(running_app, browser):
+def test_an_idle_page_asks_for_no_frames_once_it_has_loaded(running_app, page):
     # Gradio removes its page-wide loader while it is still pending, and the loader's timer then asked for a frame
     # 60 times a second for as long as the tab stayed open (meowgent.ui.routes.gradiofix).
-    page = browser.new_context(viewport=VIEWPORT).new_page()  # its own: the counter stays in a tab for good
     page.add_init_script(COUNT_TRACKER_FRAMES)
     open_app(page, running_app.url)
     page.wait_for_timeout(1000)  # the loader's last frame, if the loop ends

@@ -9,12 +9,12 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from meowgent.ui.i18n import CHINESE, ENGLISH, LANGUAGES, t
 from meowgent.ui.page import EXAMPLES
 from tests.scripted_ollama import reply
-from tests.ui.conftest import SCREENS, RunningApp, Tabs, in_view, open_app, page_scroll
+from tests.ui.conftest import SCREENS, RunningApp, in_view, open_app, page_scroll
 from tests.ui.conftest import send as send_message
 
 pytestmark = pytest.mark.browser
@@ -31,10 +31,12 @@ def language(request) -> str:
 
 
 @pytest.fixture
-def page(tabs: Tabs, screen: str) -> Iterator[Page]:
-    """The module's tab for `screen`, in an English browser."""
-    with tabs.lent(locale="en-US", **SCREENS[screen]) as page:
-        yield page
+def page(chromium: Browser, screen: str) -> Iterator[Page]:
+    context = chromium.new_context(locale="en-US", **SCREENS[screen])
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 SIDEBAR_OPEN_WIDTH = 768

@@ -23,7 +23,7 @@ from tests.ui.conftest import OWNER, OWNER_HEADERS, RunningApp, free_port
 from tests.ui.test_browser import open_app, send
 
 # The same Chromium fixtures as the main browser tests.
-browser, page = test_browser.browser, test_browser.page
+browser, context, page = test_browser.browser, test_browser.context, test_browser.page
 
 pytestmark = pytest.mark.browser
 START_MS = 60_000  # starting two Python servers on a busy machine
