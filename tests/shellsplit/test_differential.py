@@ -42,6 +42,17 @@ for i in "${!lines[@]}"; do
   MEOW_LINE=$i BASH_ENV="$base/ps4" BASH_XTRACEFD=9 \
     timeout -k 1 1 bash --norc -xc "${lines[$i]}" 9>&1 >/dev/null 2>&1 </dev/null
 done
+# This script is the PID namespace's init, so every process left ends with it, and a line's background job may not
+# have traced its command yet (`sleep 9 & touch b`: the job's bash forks, traces, then runs sleep). Wait until no
+# other bash is left, so each has run its program, for at most 2 s (a background loop stays bash).
+for _ in {1..20}; do
+  others=0
+  for comm in /proc/[0-9]*/comm; do
+    [[ $comm != /proc/$$/comm ]] && read -r name < "$comm" && [[ $name == bash ]] && others=1
+  done 2>/dev/null
+  (( others )) || break
+  sleep 0.1
+done
 """
 _TRACED = re.compile(r"^\x01+(\d+)\x01 (.*)$")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
