@@ -49,12 +49,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     from meowgent.llm.openai_client import shown_url
     from meowgent.persist.store import StoreError
     from meowgent.policy.rules import RulesError
-    from meowgent.ui.app import serve  # imported late: gradio is slow to import
 
     try:
         client = backend_for(settings)
     except UnknownHost as exc:
         sys.exit(str(exc))
+    from meowgent.ui.app import serve  # imported late: gradio takes seconds, and a mistake above is told at once
+
     servers = ", ".join(shown_url(url) for url, _ in named_servers(settings))
     print(f"Meowgent: workspace {settings.workspace}, model servers: {servers}")
     if generated:
