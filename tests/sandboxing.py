@@ -34,8 +34,9 @@ def failing_bwrap(folder: Path) -> Path:
     return script
 
 
-def bwrap_without_disable_userns(folder: Path) -> Path:
-    """The bwrap found here, except that it doesn't know --disable-userns, as bwrap before 0.8 (Ubuntu 22.04)."""
+def bwrap_without_disable_userns(folder: Path, real: Path | None = None) -> Path:
+    """`real` (the bwrap found here unless given), except that it doesn't know --disable-userns, as bwrap before
+    0.8 (Ubuntu 22.04)."""
     assert not isinstance(FOUND, NoSandbox)
     script = folder / "old-bwrap"
     script.write_text(
@@ -43,7 +44,7 @@ def bwrap_without_disable_userns(folder: Path) -> Path:
         'for option in "$@"; do\n'
         '  [ "$option" = --disable-userns ] && { echo "bwrap: Unknown option --disable-userns" >&2; exit 1; }\n'
         "done\n"
-        f'exec {FOUND.bwrap} "$@"\n'
+        f'exec {real or FOUND.bwrap} "$@"\n'
     )
     script.chmod(0o755)
     return script

