@@ -10,14 +10,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gradio_client import Client
 
 from app import can_open_a_browser, login_for
 from meowgent.config import Settings, is_loopback
 from meowgent.flags import parse_settings
 from tests.sandboxing import failing_bwrap
 from tests.scripted_openai import ScriptedOpenAI
-from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, free_port
+from tests.ui.conftest import OWNER_TOKEN, free_port, owners_client
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,7 +110,7 @@ def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_h
         user, password = re.search(r"User: (\S+)\s+Password: (\S+)", text).groups()
         url = f"http://127.0.0.1:{port}/"
         assert httpx.get(url + "config", timeout=10).status_code == 401
-        client = Client(url, auth=(user, password), verbose=False)
+        client = owners_client(url, headers={}, auth=(user, password))
         key = client.predict("", "", api_name="/on_load")[0]
         banner, _model = client.predict(key, "qwen3", api_name="/on_tick")
         assert "ollama serve" in banner
@@ -259,7 +258,7 @@ def test_with_only_an_openai_server_the_start_names_it_alone_and_the_status_take
         try:
             text = start_lines(app)
             assert f"model servers: {server.url}\n" in text  # not the Ollama address nobody asked for
-            client = Client(f"http://127.0.0.1:{port}/", verbose=False, headers=OWNER_HEADERS)
+            client = owners_client(f"http://127.0.0.1:{port}/")
             key = client.predict("", "", api_name="/on_load")[0]
             banner, model = client.predict(key, "qwen3", api_name="/on_tick")  # the default name, before the list
         finally:

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gradio_client import Client
 
 from bench.load import screen
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, chat_text, free_port, html_text
+from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, chat_text, free_port, html_text, owners_client
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +85,7 @@ def test_kill_9_mid_stream_loses_at_most_a_second_and_marks_the_answer(ollama_se
     ollama_server.script(reply(words, chunk_size=6, delay=0.02))  # about 12 s of streaming
     app = AppProcess(ollama_server.url, workspace, data)
     try:
-        client = Client(app.url, verbose=False, headers=OWNER_HEADERS)
+        client = owners_client(app.url)
         key = client.predict("", "", api_name="/on_load")[0]
         job = client.submit(key, "count for me", api_name="/on_send")
         seen: list[tuple[float, str]] = []
@@ -106,9 +105,7 @@ def test_kill_9_mid_stream_loses_at_most_a_second_and_marks_the_answer(ollama_se
     assert integrity(data) == "ok"
     restarted = AppProcess(ollama_server.url, workspace, data)
     try:
-        after = chat_text(
-            screen(Client(restarted.url, verbose=False, headers=OWNER_HEADERS).predict(key, "", api_name="/on_load"))[0]
-        )
+        after = chat_text(screen(owners_client(restarted.url).predict(key, "", api_name="/on_load"))[0])
     finally:
         restarted.stop()
     last_word = shown_a_second_before.split()[-1]
@@ -125,7 +122,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
     )
     app = AppProcess(ollama_server.url, workspace, data)
     try:
-        client = Client(app.url, verbose=False, headers=OWNER_HEADERS)
+        client = owners_client(app.url)
         key = client.predict("", "", api_name="/on_load")[0]
         _chat, card, _details = screen(client.predict(key, "save it", api_name="/on_send"))
         assert "kept.md" in html_text(card)
@@ -135,7 +132,7 @@ def test_a_pending_approval_survives_a_restart_and_approving_runs_it(ollama_serv
 
     restarted = AppProcess(ollama_server.url, workspace, data)
     try:
-        client = Client(restarted.url, verbose=False, headers=OWNER_HEADERS)
+        client = owners_client(restarted.url)
         _chat, card, _details = screen(client.predict(key, "", api_name="/on_load"))
         assert "kept.md" in html_text(card)
         assert client.predict(key, api_name="/show_card_details") == "survived"  # sent once, after the frames
@@ -153,7 +150,7 @@ def test_two_app_processes_on_one_data_folder(ollama_server, folders):
     first = AppProcess(ollama_server.url, workspace, data)
     second = AppProcess(ollama_server.url, workspace, data)
     try:
-        clients = [Client(app.url, verbose=False, headers=OWNER_HEADERS) for app in (first, second)]
+        clients = [owners_client(app.url) for app in (first, second)]
         keys = [client.predict("", "", api_name="/on_load")[0] for client in clients]
         jobs = [
             client.submit(key, f"question {n} from process {p}", api_name="/on_send")

@@ -15,7 +15,9 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import gradio as gr
+import httpx
 import pytest
+from gradio_client import Client
 from playwright.sync_api import expect
 
 from meowgent.config import Secret, Settings
@@ -150,6 +152,17 @@ and `expect`'s deadline. On a quiet machine these come in well under a second; t
 taken away (10 s ran out for `#approve` under that load). A check that something does NOT come never waits this
 long: `expect(...).not_to_...` holds at once, and a test that waits on purpose says how long (assert_stops_growing)."""
 expect.set_options(timeout=WAIT_MS)
+CLIENT_TIMEOUT = httpx.Timeout(WAIT_MS / 1000)
+"""For each request of a gradio_client (its config, the API's description, an event's stream, which Gradio keeps
+alive every 15 s): httpx's 5 s ran out for the description, a few hundred KB made per request, with `yes` holding
+both cores."""
+
+
+def owners_client(url: str, *, headers: dict[str, str] = OWNER_HEADERS, **options: Any) -> Client:
+    """A gradio_client of the app at `url`, as the owner's scripts make one (the start token in `headers`)."""
+    return Client(url, verbose=False, headers=headers, httpx_kwargs={"timeout": CLIENT_TIMEOUT}, **options)
+
+
 LOADED_CHAT = "#chats input:checked"
 """The chat list's picked chat: on_load fills the list and picks one, as its last step."""
 

@@ -8,17 +8,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from gradio_client import Client
 
 from meowgent.ui.state.approval import CARD_BOX_CHARS
 from tests.persist.test_recorder import flushers
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text, started_app
+from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text, owners_client, started_app
 
 
 @pytest.fixture
 def client(running_app):
-    return Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    return owners_client(running_app.url)
 
 
 def screen(values):
@@ -92,8 +91,8 @@ def test_a_stale_approval_runs_nothing(running_app, client):
 def test_two_clients_are_isolated(running_app):
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch a-was-here"})))
     alice, bob = (
-        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
-        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+        owners_client(running_app.url),
+        owners_client(running_app.url),
     )
     alice_key, _, _ = open_page(alice)
     bob_key, bob_chat, _ = open_page(bob)
@@ -212,8 +211,8 @@ def test_allow_for_this_chat_then_revoke_and_the_audit_log(running_app, client):
 def test_another_client_cannot_open_a_chat_by_its_id(running_app):
     running_app.ollama.script(reply("Alice's secret plans."))
     alice, bob = (
-        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
-        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+        owners_client(running_app.url),
+        owners_client(running_app.url),
     )
     alice_values = alice.predict("", "", api_name="/on_load")
     alice_key = alice_values[0]
@@ -234,8 +233,8 @@ def test_another_clients_rules_cannot_let_an_owners_risky_call_run(running_app):
     """Issue 13: one gradio_client call allowed everything server-wide, and another owner's command ran unasked."""
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch victim-ran"})), reply("Done."))
     victim, attacker = (
-        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
-        Client(running_app.url, verbose=False, headers=OWNER_HEADERS),
+        owners_client(running_app.url),
+        owners_client(running_app.url),
     )
     victim_key, _, _ = open_page(victim)
     allow_everything = '[{"tool": "*", "action": "allow"}]'
@@ -310,7 +309,7 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
     servers = {"mcpServers": {"files": {"command": "meow-missing-program", "args": ["--token", "tok-SECRET-123"]}}}
     (running_app.settings.data_dir / "mcp.json").write_text(json.dumps(servers))
     running_app.restart()
-    owner = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    owner = owners_client(running_app.url)
     key, _, _ = open_page(owner)
     owner.predict(
         key,
@@ -321,7 +320,7 @@ def test_a_caller_that_never_opened_the_page_learns_nothing_from_any_endpoint(ru
     assert "llama-plain" in json.dumps(owner.predict(key, "qwen3", api_name="/on_tick"))
     assert "meow-missing-program --token ••••" in owner.predict(key, api_name="/listing")  # the owner's own sidebar
 
-    stranger = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    stranger = owners_client(running_app.url)
     endpoints = stranger.view_api(print_info=False, return_format="dict")["named_endpoints"]
     called = []
     for name, info in endpoints.items():

@@ -10,7 +10,6 @@ import re
 
 import httpx
 import pytest
-from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 from tests.ui.conftest import (
@@ -18,6 +17,7 @@ from tests.ui.conftest import (
     OWNER_HEADERS,
     SCREENS,
     first_moment_showing,
+    owners_client,
     reload_app,
     wait_for_load,
 )
@@ -201,7 +201,7 @@ def test_nothing_a_viewer_sends_to_the_api_acts_on_the_chat(running_app, chromiu
         assert httpx.request(method, f"{link}/events", timeout=10).status_code == 405
 
     for key in ("", token, "a-strangers-key"):  # no owner key, the token as a key, another browser's key
-        stranger = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+        stranger = owners_client(running_app.url)
         if key == "a-strangers-key":
             key = stranger.predict("", "", api_name="/on_load")[0]  # a real owner, of their own chat
         endpoints = stranger.view_api(print_info=False, return_format="dict")["named_endpoints"]

@@ -10,13 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-from gradio_client import Client
 
 from bench.load import screen as frame_values
 from meowgent.tools.registry import ToolRegistry, builtin_tools
 from meowgent.tools.spec import ToolContext, tool, tool_of
 from tests.scripted_ollama import Drop, ErrorLine, Stall, Status, Text, Turn, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, chat_text, html_text
+from tests.ui.conftest import chat_text, html_text, owners_client
 
 LEAKS = ("Traceback", 'File "', "httpx", "httpcore", "ResponseError", "ollama._types", "ConnectError", "ReadTimeout")
 """What a person must never see: traces and the internals of the HTTP and Ollama clients."""
@@ -33,7 +32,7 @@ class Page:
     """One browser's view of the app: its owner key and gradio_client session."""
 
     def __init__(self, url):
-        self.client = Client(url, verbose=False, headers=OWNER_HEADERS)
+        self.client = owners_client(url)
         # As a browser that never saw the page: every stored value (owner key, settings) empty.
         stored = self.client.view_api(print_info=False, return_format="dict")["named_endpoints"]["/on_load"]
         self.key = self.client.predict(*[""] * len(stored["parameters"]), api_name="/on_load")[0]
@@ -228,7 +227,7 @@ def test_a_1_mb_tool_call_argument_is_written_exactly(running_app, page):
 
 def reopen(url, key):
     """The same browser after a reload: a new connection that brings its stored owner key."""
-    client = Client(url, verbose=False, headers=OWNER_HEADERS)
+    client = owners_client(url)
     stored = client.view_api(print_info=False, return_format="dict")["named_endpoints"]["/on_load"]
     return client, [key, *[""] * (len(stored["parameters"]) - 1)]
 

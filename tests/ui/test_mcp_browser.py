@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from gradio_client import Client
 from playwright.sync_api import Page, expect
 
 from meowgent.config import Settings
@@ -19,7 +18,7 @@ from meowgent.ui.app import serve
 from tests.mcp_fixture_server import http_server, stdio_entry
 from tests.scripted_ollama import ScriptedOllama, reply, tool_call_text
 from tests.ui import test_browser
-from tests.ui.conftest import OWNER, OWNER_HEADERS, RunningApp, free_port
+from tests.ui.conftest import OWNER, RunningApp, free_port, owners_client
 from tests.ui.test_browser import open_app, send
 
 # The same Chromium fixtures as the main browser tests.
@@ -180,9 +179,9 @@ def test_a_crashed_server_gives_a_plain_message_while_the_app_keeps_serving(own_
     assert "fx__" not in own_mcp_app.ollama.chat_requests[-1]["messages"][0]["content"]
     assert "Traceback" not in page.content()
     # A client that never opened the page may not restart the server's processes; the page's own button may.
-    stranger = Client(own_mcp_app.url, verbose=False, headers=OWNER_HEADERS).predict("", api_name="/on_restart")
+    stranger = owners_client(own_mcp_app.url).predict("", api_name="/on_restart")
     assert "fx" not in json.dumps(stranger)  # refused, and told nothing about the servers
-    another = Client(own_mcp_app.url, verbose=False, headers=OWNER_HEADERS)
+    another = owners_client(own_mcp_app.url)
     another_key = another.predict("", "", api_name="/on_load")[0]
     assert "**fx**: 🔴 stopped" in another.predict(another_key, api_name="/listing")
     page.locator("#mcp_restart").click()

@@ -9,11 +9,10 @@ such a line waits for the person, with a card that says Meowgent can't tell ever
 import json
 
 import pytest
-from gradio_client import Client
 
 from meowgent.policy.rules import RULES_FILE
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS
+from tests.ui.conftest import owners_client
 from tests.ui.test_app_api import card_details, open_page, screen
 
 RULES = [
@@ -36,7 +35,7 @@ def with_rules(running_app, rules):
     (running_app.workspace / "x").write_text("keep me")
     (running_app.workspace / "docs").mkdir()
     (running_app.workspace / "docs" / "keep.md").write_text("keep me too")
-    return Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    return owners_client(running_app.url)
 
 
 def nothing_was_removed(running_app):

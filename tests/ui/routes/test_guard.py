@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import httpx
 import pytest
-from gradio_client import Client
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,7 +14,7 @@ from meowgent.ui.app import serve
 from meowgent.ui.routes.guard import Guard, addresses_for, content_security_policy, inline_scripts
 from meowgent.ui.routes.localaddresses import LocalAddresses
 from tests.scripted_ollama import Text, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, RunningApp, free_port, started_app
+from tests.ui.conftest import OWNER_HEADERS, RunningApp, free_port, owners_client, started_app
 
 MACHINE = LocalAddresses(lambda: {ipaddress.ip_address(a) for a in ("127.0.0.1", "::1", "10.0.0.2", "fe80::1")})
 """This machine's addresses, for a server bound to 0.0.0.0 in these tests."""
@@ -255,7 +254,7 @@ def test_a_cross_site_post_is_refused_but_our_own_page_works(running_app):
         timeout=10,
     )
     assert cross_site.status_code == 403
-    client = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)  # no Origin: like our page's own calls
+    client = owners_client(running_app.url)  # no Origin: like our page's own calls
     assert client.predict("", "", api_name="/on_load")[0]
 
 

@@ -6,7 +6,6 @@ import textwrap
 
 import httpx
 import pytest
-from gradio_client import Client
 from gradio_client.exceptions import AuthenticationError
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,7 +14,7 @@ from playwright.sync_api import expect
 from meowgent.ui.app import serve
 from meowgent.ui.routes.owner import COOKIE_PREFIX, OwnerToken, presented_token
 from tests.scripted_ollama import Text, reply, tool_call_text
-from tests.ui.conftest import LOAD_MS, OWNER_HEADERS, OWNER_TOKEN, chat_text
+from tests.ui.conftest import LOAD_MS, OWNER_HEADERS, OWNER_TOKEN, chat_text, owners_client
 from tests.ui.test_app_api import open_page, screen
 from tests.unprivileged import AS_NOBODY, can_become_nobody
 
@@ -114,12 +113,12 @@ def test_the_printed_link_signs_a_browser_in_once_and_a_wrong_token_does_not(run
 
 def test_a_script_with_the_header_drives_the_page(running_app):
     running_app.ollama.script(reply("Purr, script."))
-    client = Client(running_app.url, verbose=False, headers={"Authorization": f"Bearer {OWNER_TOKEN}"})
+    client = owners_client(running_app.url, headers={"Authorization": f"Bearer {OWNER_TOKEN}"})
     key, _, _ = open_page(client)
     chat, _ = screen(client.predict(key, "hello", api_name="/on_send"))
     assert "Purr, script." in chat_text(chat)
     with pytest.raises(AuthenticationError):
-        Client(running_app.url, verbose=False, headers={"Authorization": "token wrong"})
+        owners_client(running_app.url, headers={"Authorization": "token wrong"})
 
 
 def test_behind_a_login_openapi_and_the_heartbeat_need_it(running_app):
@@ -164,7 +163,7 @@ ANOTHER_USER = textwrap.dedent(
 @can_become_nobody
 def test_another_account_on_this_computer_cannot_send_approve_or_read(running_app):
     running_app.ollama.script(Text(tool_call_text("run_shell", {"command": "touch approved-by-someone"})))
-    owner = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    owner = owners_client(running_app.url)
     key, _, _ = open_page(owner)
     _, card = screen(owner.predict(key, "the owner's secret plan", api_name="/on_send"))
     assert "touch approved-by-someone" in card  # waiting for the owner

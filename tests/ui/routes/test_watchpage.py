@@ -23,7 +23,7 @@ from meowgent.watch.links import WatchLinks
 from meowgent.watch.seats import Seats
 from tests.chats.test_service import make_service, marker_turn, settle
 from tests.scripted_ollama import Text, Turn
-from tests.ui.conftest import free_port
+from tests.ui.conftest import free_port, owners_client
 
 ALICE = "browser:alice-owner-key-0123456789"
 VIEWERS = 3
@@ -256,12 +256,8 @@ def test_with_the_default_cap_the_running_app_holds_200_viewers_and_turns_the_20
     # Imported here: this file only grows at its end while tests/ui/ is being reorganised.
     import asyncio
 
-    from gradio_client import Client
-
-    from tests.ui.conftest import OWNER_HEADERS
-
     assert running_app.settings.max_watchers == 200
-    owner = Client(running_app.url, verbose=False, headers=OWNER_HEADERS)
+    owner = owners_client(running_app.url)
     key = owner.predict("", "", api_name="/on_load")[0]  # the page opens on a new chat
     page = owner.predict(key, api_name="/on_watch_share")[0]
     seats = running_app.demo.watching.seats
