@@ -1,5 +1,6 @@
 """The watch page against a real Starlette app on 127.0.0.1 (uvicorn), a real ChatService and the scripted model."""
 
+import asyncio
 import contextlib
 import json
 import threading
@@ -253,9 +254,6 @@ def test_no_text_can_end_an_event_early():
 def test_with_the_default_cap_the_running_app_holds_200_viewers_and_turns_the_201st_away(running_app):
     """Issue 26, at the size it was asked for: `--max-watchers` left at 200, against the launched app; 200 streams
     held open at once by one event loop."""
-    # Imported here: this file only grows at its end while tests/ui/ is being reorganised.
-    import asyncio
-
     assert running_app.settings.max_watchers == 200
     owner = owners_client(running_app.url)
     key = owner.predict("", "", api_name="/on_load")[0]  # the page opens on a new chat
