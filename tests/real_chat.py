@@ -25,18 +25,17 @@ from typing import Any
 from gradio_client import Client
 
 from bench.wiretap import Tap
-from meowgent.config import Secret, Settings
+from meowgent.config import Settings
 from meowgent.ui.app import serve
 from meowgent.ui.html.safehtml import shown_text
 from meowgent.ui.i18n import ENGLISH, t
-from tests.real_engine import Speed, _free_port
+from tests.real_engine import Speed
+from tests.ui.conftest import OWNER, free_port, owners_client
 
 CONTEXT = 4096
 """The server's window (`running_server(ctx=)`), what a small model's server is often started with."""
 ANSWER_TOKENS = 256
 """The server's `-n`: the longest reply."""
-TOKEN = "the-start-token-of-the-real-chat"
-HEADERS = {"Authorization": f"token {TOKEN}"}
 NO_CALL, UNREADABLE, WRONG_TOOL, BAD_ARGS, CALLED_AGAIN, MISSED, APP_ERROR, TIMEOUT = (
     "no call",
     "call not JSON",
@@ -127,14 +126,14 @@ def run_trial(
         workspace=workspace,
         openai_urls=(tap.url,),
         model=model,
-        port=_free_port(),
+        port=free_port(),
         data_dir=folder / f"data-{secrets.token_hex(4)}",
         read_timeout=reply_seconds,  # silence while a long prompt is read is not a stall
-        token=Secret(TOKEN),
+        token=OWNER,
     )
     demo, url, _ = serve(settings)
     try:
-        chat = _Chat(Client(url, verbose=False, headers=HEADERS), tap, workspace, reply_seconds)
+        chat = _Chat(owners_client(url), tap, workspace, reply_seconds)
         outcomes: list[Outcome] = []
         first = len(tap.replies)
         for number, turn in enumerate(turns(seeded)[:last], 1):
