@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
 import socket
 import sys
+import time
 import webbrowser
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 # Read by gradio at import time, so set before anything imports it.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -66,9 +70,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(f"Your rules file can't be used: {exc}")
     except StoreError as exc:
         sys.exit(f"{exc}. Pick another folder with --data-dir.")
-    # The owner's link (issue 26): the page answers only whoever opens it, or logs in.
-    address = page_link(settings, local_url, login=auth is not None)
-    if auth is None and settings.token is None:
+    with closed_on_stop(demo):  # from here: whoever waits for the link below may stop the app at once
+        announce(settings, local_url, share_url, login=auth is not None)
+        while demo.is_running:  # not Gradio's block_thread(): it catches Ctrl-C itself, and the app's close never ran
+            time.sleep(0.1)
+
+
+def announce(settings: Settings, local_url: str, share_url: str | None, *, login: bool) -> None:
+    """The owner's link (issue 26): the page answers only whoever opens it, or logs in; and the public link."""
+    address = page_link(settings, local_url, login=login)
+    if not login and settings.token is None:
         print(f"Warning: {TOKEN_VARIABLE} is empty, so every account on this computer can use this page.")
     print(f"Open {address} in your browser.")
     if can_open_a_browser(sys.stdout.isatty(), os.environ, sys.platform):
@@ -78,10 +89,26 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"Public link (log in with the password above): {share_url}")
         else:
             print("Could not create a public link (is this computer offline?). Still serving locally.")
+
+
+@contextlib.contextmanager
+def closed_on_stop(demo: Any) -> Iterator[None]:
+    """Until Ctrl-C or SIGTERM, then close the app: what its answers streamed is written, its watchers' streams end
+    and its MCP servers stop."""
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill`, `systemctl stop` and `docker stop` end it as Ctrl-C does
     try:
-        demo.block_thread()
+        yield
     except KeyboardInterrupt:
-        demo.close()
+        pass
+    finally:
+        for stop in (signal.SIGINT, signal.SIGTERM):  # a second one would cut the close short, with a traceback
+            signal.signal(stop, signal.SIG_IGN)
+        demo.close(verbose=False)  # the sentence below says it
+    print("Meowgent stopped.")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def page_link(settings: Settings, local_url: str, *, login: bool) -> str:

@@ -2,6 +2,7 @@
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -178,6 +179,18 @@ def start_lines(app) -> str:
             break
         output.append(line)
     return "".join(output)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_closes_the_app_and_says_so(tmp_path, stop):
+    app = run_app("--port", str(free_port()), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
+    assert "Open http" in start_lines(app)
+    app.send_signal(stop)
+    out, _ = app.communicate(timeout=60)
+    assert app.returncode == 0
+    assert out.strip().endswith("Meowgent stopped.")  # printed once the app's own close has returned
+    assert "Traceback" not in out
+    assert "Keyboard interruption" not in out  # Gradio's line, which its own handling of Ctrl-C printed
 
 
 def test_the_start_line_carries_the_owners_token_and_only_it_opens_the_page(tmp_path):
