@@ -136,6 +136,9 @@ class ApprovalNeeded:
 
 
 ResultStatus = Literal["done", "error", "rejected"]
+NotRun = Literal["person", "rules", "changed_call", "new_message", "new_answer"]
+"""Why a rejected call did not run: the person rejected it, their rules refused it (or their change of it), or the
+person sent a new message or asked for a new answer while it waited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +158,10 @@ class ToolResult:
     """For a command that had network: the hosts its proxy refused to it."""
     repeated: bool = False
     """Not run: the model made this call again right after its result came back (agent/repeats.py)."""
+    not_run: NotRun | None = None
+    """Why a rejected call did not run, for the page to say in the person's language (`output` says it to the model)."""
+    reason: str = ""
+    """With `not_run`: the person's own reason, or the rules' (their verdict's words)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from meowgent.agent import notes
 from meowgent.config import Settings
 from meowgent.context import APP_NOTE
 from meowgent.conversation import Conversation, Decision, InvalidCall
-from meowgent.events import AgentEvent, ApprovalNeeded, ToolCall, ToolResult
+from meowgent.events import AgentEvent, ApprovalNeeded, NotRun, ToolCall, ToolResult
 from meowgent.files.checkpoints import Before, Checkpoints, written_path
 from meowgent.policy.hosts import known_hosts, network_hosts
 from meowgent.policy.rules import Policy, Verdict
@@ -84,9 +84,9 @@ class ApprovalGate:
                     yield ApprovalNeeded(self.waiting(conversation))
                     return "paused"
                 if verdict.action == "deny":
-                    result = ToolResult(call.id, call.name, notes.refused(call, verdict.reason), "rejected")
+                    result = _not_run(call, notes.refused(call, verdict.reason), "rules", verdict.reason)
                 elif decision is not None and not decision.approved:
-                    result = ToolResult(call.id, call.name, notes.rejected(call, decision.reason), "rejected")
+                    result = _not_run(call, notes.rejected(call, decision.reason), "person", decision.reason)
                 else:
                     result = self._run_approved(conversation, call, decision, cancel)
             _record(conversation, result)
@@ -94,13 +94,14 @@ class ApprovalGate:
             yield result
         return "stopped" if cancel.is_set() else "complete"
 
-    def settle_all(self, conversation: Conversation, reason: str) -> Iterator[AgentEvent]:
-        """Give every call still queued a result, so the transcript never has a call without one."""
+    def settle_all(self, conversation: Conversation) -> Iterator[AgentEvent]:
+        """Give every call still queued a result, so the transcript never has a call without one: the person sent a
+        new message instead of deciding."""
         for call in conversation.pending:
             if isinstance(call, InvalidCall):
                 result = ToolResult(call.id, call.name, call.error, "error")
             else:
-                result = ToolResult(call.id, call.name, notes.rejected(call, reason), "rejected")
+                result = _not_run(call, notes.rejected(call, notes.NEW_MESSAGE), "new_message")
             _record(conversation, result)
             yield result
         conversation.pending.clear()
@@ -117,8 +118,8 @@ class ApprovalGate:
         if edited is not None:
             verdict = self.verdict(conversation, ToolCall(call.id, call.name, edited))
             if verdict.action == "deny":
-                reason = f"the changed call is not allowed: {verdict.reason}"
-                return ToolResult(call.id, call.name, notes.refused(call, reason), "rejected")
+                said = notes.refused(call, f"the changed call is not allowed: {verdict.reason}")
+                return _not_run(call, said, "changed_call", verdict.reason)
         hosts = network_hosts(conversation.network, decision.network if decision is not None else ())
         went: list[Visited] = []
         context = ToolContext(
@@ -160,6 +161,11 @@ def _execute(tools: ToolRegistry, call: ToolCall, edited: dict[str, Any] | None,
     outcome = tools.execute(call.name, call.arguments if edited is None else edited, context)
     text = outcome.text if edited is None else notes.changed(edited, outcome.text)
     return ToolResult(call.id, call.name, text, "done" if outcome.ok else "error", outcome.duration, edited)
+
+
+def _not_run(call: ToolCall, said: str, why: NotRun, reason: str = "") -> ToolResult:
+    """A call that did not run: `said` tells the model, `why` and `reason` the page (in the person's language)."""
+    return ToolResult(call.id, call.name, said, "rejected", not_run=why, reason=reason)
 
 
 def _answered(conversation: Conversation) -> int:

@@ -57,7 +57,7 @@ class Agent:
     def run(self, conversation: Conversation, text: str, cancel: threading.Event) -> Iterator[AgentEvent]:
         """Answer a new message from the person. Calls still waiting are rejected first."""
         yield UserMessage(text)
-        yield from self._gate.settle_all(conversation, notes.NEW_MESSAGE)
+        yield from self._gate.settle_all(conversation)
         if conversation.notes:  # what the person did meanwhile (uploads, undos), before what they now say
             conversation.messages.append({"role": "user", "content": notes.person_acts(conversation.notes)})
             conversation.notes.clear()
@@ -87,7 +87,7 @@ class Agent:
         conversation.pending.clear()
         yield UserMessage(conversation.messages[last_user]["content"])
         for call in dropped:  # not recorded (that reply is gone), but the page must stop showing them as waiting
-            yield ToolResult(call.id, call.name, notes.NEW_ANSWER, "rejected")
+            yield ToolResult(call.id, call.name, notes.NEW_ANSWER, "rejected", not_run="new_answer")
         yield from self._turns(conversation, cancel)
 
     def verdict(self, conversation: Conversation, call: ToolCall) -> Verdict:

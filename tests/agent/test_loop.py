@@ -151,8 +151,10 @@ def test_rejection_reason_reaches_the_model(ollama_server, workspace):
     ollama_server.script(Text(tool_call_text("run_shell", {"command": "rm -rf *"})), reply("Understood."))
     agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
     (call,) = next(e for e in answer(agent, conversation, "clean up") if isinstance(e, ApprovalNeeded)).calls
-    list(agent.resume(conversation, {call.id: Decision(False, "too dangerous")}, threading.Event()))
+    events = list(agent.resume(conversation, {call.id: Decision(False, "too dangerous")}, threading.Event()))
     assert (workspace / "notes.md").exists()
+    (result,) = [e for e in events if isinstance(e, ToolResult)]
+    assert (result.not_run, result.reason) == ("person", "too dangerous")  # for the page, in the person's language
     tool_message = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"][-1]
     assert "rejected" in tool_message["content"]
     assert "too dangerous" in tool_message["content"]
@@ -173,7 +175,7 @@ def test_a_new_message_rejects_waiting_calls_and_tells_the_model(ollama_server, 
     agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
     answer(agent, conversation, "list")
     events = answer(agent, conversation, "never mind, tell a joke")
-    assert [e.status for e in events if isinstance(e, ToolResult)] == ["rejected"]
+    assert [(e.status, e.not_run) for e in events if isinstance(e, ToolResult)] == [("rejected", "new_message")]
     roles = [m["role"] for m in conversation.messages]
     assert roles == ["user", "assistant", "tool", "user", "assistant"]
     assert "new message" in conversation.messages[2]["content"]
@@ -302,6 +304,8 @@ def test_rules_decide_before_the_person_is_asked(ollama_server, workspace):
     results = [e for e in events if isinstance(e, ToolResult)]
     assert [r.status for r in results] == ["rejected", "done"]
     assert "rules do not allow" in results[0].output
+    assert results[0].not_run == "rules"
+    assert results[0].reason == 'the rule deny run_shell command "rm *" matches `rm notes.md`'
     assert (workspace / "notes.md").exists()
     assert "allowed-by-rule" in results[1].output
     assert not any(isinstance(e, ApprovalNeeded) for e in events)
@@ -320,7 +324,7 @@ def test_an_edit_that_the_rules_deny_does_not_run(ollama_server, workspace, comm
     (call,) = next(e for e in answer(agent, conversation, "list") if isinstance(e, ApprovalNeeded)).calls
     edited = Decision(True, arguments={"command": command})
     results = [e for e in agent.resume(conversation, {call.id: edited}, threading.Event()) if isinstance(e, ToolResult)]
-    assert results[0].status == "rejected"
+    assert (results[0].status, results[0].not_run) == ("rejected", "changed_call")
     assert (workspace / "notes.md").exists()
 
 

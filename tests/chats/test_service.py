@@ -321,9 +321,11 @@ def test_after_retry_no_panel_still_waits_for_an_approval_that_is_gone(service, 
     ollama_server.script(reply("A fresh answer without tools."))
     service.retry(ALICE, chat.id)
     view = ChatView()
-    for event in settle(service, ALICE, chat.id):
+    events = settle(service, ALICE, chat.id)
+    for event in events:
         view.apply(event)
     assert service.waiting(ALICE, chat.id) == ()
+    assert [e.not_run for e in events if isinstance(e, ToolResult)] == ["new_answer"]
     panels = [m for m in view.messages() if m.metadata.get("id")]
     assert [p.metadata["id"] for p in panels] == [old.id]
     assert panels[0].metadata.get("log") != "waiting for your approval"

@@ -67,6 +67,11 @@ EVENT_STRATEGIES = {
         st.sampled_from(typing.get_args(events.ResultStatus)),
         finite,
         st.none() | st.dictionaries(st.text(), json_values, max_size=3),
+        reached=st.none() | st.lists(st.text(), max_size=3).map(tuple),
+        refused=st.lists(st.text(), max_size=3).map(tuple),
+        repeated=st.booleans(),
+        not_run=st.none() | st.sampled_from(typing.get_args(events.NotRun)),
+        reason=st.text(),
     ),
     ErrorEvent: st.builds(ErrorEvent, st.text(), st.dictionaries(st.text(), st.integers() | st.text())),
     Done: st.builds(

@@ -64,6 +64,13 @@ def chat_error_text(language: str, error: ChatError) -> str:
     return t(language, f"chat_error_{error.kind.value}", **error.values)
 
 
+def not_run_text(language: str, why: str, reason: str) -> str:
+    """Why a call did not run (`ToolResult.not_run`), in `language`, with the reason given: the person's own, or the
+    rules' (their verdict, which quotes the rule and the command)."""
+    said = t(language, f"not_run_{why}")
+    return f"{said} {t(language, 'not_run_reason', reason=reason)}" if reason else said
+
+
 def notice_text(language: str, notice: Notice) -> str:
     """A notice for the chat, in `language`."""
     if notice.kind == "context_trimmed":

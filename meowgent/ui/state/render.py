@@ -19,6 +19,7 @@ from meowgent.events import (
     Done,
     ErrorEvent,
     Notice,
+    NotRun,
     TextDelta,
     ThinkingDelta,
     ThinkingDone,
@@ -40,7 +41,7 @@ from meowgent.ui.html.prose import LiveProse, prose_html
 from meowgent.ui.html.safehtml import Html, block, escape, join, tag, visible_lines
 from meowgent.ui.html.tooltext import TEXTS, Look, look_of, tool_look
 from meowgent.ui.html.undobutton import no_undo_note, undo_button
-from meowgent.ui.i18n import ENGLISH, error_text, notice_text, t
+from meowgent.ui.i18n import ENGLISH, error_text, not_run_text, notice_text, t
 from meowgent.ui.state.livecall import LiveCall, StreamedText
 
 LIVE_LINES = 12
@@ -98,6 +99,8 @@ class _Call:
     edited: bool = False
     silent: float = 0.0
     """Seconds the model has been writing this call while Ollama holds its text back."""
+    not_run: tuple[NotRun, str] | None = None
+    """Why it did not run, and the reason given: said in the page's language instead of the note to the model."""
 
 
 @dataclass
@@ -182,6 +185,8 @@ class ChatView:
                 panel.state, panel.result, panel.duration = status, output, duration
                 if event.repeated:  # its line says why; the note to the model is not for the page
                     panel.state, panel.result = "repeated", ""
+                if event.not_run is not None:  # nor is it where the page can say why in the person's language
+                    panel.not_run, panel.result = (event.not_run, event.reason), ""
                 if edited is not None and panel.call is not None:
                     panel.call, panel.edited = replace(panel.call, arguments=edited), True
                 self.waiting = tuple(c for c in self.waiting if c.id != call_id)
@@ -299,6 +304,9 @@ def _render_call(
     )
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(_result_shown(panel, tools), language=language), cls="mg-box")])
+    if panel.not_run is not None:  # the rules' reason quotes the command, which may be as long as the model made it
+        why, reason = panel.not_run
+        body = join([body, tag("p", not_run_text(language, why, trim_for_view(reason, language=language)))])
     button, note = _undo_parts(panel, language, tools)
     metadata: dict[str, Any] = {
         "title": join([_STATE_MARK.get(panel.state, ""), title, "" if viewer else button]),

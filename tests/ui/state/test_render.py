@@ -28,7 +28,7 @@ from meowgent.events import (
 )
 from meowgent.persist.records import dump, event_from_record
 from meowgent.ui.html.callhtml import RESULT_VIEW_CHARS, fence, trim_for_view
-from meowgent.ui.i18n import CHINESE, ENGLISH
+from meowgent.ui.i18n import CHINESE, ENGLISH, t
 from meowgent.ui.state.approval import link_target
 from meowgent.ui.state.livecall import TAIL_CHARS
 from meowgent.ui.state.render import LIVE_LINES, ChatView
@@ -38,8 +38,8 @@ WRITE = ToolCall("call_w", "write_file", {"path": "notes.md", "content": "meow\n
 SHELL = ToolCall("call_s", "run_shell", {"command": "ls -la"})
 
 
-def view_of(*events):
-    view = ChatView()
+def view_of(*events, language=ENGLISH):
+    view = ChatView(language)
     for event in events:
         view.apply(event)
     return view
@@ -436,6 +436,47 @@ def test_failed_and_rejected_calls_are_marked(status, mark, log, has_duration):
     assert message.metadata["status"] == "done"
     assert ("duration" in message.metadata) is has_duration
     assert "The person rejected this call." in text_of(message)
+
+
+REFUSED_NOTE = "Not run: the person's rules do not allow this call to run_shell (the rule matches). Do not retry it."
+
+
+@pytest.mark.parametrize("language", [ENGLISH, CHINESE])
+@pytest.mark.parametrize(
+    ("why", "reason"),
+    [
+        ("person", "too risky"),
+        ("person", ""),
+        ("rules", 'the rule deny run_shell command "rm *" matches `rm x`'),
+        ("changed_call", 'the rule deny run_shell command "rm *" matches `rm x`'),
+        ("new_message", ""),
+        ("new_answer", ""),
+    ],
+)
+def test_a_call_that_did_not_run_says_why_in_the_pages_language_and_not_the_note_to_the_model(language, why, reason):
+    result = ToolResult(SHELL.id, SHELL.name, REFUSED_NOTE, "rejected", not_run=why, reason=reason)
+    shown = text_of(panel(view_of(*ready(SHELL), result, language=language), SHELL.id))
+    assert t(language, f"not_run_{why}") in shown
+    assert (t(language, "not_run_reason", reason=reason) in shown) is bool(reason)
+    assert REFUSED_NOTE not in shown
+
+
+def test_a_rejection_reads_in_chinese_with_the_persons_reason_as_plain_text():
+    hostile = "<img src=x onerror=alert(1)> 太危險"
+    result = ToolResult(SHELL.id, SHELL.name, "The person rejected it.", "rejected", not_run="person", reason=hostile)
+    message = panel(view_of(*ready(SHELL), result, language=CHINESE), SHELL.id)
+    assert text_of(message).endswith("這個呼叫被拒絕了，所以沒有執行。 理由：<img src=x onerror=alert(1)> 太危險")
+    assert "<img" not in message.content
+    assert message.metadata["log"] == "已拒絕"
+
+
+def test_a_refusal_quoting_a_huge_command_shows_its_head_and_tail():
+    reason = 'the rule deny run_shell command "rm *" matches `rm ' + "x" * 200_000 + " end`"
+    result = ToolResult(SHELL.id, SHELL.name, "Not run.", "rejected", not_run="rules", reason=reason)
+    shown = text_of(panel(view_of(*ready(SHELL), result), SHELL.id))
+    assert len(shown) < RESULT_VIEW_CHARS + 500
+    assert 'the rule deny run_shell command "rm *"' in shown
+    assert shown.endswith(" end`")
 
 
 def test_an_invalid_call_shows_the_error_the_model_was_told():
