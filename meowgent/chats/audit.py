@@ -26,6 +26,10 @@ class _Decided:
     time: float
 
 
+_MOVED_ON: frozenset[str | None] = frozenset({"new_message", "new_answer"})
+"""Why a call ended undecided: the person went on instead of deciding (`ToolResult.not_run`)."""
+
+
 class CallLedger:
     """One chat's calls from proposal to result: the call rows they make, and the audit rows of the risky ones."""
 
@@ -82,8 +86,10 @@ def _audit_row(
         row = replace(row, network=bool(hosts), hosts=list(hosts) if hosts else None)
     if result.reached is not None:  # where it went through its proxy
         row = replace(row, reached=list(result.reached), refused=list(result.refused))
-    if decided is None:  # the rules or a chat scope let it run, or it ended without anyone approving it
-        return row if result.status != "rejected" else replace(row, decision="not_approved")
+    if decided is None:  # the rules or a chat scope let it run or refused it, or a new message or answer came first
+        if result.status != "rejected":
+            return row
+        return replace(row, decision="not_decided" if result.not_run in _MOVED_ON else "not_approved")
     choice = decided.decision
     scope = choice.scope if choice.approved else None
     return replace(

@@ -15,7 +15,7 @@ from meowgent.persist.records import dump
 
 CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
 
-AuditDecision = Literal["approved", "rejected", "not_approved", "allowed", "person", "legacy"]
+AuditDecision = Literal["approved", "rejected", "not_approved", "allowed", "person", "not_decided", "legacy"]
 """The person approved or rejected it; nobody approved it (a deny rule, or a new message instead); the rules or a
 chat scope allowed it; `person`: the person's own act (an upload, an undo), which needs no approval; `legacy`: an
 older Meowgent's phrase, in `AuditRow.legacy`."""

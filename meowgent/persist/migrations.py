@@ -305,6 +305,21 @@ def _v11_watch_links(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v12_not_decided(conn: sqlite3.Connection) -> None:
+    """The audit's decision `not_decided`: a risky call nobody approved or rejected, because the person sent a new
+    message or asked for a new answer first. Before, such a call was `not_approved`, which reads "rejected by your
+    rules". SQLite cannot change a CHECK, so the table is made again as it stands, with the one value more."""
+    (made,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'audit'").fetchone()
+    allowed = "'allowed', 'person', 'legacy'"
+    if made.count(allowed) != 1:
+        raise sqlite3.DatabaseError("the audit table is not the one schema 11 made")
+    again = made.replace(allowed, "'allowed', 'person', 'not_decided', 'legacy'").replace('"audit"', "audit_v12", 1)
+    conn.execute(again)
+    conn.execute("INSERT INTO audit_v12 SELECT * FROM audit")
+    conn.execute("DROP TABLE audit")
+    conn.execute("ALTER TABLE audit_v12 RENAME TO audit")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v1_core,
     _v2_audit,
@@ -317,6 +332,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _v9_checkpoints,
     _v10_network_hosts,
     _v11_watch_links,
+    _v12_not_decided,
 ]
 """Schema changes in order; `PRAGMA user_version` counts those applied. Append only: never edit or reorder."""
 

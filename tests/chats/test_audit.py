@@ -104,6 +104,17 @@ def test_a_call_nobody_decided_was_the_rules_or_a_chat_scope(status, decision, r
     )
 
 
+@pytest.mark.parametrize(
+    ("not_run", "decision"),
+    [("rules", "not_approved"), ("new_message", "not_decided"), ("new_answer", "not_decided")],
+)
+def test_a_call_nobody_decided_that_did_not_run_says_whether_the_rules_refused_it(not_run, decision):
+    # "not_approved" reads "rejected by your rules": a call the person went past without deciding is not that.
+    ledger = proposed(LS)
+    _, (row,) = rows(ledger, ToolResult(LS.id, LS.name, "Not run", "rejected", not_run=not_run), now=30.0)
+    assert (row.decision, row.decided_by, row.outcome, row.run) == (decision, "owner", "rejected", None)
+
+
 def test_an_edited_call_records_what_ran():
     ledger = proposed(LS)
     edited = {"command": "ls -la"}

@@ -332,6 +332,14 @@ def test_after_retry_no_panel_still_waits_for_an_approval_that_is_gone(service, 
     assert panels[0].metadata["status"] == "done"
 
 
+def test_a_call_passed_over_by_a_new_message_is_audited_as_not_decided(service, ollama_server):
+    chat = waiting_chat(service, ollama_server, ALICE)
+    ollama_server.script(reply("Something else, then."))
+    service.send(ALICE, chat.id, "never mind")
+    settle(service, ALICE, chat.id)
+    assert [(row.decision, row.outcome) for row in service.audit(ALICE, chat.id)] == [("not_decided", "rejected")]
+
+
 def test_retry_with_nothing_to_answer_says_so(service, ollama_server):
     chat = service.new_chat(ALICE)
     service.retry(ALICE, chat.id)

@@ -43,6 +43,7 @@ TEXT: dict[str, str] = {
     "audit_decision_approved": "approved",
     "audit_decision_rejected": "rejected",
     "audit_decision_not_approved": "rejected by your rules",
+    "audit_decision_not_decided": "not decided: a new message or a new answer came first",
     "audit_decision_allowed": "allowed without asking",
     "audit_scope_once": "this time only",
     "audit_scope_rules_or_chat": "by your rules or a permission for this chat",

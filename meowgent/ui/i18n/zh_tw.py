@@ -41,6 +41,7 @@ TEXT: dict[str, str] = {
     "audit_decision_approved": "已核准",
     "audit_decision_rejected": "已拒絕",
     "audit_decision_not_approved": "被你的規則拒絕",
+    "audit_decision_not_decided": "未決定：先送出了新訊息，或要求了重新回答",
     "audit_decision_allowed": "不必詢問即允許",
     "audit_scope_once": "只限這一次",
     "audit_scope_rules_or_chat": "依你的規則或此對話中的允許",
