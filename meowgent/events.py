@@ -160,8 +160,9 @@ class ToolResult:
     """Not run: the model made this call again right after its result came back (agent/repeats.py)."""
     not_run: NotRun | None = None
     """Why a rejected call did not run, for the page to say in the person's language (`output` says it to the model)."""
-    reason: str = ""
-    """With `not_run`: the person's own reason, or the rules' (their verdict's words)."""
+    reason: Mapping[str, Any] = field(default_factory=dict)
+    """With `not_run`, the reason given, as plain values: the person's own words (`{"said": ...}`), or the rules'
+    (`meowgent.policy.why.Why.values()`)."""
 
 
 @dataclass(frozen=True, slots=True)

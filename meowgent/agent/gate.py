@@ -84,9 +84,10 @@ class ApprovalGate:
                     yield ApprovalNeeded(self.waiting(conversation))
                     return "paused"
                 if verdict.action == "deny":
-                    result = _not_run(call, notes.refused(call, verdict.reason), "rules", verdict.reason)
+                    result = _not_run(call, notes.refused(call, str(verdict.reason)), "rules", verdict.reason.values())
                 elif decision is not None and not decision.approved:
-                    result = _not_run(call, notes.rejected(call, decision.reason), "person", decision.reason)
+                    said = {"said": decision.reason} if decision.reason else {}
+                    result = _not_run(call, notes.rejected(call, decision.reason), "person", said)
                 else:
                     result = self._run_approved(conversation, call, decision, cancel)
             _record(conversation, result)
@@ -119,7 +120,7 @@ class ApprovalGate:
             verdict = self.verdict(conversation, ToolCall(call.id, call.name, edited))
             if verdict.action == "deny":
                 said = notes.refused(call, f"the changed call is not allowed: {verdict.reason}")
-                return _not_run(call, said, "changed_call", verdict.reason)
+                return _not_run(call, said, "changed_call", verdict.reason.values())
         hosts = network_hosts(conversation.network, decision.network if decision is not None else ())
         went: list[Visited] = []
         context = ToolContext(
@@ -150,7 +151,7 @@ class ApprovalGate:
             if verdict.action == "allow":
                 return None
             if verdict.action == "deny":
-                return redirect_not_allowed(url, verdict.reason)
+                return redirect_not_allowed(url, str(verdict.reason))
             return redirect_needs_approval(url)
 
         return may_follow
@@ -163,9 +164,9 @@ def _execute(tools: ToolRegistry, call: ToolCall, edited: dict[str, Any] | None,
     return ToolResult(call.id, call.name, text, "done" if outcome.ok else "error", outcome.duration, edited)
 
 
-def _not_run(call: ToolCall, said: str, why: NotRun, reason: str = "") -> ToolResult:
+def _not_run(call: ToolCall, said: str, why: NotRun, reason: Mapping[str, Any] | None = None) -> ToolResult:
     """A call that did not run: `said` tells the model, `why` and `reason` the page (in the person's language)."""
-    return ToolResult(call.id, call.name, said, "rejected", not_run=why, reason=reason)
+    return ToolResult(call.id, call.name, said, "rejected", not_run=why, reason=reason or {})
 
 
 def _answered(conversation: Conversation) -> int:

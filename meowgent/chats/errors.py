@@ -16,7 +16,7 @@ class ChatErrorKind(str, Enum):
     EDIT_INVALID = "edit_invalid"
     """Values: `detail`, why the edited arguments do not fit the tool."""
     EDIT_DENIED = "edit_denied"
-    """Values: `detail`, the rule's reason."""
+    """Values: `why`, the rules' reason (`meowgent.policy.why.Why.values()`)."""
     BUSY = "busy"
     NAME_FIRST = "name_first"
 
@@ -24,7 +24,7 @@ class ChatErrorKind(str, Enum):
 class ChatError(Exception):
     """An action that cannot be done: its kind, and the values the sentence about it names (never the sentence)."""
 
-    def __init__(self, kind: ChatErrorKind, **values: str) -> None:
+    def __init__(self, kind: ChatErrorKind, **values: object) -> None:
         super().__init__(kind.value)
         self.kind = kind
         self.values = values

@@ -284,7 +284,7 @@ class ChatService:
             raise ChatError(ChatErrorKind.EDIT_INVALID, detail=str(exc)) from None
         verdict = self._agent.verdict(chat.conversation, ToolCall(call.id, call.name, arguments))
         if verdict.action == "deny":
-            raise ChatError(ChatErrorKind.EDIT_DENIED, detail=verdict.reason)
+            raise ChatError(ChatErrorKind.EDIT_DENIED, why=verdict.reason.values())
 
     def _set_network(self, chat: Chat, hosts: tuple[str, ...]) -> None:
         chat.conversation.network = hosts

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from fnmatch import fnmatchcase
 
 from meowgent.policy.actions import STRICT_FIRST, Action, Rule
+from meowgent.policy.why import Why
 from meowgent.shellsplit.programs import Write, invocations, read_program
 from meowgent.shellsplit.reader import parse_segment, split_command
 from meowgent.shellsplit.words import SimpleCommand, Word, program_name
@@ -26,40 +27,37 @@ from meowgent.shellsplit.words import SimpleCommand, Word, program_name
 __all__ = ["all_start_with", "judge_command", "plain_words", "prefix_words", "writes_of"]
 
 
-def judge_command(command: str, rules: Sequence[Rule]) -> tuple[Action, str]:
+def judge_command(command: str, rules: Sequence[Rule]) -> tuple[Action, Why]:
     """Allow, ask or deny a shell line by the command rules that apply to its tool, and why (for the person)."""
     split = split_command(command)
     judged = [_judge_segment(segment, rules) for segment in split.commands]
     # Deny and ask patterns also see the whole line: `curl * | sh` is a fair thing to write in a rule.
     whole = _loose_matches((command.strip(),), rules)
-    judged += [(action, f"the rule {rule} matches the command") for action, rule in whole]
+    judged += [(action, Why("rule_matches_line", str(rule))) for action, rule in whole]
     denied = next((verdict for verdict in judged if verdict[0] == "deny"), None)
     if denied:
         return denied
     if split.hidden:  # it may run anything, so any deny rule could match it, and no allow rule covers it
         unseen = next((rule for rule in rules if rule.action == "deny"), None)
         if unseen is not None:
-            return (
-                "deny",
-                f"Meowgent can't tell everything it runs ({split.problem}), and the rule {unseen} could match",
-            )
-        return "ask", f"Meowgent can't tell everything it runs: {split.problem}"
+            return "deny", Why("hidden_deny", str(unseen), problems=split.problems)
+        return "ask", Why("hidden", problems=split.problems)
     asked = next((verdict for verdict in judged if verdict[0] == "ask"), None)
     if asked:
         return asked
     if not split.commands:
-        return "ask", "the command runs nothing that can be checked"
-    return "allow", "your rules allow every command in it"
+        return "ask", Why("runs_nothing")
+    return "allow", Why("all_allowed")
 
 
-def _judge_segment(segment: SimpleCommand, rules: Sequence[Rule]) -> tuple[Action, str]:
+def _judge_segment(segment: SimpleCommand, rules: Sequence[Rule]) -> tuple[Action, Why]:
     loose = next(_loose_matches(_views(segment), rules), None)
     if loose is not None:
-        return loose[0], f"the rule {loose[1]} matches `{segment.text}`"
+        return loose[0], Why("rule_matches", str(loose[1]), segment.text)
     rule = next((rule for rule in rules if rule.action == "allow" and _allows(rule.command, segment)), None)
     if rule is not None:
-        return "allow", f"the rule {rule} allows `{segment.text}`"
-    return "ask", f"no rule allows `{segment.text}`"
+        return "allow", Why("rule_allows", str(rule), segment.text)
+    return "ask", Why("no_rule", text=segment.text)
 
 
 def _loose_matches(views: tuple[str, ...], rules: Sequence[Rule]) -> Iterator[tuple[Action, Rule]]:

@@ -66,6 +66,7 @@ from meowgent.policy.commands import judge_command
 from meowgent.policy.patterns import folder_may_hold, host_of, path_matches
 from meowgent.policy.risks import Risk, risk_notes
 from meowgent.policy.scopes import Scope
+from meowgent.policy.why import Why
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ExternalTool, ToolError, ToolTraits
 from meowgent.tools.workspace import Workspace
@@ -82,10 +83,10 @@ class RulesError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What to do with a call, why (a sentence for the person), and what it may do that deserves a look."""
+    """What to do with a call, why, and what it may do that deserves a look."""
 
     action: Action
-    reason: str
+    reason: Why
     risks: tuple[Risk, ...] = ()
 
 
@@ -116,17 +117,17 @@ class Policy:
             traits = self.tools.traits(call.name)
             scope = next((scope for scope in scopes if scope.matches(call, traits, self.workspace)), None)
             if scope is not None:
-                action, reason = "allow", f"you allowed {scope} for this chat"
+                action, reason = "allow", Why("chat_scope", text=str(scope))
         return Verdict(action, reason, risk_notes(call, self.workspace.root, tools=self.tools))
 
-    def _by_rules(self, call: ToolCall) -> tuple[Action, str]:
+    def _by_rules(self, call: ToolCall) -> tuple[Action, Why]:
         try:
             found = self.tools.get(call.name)
             if isinstance(found, ExternalTool):  # before validating: a deny rule holds whatever the arguments
                 return _judge_by_name(call.name, self.rules)
             arguments = found.validate(call.arguments)
         except ToolError as exc:
-            return "ask", f"the call cannot be checked: {exc}"
+            return "ask", Why("unchecked", text=str(exc))
         traits = found.traits
         rules = [rule for rule in self.rules if fnmatchcase(call.name, rule.tool) and _applies(rule, traits, arguments)]
         if traits.command in arguments:
@@ -134,7 +135,7 @@ class Policy:
         try:
             target = self._target(traits, arguments)
         except ToolError as exc:
-            return "deny", str(exc)
+            return "deny", Why("refused", text=str(exc))
         return _judge_target(target, rules, tool=found.name, risky=traits.risky)
 
     def _target(self, traits: ToolTraits, arguments: Mapping[str, Any]) -> _Target:
@@ -217,14 +218,14 @@ def _problem(entry: object, traits: Mapping[str, ToolTraits]) -> str | None:
 _WHICH_KEY = "command is for run_shell, path for the file tools, host for web_fetch"
 
 
-def _judge_by_name(name: str, rules: Sequence[Rule]) -> tuple[Action, str]:
+def _judge_by_name(name: str, rules: Sequence[Rule]) -> tuple[Action, Why]:
     """An MCP tool's verdict from the rules naming it; their arguments mean nothing to our patterns."""
     named = [rule for rule in rules if fnmatchcase(name, rule.tool) and not any(rule.patterns().values())]
     for action in reversed(ACTIONS):
         rule = next((rule for rule in named if rule.action == action), None)
         if rule is not None:
-            return action, f"the rule {rule} matches this call"
-    return "ask", f"{name} is a tool of an MCP server, and no rule allows it"
+            return action, Why("rule_matches_call", str(rule))
+    return "ask", Why("mcp_no_rule", text=name)
 
 
 def _applies(rule: Rule, traits: ToolTraits, arguments: Mapping[str, Any]) -> bool:
@@ -244,22 +245,22 @@ class _Target:
     reads_folder: bool
 
 
-def _judge_target(target: _Target, rules: Sequence[Rule], *, tool: str, risky: bool) -> tuple[Action, str]:
+def _judge_target(target: _Target, rules: Sequence[Rule], *, tool: str, risky: bool) -> tuple[Action, Why]:
     for action in STRICT_FIRST:
         rule = next((rule for rule in rules if rule.action == action and _target_matches(rule, target)), None)
         if rule is not None:
-            return action, f"the rule {rule} matches this call"
+            return action, Why("rule_matches_call", str(rule))
     # A folder-reading call over a denied path is not denied outright (listing the root must stay possible),
     # but it must not run unseen either.
     rule = next((rule for rule in rules if rule.action != "allow" and _reaches_into(rule, target)), None)
     if rule is not None:
-        return "ask", f"{tool} would read inside {target.paths[0]}, where the rule {rule} applies"
+        return "ask", Why("reads_inside", str(rule), tool, target.paths[0])
     rule = next((rule for rule in rules if rule.action == "allow" and _target_matches(rule, target, strict=True)), None)
     if rule is not None:
-        return "allow", f"the rule {rule} allows this call"
+        return "allow", Why("rule_allows_call", str(rule))
     if risky:
-        return "ask", f"no rule allows this {tool} call"
-    return "allow", f"{tool} only reads"
+        return "ask", Why("no_rule_call", text=tool)
+    return "allow", Why("only_reads", text=tool)
 
 
 def _target_matches(rule: Rule, target: _Target, *, strict: bool = False) -> bool:

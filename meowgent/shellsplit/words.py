@@ -135,15 +135,6 @@ class SplitResult:
     def hidden(self) -> bool:  # the line may run code its commands do not show (see `reader`)
         return bool(self.problems)
 
-    @property
-    def problem(self) -> str:  # the first few, for the verdict's reason
-        shown_problems = "; ".join(map(str, self.problems[:_SHOWN_PROBLEMS]))
-        more = len(self.problems) - _SHOWN_PROBLEMS
-        return f"{shown_problems}; and {more} more" if more > 0 else shown_problems
-
-
-_SHOWN_PROBLEMS = 3
-
 
 _RUNNING_VARIABLES = frozenset(
     # bash runs or sources their values, or reads its options from them

@@ -154,7 +154,7 @@ def test_rejection_reason_reaches_the_model(ollama_server, workspace):
     events = list(agent.resume(conversation, {call.id: Decision(False, "too dangerous")}, threading.Event()))
     assert (workspace / "notes.md").exists()
     (result,) = [e for e in events if isinstance(e, ToolResult)]
-    assert (result.not_run, result.reason) == ("person", "too dangerous")  # for the page, in the person's language
+    assert (result.not_run, result.reason) == ("person", {"said": "too dangerous"})  # for the page, in its language
     tool_message = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"][-1]
     assert "rejected" in tool_message["content"]
     assert "too dangerous" in tool_message["content"]
@@ -305,7 +305,14 @@ def test_rules_decide_before_the_person_is_asked(ollama_server, workspace):
     assert [r.status for r in results] == ["rejected", "done"]
     assert "rules do not allow" in results[0].output
     assert results[0].not_run == "rules"
-    assert results[0].reason == 'the rule deny run_shell command "rm *" matches `rm notes.md`'
+    assert results[0].reason == {  # the verdict's values, which the page words in the person's language
+        "kind": "rule_matches",
+        "rule": 'deny run_shell command "rm *"',
+        "text": "rm notes.md",
+        "path": "",
+        "problems": [],
+        "more": 0,
+    }
     assert (workspace / "notes.md").exists()
     assert "allowed-by-rule" in results[1].output
     assert not any(isinstance(e, ApprovalNeeded) for e in events)

@@ -68,9 +68,11 @@ def test_shell_decisions(policy: Policy, command: str, decision: str) -> None:
 
 
 def test_the_reason_names_the_command_and_the_rule(policy: Policy) -> None:
-    assert policy.decide(shell("ls && rm -rf x")).reason == 'the rule deny run_shell command "rm *" matches `rm -rf x`'
-    assert policy.decide(shell("ls; make")).reason == "no rule allows `make`"
-    assert '`"oops` is not bash that Meowgent can read' in policy.decide(shell('echo "oops')).reason
+    denied = policy.decide(shell("ls && rm -rf x")).reason
+    assert str(denied) == 'the rule deny run_shell command "rm *" matches `rm -rf x`'
+    assert (denied.kind, denied.rule, denied.text) == ("rule_matches", 'deny run_shell command "rm *"', "rm -rf x")
+    assert str(policy.decide(shell("ls; make")).reason) == "no rule allows `make`"
+    assert '`"oops` is not bash that Meowgent can read' in str(policy.decide(shell('echo "oops')).reason)
 
 
 @pytest.mark.parametrize(
@@ -231,7 +233,7 @@ def test_a_line_that_hides_code_in_values_is_never_allowed_and_is_denied_under_a
     allowing = Policy(ATTACK_RULES[:1], workspace)
     assert allowing.decide(shell(command)).action == "ask"
     assert allowing.decide(shell(command), scopes=prefix).action == "ask"
-    assert "variable's value" in allowing.decide(shell(command)).reason
+    assert "variable's value" in str(allowing.decide(shell(command)).reason)
 
 
 @pytest.mark.parametrize("command", DENIED_EDITS)

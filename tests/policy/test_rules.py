@@ -81,7 +81,7 @@ def test_tool_globs_and_rule_descriptions(workspace: Path) -> None:
     rules = parse_rules('[{"tool": "*_file", "action": "deny", "path": "secrets/**"}]')
     verdict = Policy(rules, workspace).decide(call("read_file", path="secrets/key.pem"))
     assert verdict.action == "deny"
-    assert 'deny *_file path "secrets/**"' in verdict.reason
+    assert 'deny *_file path "secrets/**"' in str(verdict.reason)
 
 
 # ---- precedence ----
@@ -144,7 +144,7 @@ def test_a_symlink_cannot_dodge_a_deny_or_borrow_an_allow(workspace: Path) -> No
 def test_a_path_outside_the_workspace_is_denied(workspace: Path) -> None:
     verdict = Policy([], workspace).decide(call("read_file", path="../../etc/passwd"))
     assert verdict.action == "deny"
-    assert "outside the workspace" in verdict.reason
+    assert "outside the workspace" in str(verdict.reason)
 
 
 @pytest.mark.parametrize(

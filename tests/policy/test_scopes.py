@@ -170,7 +170,7 @@ def test_a_scope_turns_ask_into_allow_but_never_deny_into_allow(policy: Policy, 
     scopes = [Scope("run_shell", prefix="make"), Scope("run_shell", command="rm x"), Scope("write_file", path="**")]
     allowed = policy.decide(shell("make test"), scopes=scopes)
     assert allowed.action == "allow"
-    assert allowed.reason == 'you allowed commands starting with "make" for this chat'
+    assert str(allowed.reason) == 'you allowed commands starting with "make" for this chat'
     assert policy.decide(shell("rm x"), scopes=scopes).action == "deny"
     deny_secrets = Policy(DENY_SECRETS, workspace)
     assert deny_secrets.decide(call("write_file", path="notes.md", content=""), scopes=scopes).action == "allow"

@@ -32,6 +32,7 @@ from meowgent.llm.errors import (
     response_error,
 )
 from meowgent.policy.risks import Risk
+from meowgent.policy.why import Why
 from meowgent.ui.i18n import (
     CHINESE,
     ENGLISH,
@@ -177,7 +178,7 @@ def test_every_risk_is_worded_in_both_languages(risk):
 # Names, commands, addresses, examples of what to type, placeholders and units: the same in both languages.
 NAMES = re.compile(
     r"例如 [^：]*|\{\w+(?::[^}]*)?\}|`[^`]*`|https?://\S+|Ollama|Meowgent|JSON|OLLAMA_HOST|--num-ctx|tokens?|GB|MB|Enter"
-    r"|MCP|README|\.gitignore"
+    r"|MCP|README|\.gitignore|bash|shell|here-document"
 )
 
 
@@ -216,6 +217,13 @@ def test_the_page_says_every_chat_error_in_both_languages(kind):
     chinese = chat_error_text(CHINESE, error)
     assert re.search(r"[\u4e00-\u9fff]", chinese)
     assert ("a rule's reason" in chinese) == ("{detail}" in CHAT_ERRORS[kind])
+
+
+def test_a_denied_edit_says_the_rules_reason_in_the_pages_language():
+    rule = 'deny run_shell command "rm *"'
+    error = ChatError(ChatErrorKind.EDIT_DENIED, why=Why("rule_matches", rule, "rm -rf docs").values())
+    assert chat_error_text(CHINESE, error) == f"你的規則不允許修改後的請求：規則 {rule} 符合 `rm -rf docs`"
+    assert chat_error_text(ENGLISH, error).endswith(f"by your rules: the rule {rule} matches `rm -rf docs`")
 
 
 def test_the_chat_and_the_card_read_in_chinese_with_no_english_left():

@@ -61,14 +61,36 @@ def risks(language: str, notes: tuple[Risk, ...]) -> str:
 
 def chat_error_text(language: str, error: ChatError) -> str:
     """What a chat's action could not do, in `language`."""
-    return t(language, f"chat_error_{error.kind.value}", **error.values)
+    values = dict(error.values)
+    if "why" in values:  # the rules' reason, as plain values
+        values["detail"] = why_text(language, values.pop("why"))
+    return t(language, f"chat_error_{error.kind.value}", **values)
 
 
-def not_run_text(language: str, why: str, reason: str) -> str:
-    """Why a call did not run (`ToolResult.not_run`), in `language`, with the reason given: the person's own, or the
-    rules' (their verdict, which quotes the rule and the command)."""
-    said = t(language, f"not_run_{why}")
-    return f"{said} {t(language, 'not_run_reason', reason=reason)}" if reason else said
+def not_run_text(language: str, why: str, reason: Mapping[str, Any]) -> str:
+    """Why a call did not run (`ToolResult.not_run`), in `language`, with the reason given: the person's own words,
+    or the rules' (`why_text`)."""
+    said = _entry(language, f"not_run_{why}", "not_run_other")
+    detail = str(reason["said"]) if "said" in reason else why_text(language, reason) if reason else ""
+    return t(language, "not_run_with_reason", said=said, reason=detail) if detail else said
+
+
+def why_text(language: str, why: Mapping[str, Any]) -> str:
+    """The rules' reason (`meowgent.policy.why.Why.values()`) in `language`: the rule and the command as written,
+    and a line's problems, the first few and how many more."""
+    problems = t(language, "problem_separator").join(
+        _entry(language, f"problem_{kind}", "problem_other", snippet=f"`{snippet}`")
+        for kind, snippet in why.get("problems", ())
+    )
+    if why.get("more"):
+        problems += t(language, "problems_more", count=why["more"])
+    values = {name: why.get(name, "") for name in ("rule", "text", "path")}
+    return _entry(language, f"why_{why.get('kind')}", "why_other", **values, problems=problems)
+
+
+def _entry(language: str, key: str, other: str, **values: object) -> str:
+    """The entry `key`, or `other` where no catalog has it (a kind a newer Meowgent stored, say)."""
+    return t(language, key if key in en.TEXT else other, **values)
 
 
 def notice_text(language: str, notice: Notice) -> str:

@@ -7,7 +7,7 @@ question about the world, where a symbolic link sends a write, is a function the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -99,7 +99,7 @@ class _Call:
     edited: bool = False
     silent: float = 0.0
     """Seconds the model has been writing this call while Ollama holds its text back."""
-    not_run: tuple[NotRun, str] | None = None
+    not_run: tuple[NotRun, Mapping[str, Any]] | None = None
     """Why it did not run, and the reason given: said in the page's language instead of the note to the model."""
 
 
@@ -305,8 +305,7 @@ def _render_call(
     if panel.result and not output_outside:
         body = join([body, tag("pre", trim_for_view(_result_shown(panel, tools), language=language), cls="mg-box")])
     if panel.not_run is not None:  # the rules' reason quotes the command, which may be as long as the model made it
-        why, reason = panel.not_run
-        body = join([body, tag("p", not_run_text(language, why, trim_for_view(reason, language=language)))])
+        body = join([body, tag("p", trim_for_view(not_run_text(language, *panel.not_run), language=language))])
     button, note = _undo_parts(panel, language, tools)
     metadata: dict[str, Any] = {
         "title": join([_STATE_MARK.get(panel.state, ""), title, "" if viewer else button]),

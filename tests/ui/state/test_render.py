@@ -27,8 +27,10 @@ from meowgent.events import (
     UserMessage,
 )
 from meowgent.persist.records import dump, event_from_record
+from meowgent.policy.why import Why
+from meowgent.shellsplit.words import Problem
 from meowgent.ui.html.callhtml import RESULT_VIEW_CHARS, fence, trim_for_view
-from meowgent.ui.i18n import CHINESE, ENGLISH, t
+from meowgent.ui.i18n import CHINESE, ENGLISH
 from meowgent.ui.state.approval import link_target
 from meowgent.ui.state.livecall import TAIL_CHARS
 from meowgent.ui.state.render import LIVE_LINES, ChatView
@@ -439,43 +441,71 @@ def test_failed_and_rejected_calls_are_marked(status, mark, log, has_duration):
 
 
 REFUSED_NOTE = "Not run: the person's rules do not allow this call to run_shell (the rule matches). Do not retry it."
+RM_RULE = 'deny run_shell command "rm *"'
+HIDDEN = Why("hidden_deny", RM_RULE, problems=(Problem("arithmetic", "$((a[$(rm x)]))"),))
 
 
-@pytest.mark.parametrize("language", [ENGLISH, CHINESE])
 @pytest.mark.parametrize(
-    ("why", "reason"),
+    ("why", "reason", "english", "chinese"),
     [
-        ("person", "too risky"),
-        ("person", ""),
-        ("rules", 'the rule deny run_shell command "rm *" matches `rm x`'),
-        ("changed_call", 'the rule deny run_shell command "rm *" matches `rm x`'),
-        ("new_message", ""),
-        ("new_answer", ""),
+        ("person", {"said": "too risky"}, "This call was rejected, so it did not run. Reason: too risky",
+         "這個呼叫被拒絕了，所以沒有執行。理由：too risky"),
+        ("person", {}, "This call was rejected, so it did not run.", "這個呼叫被拒絕了，所以沒有執行。"),
+        ("rules", Why("rule_matches", RM_RULE, "rm x").values(),
+         f"The rules do not allow this call, so it did not run. Reason: the rule {RM_RULE} matches `rm x`",
+         f"規則不允許這個呼叫，所以沒有執行。理由：規則 {RM_RULE} 符合 `rm x`"),
+        ("changed_call", HIDDEN.values(),
+         "The call as changed is not allowed by the rules, so it did not run. Reason: Meowgent can't tell everything "
+         f"it runs (the arithmetic `$((a[$(rm x)]))` can run code hidden in a variable's value), and the rule {RM_RULE}"
+         " could match",
+         "修改後的呼叫不被規則允許，所以沒有執行。理由：Meowgent 無法確知它會執行的所有內容（算術運算 "
+         f"`$((a[$(rm x)]))` 可能執行藏在變數值裡的程式碼），而規則 {RM_RULE} 可能符合"),
+        ("new_message", {}, "Not run: a new message was sent while it waited for a decision.",
+         "未執行：在等待決定時送出了新訊息。"),
+        ("new_answer", {}, "Not run: a new answer was asked for.", "未執行：已要求重新回答。"),
     ],
-)
-def test_a_call_that_did_not_run_says_why_in_the_pages_language_and_not_the_note_to_the_model(language, why, reason):
+)  # fmt: skip
+def test_a_call_that_did_not_run_says_why_in_the_pages_language_not_in_the_note_to_the_model(
+    why, reason, english, chinese
+):
     result = ToolResult(SHELL.id, SHELL.name, REFUSED_NOTE, "rejected", not_run=why, reason=reason)
-    shown = text_of(panel(view_of(*ready(SHELL), result, language=language), SHELL.id))
-    assert t(language, f"not_run_{why}") in shown
-    assert (t(language, "not_run_reason", reason=reason) in shown) is bool(reason)
-    assert REFUSED_NOTE not in shown
+    for language, sentence in ((ENGLISH, english), (CHINESE, chinese)):
+        shown = text_of(panel(view_of(*ready(SHELL), result, language=language), SHELL.id))
+        assert shown.endswith(sentence)
+        assert REFUSED_NOTE not in shown
+
+
+def test_a_line_with_many_problems_names_three_and_counts_the_rest_in_chinese():
+    problems = tuple(Problem("expansion", f"${{x{i}@P}}") for i in range(5))
+    reason = Why("hidden_deny", RM_RULE, problems=problems).values()
+    result = ToolResult(SHELL.id, SHELL.name, REFUSED_NOTE, "rejected", not_run="rules", reason=reason)
+    shown = text_of(panel(view_of(*ready(SHELL), result, language=CHINESE), SHELL.id))
+    assert shown.count("可能執行藏在變數值裡的程式碼") == 3
+    assert "；還有 2 項）" in shown
+
+
+def test_a_reason_a_newer_meowgent_stored_is_said_plainly():
+    reason = {"kind": "from_the_future", "problems": [["also_new", "x"]], "more": 0}
+    result = ToolResult(SHELL.id, SHELL.name, REFUSED_NOTE, "rejected", not_run="rules", reason=reason)
+    shown = text_of(panel(view_of(*ready(SHELL), result), SHELL.id))
+    assert shown.endswith("Reason: a reason this version of Meowgent does not know")
 
 
 def test_a_rejection_reads_in_chinese_with_the_persons_reason_as_plain_text():
-    hostile = "<img src=x onerror=alert(1)> 太危險"
-    result = ToolResult(SHELL.id, SHELL.name, "The person rejected it.", "rejected", not_run="person", reason=hostile)
+    said = {"said": "<img src=x onerror=alert(1)> 太危險"}
+    result = ToolResult(SHELL.id, SHELL.name, "The person rejected it.", "rejected", not_run="person", reason=said)
     message = panel(view_of(*ready(SHELL), result, language=CHINESE), SHELL.id)
-    assert text_of(message).endswith("這個呼叫被拒絕了，所以沒有執行。 理由：<img src=x onerror=alert(1)> 太危險")
+    assert text_of(message).endswith("這個呼叫被拒絕了，所以沒有執行。理由：<img src=x onerror=alert(1)> 太危險")
     assert "<img" not in message.content
     assert message.metadata["log"] == "已拒絕"
 
 
 def test_a_refusal_quoting_a_huge_command_shows_its_head_and_tail():
-    reason = 'the rule deny run_shell command "rm *" matches `rm ' + "x" * 200_000 + " end`"
+    reason = Why("rule_matches", RM_RULE, "rm " + "x" * 200_000 + " end").values()
     result = ToolResult(SHELL.id, SHELL.name, "Not run.", "rejected", not_run="rules", reason=reason)
     shown = text_of(panel(view_of(*ready(SHELL), result), SHELL.id))
     assert len(shown) < RESULT_VIEW_CHARS + 500
-    assert 'the rule deny run_shell command "rm *"' in shown
+    assert f"the rule {RM_RULE} matches `rm xxx" in shown
     assert shown.endswith(" end`")
 
 
