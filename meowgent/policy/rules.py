@@ -69,7 +69,7 @@ from meowgent.policy.scopes import Scope
 from meowgent.policy.why import Why
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.spec import ExternalTool, ToolError, ToolTraits
-from meowgent.tools.workspace import Workspace
+from meowgent.tools.workspace import OutsideWorkspace, Workspace
 
 __all__ = ["RULES_FILE", "Policy", "Rule", "RulesError", "Verdict", "parse_rules"]
 
@@ -134,6 +134,8 @@ class Policy:
             return judge_command(arguments[traits.command], rules)
         try:
             target = self._target(traits, arguments)
+        except OutsideWorkspace as exc:  # the page names the path; the model reads the whole message
+            return "deny", Why("outside", text=str(exc), path=exc.path)
         except ToolError as exc:
             return "deny", Why("refused", text=str(exc))
         return _judge_target(target, rules, tool=found.name, risky=traits.risky)

@@ -15,8 +15,8 @@ from meowgent.shellsplit.words import Problem
 
 WhyKind = Literal[
     "rule_matches_line", "rule_matches", "rule_allows", "no_rule", "hidden", "hidden_deny", "runs_nothing",
-    "all_allowed", "unchecked", "refused", "mcp_no_rule", "rule_matches_call", "reads_inside", "rule_allows_call",
-    "no_rule_call", "only_reads", "chat_scope",
+    "all_allowed", "unchecked", "refused", "outside", "mcp_no_rule", "rule_matches_call", "reads_inside",
+    "rule_allows_call", "no_rule_call", "only_reads", "chat_scope",
 ]  # fmt: skip
 
 _ENGLISH: dict[WhyKind, str] = {
@@ -30,6 +30,7 @@ _ENGLISH: dict[WhyKind, str] = {
     "all_allowed": "your rules allow every command in it",
     "unchecked": "the call cannot be checked: {text}",
     "refused": "{text}",
+    "outside": "{text}",
     "mcp_no_rule": "{text} is a tool of an MCP server, and no rule allows it",
     "rule_matches_call": "the rule {rule} matches this call",
     "reads_inside": "{text} would read inside {path}, where the rule {rule} applies",

@@ -24,6 +24,14 @@ class Changed(ToolError):
     """A folder or file on the way, or a write's temporary file, was moved or replaced while it was in use."""
 
 
+class OutsideWorkspace(ToolError):
+    """A path that leaves the workspace (`path` as the call wrote it); the message says so to the model."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class Workspace:
     """A root folder, and the rule that every path a tool uses must resolve inside it."""
 
@@ -55,9 +63,10 @@ class Workspace:
                 if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
                     raise ToolError(f"cannot use the path {path!r}: {exc.strerror}.") from None
         if not resolved.is_relative_to(self.root):
-            raise ToolError(
+            raise OutsideWorkspace(
                 f"{path!r} is outside the workspace {self.root}{self._via_link(path, resolved)}; "
-                "use a path inside it, such as 'notes.md'."
+                "use a path inside it, such as 'notes.md'.",
+                path,
             )
         return resolved
 

@@ -144,7 +144,8 @@ def test_a_symlink_cannot_dodge_a_deny_or_borrow_an_allow(workspace: Path) -> No
 def test_a_path_outside_the_workspace_is_denied(workspace: Path) -> None:
     verdict = Policy([], workspace).decide(call("read_file", path="../../etc/passwd"))
     assert verdict.action == "deny"
-    assert "outside the workspace" in str(verdict.reason)
+    assert "outside the workspace" in str(verdict.reason)  # the model's message, with how to do it right
+    assert (verdict.reason.kind, verdict.reason.path) == ("outside", "../../etc/passwd")  # what the page names
 
 
 @pytest.mark.parametrize(

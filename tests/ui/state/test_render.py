@@ -452,13 +452,16 @@ HIDDEN = Why("hidden_deny", RM_RULE, problems=(Problem("arithmetic", "$((a[$(rm 
          "這個呼叫被拒絕了，所以沒有執行。理由：too risky"),
         ("person", {}, "This call was rejected, so it did not run.", "這個呼叫被拒絕了，所以沒有執行。"),
         ("rules", Why("rule_matches", RM_RULE, "rm x").values(),
-         f"The rules do not allow this call, so it did not run. Reason: the rule {RM_RULE} matches `rm x`",
-         f"規則不允許這個呼叫，所以沒有執行。理由：規則 {RM_RULE} 符合 `rm x`"),
+         f"This call is not allowed, so it did not run. Reason: the rule {RM_RULE} matches `rm x`",
+         f"這個呼叫不被允許，所以沒有執行。理由：規則 {RM_RULE} 符合 `rm x`"),
+        ("rules", Why("outside", "", "'../x' is outside the workspace /w; use a path inside it.", "../x").values(),
+         "This call is not allowed, so it did not run. Reason: ../x is outside the workspace",
+         "這個呼叫不被允許，所以沒有執行。理由：../x 在工作資料夾之外"),
         ("changed_call", HIDDEN.values(),
-         "The call as changed is not allowed by the rules, so it did not run. Reason: Meowgent can't tell everything "
+         "The call as changed is not allowed, so it did not run. Reason: Meowgent can't tell everything "
          f"it runs (the arithmetic `$((a[$(rm x)]))` can run code hidden in a variable's value), and the rule {RM_RULE}"
          " could match",
-         "修改後的呼叫不被規則允許，所以沒有執行。理由：Meowgent 無法確知它會執行的所有內容（算術運算 "
+         "修改後的呼叫不被允許，所以沒有執行。理由：Meowgent 無法確知它會執行的所有內容（算術運算 "
          f"`$((a[$(rm x)]))` 可能執行藏在變數值裡的程式碼），而規則 {RM_RULE} 可能符合"),
         ("new_message", {}, "Not run: a new message was sent while it waited for a decision.",
          "未執行：在等待決定時送出了新訊息。"),
