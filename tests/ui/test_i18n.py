@@ -2,9 +2,12 @@
 
 import re
 import string
+import typing
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from meowgent.chats.errors import ChatError, ChatErrorKind
 from meowgent.context import AnswerTooLong, ContextTooSmall, FitResult, trim_notice
@@ -32,7 +35,8 @@ from meowgent.llm.errors import (
     response_error,
 )
 from meowgent.policy.risks import Risk
-from meowgent.policy.why import Why
+from meowgent.policy.why import Why, WhyKind
+from meowgent.shellsplit.words import KINDS, Problem
 from meowgent.ui.i18n import (
     CHINESE,
     ENGLISH,
@@ -43,6 +47,7 @@ from meowgent.ui.i18n import (
     pick_language,
     risks,
     t,
+    why_text,
     zh_tw,
 )
 from meowgent.ui.state.approval import describe_queue
@@ -224,6 +229,25 @@ def test_a_denied_edit_says_the_rules_reason_in_the_pages_language():
     error = ChatError(ChatErrorKind.EDIT_DENIED, why=Why("rule_matches", rule, "rm -rf docs").values())
     assert chat_error_text(CHINESE, error) == f"你的規則不允許修改後的請求：規則 {rule} 符合 `rm -rf docs`"
     assert chat_error_text(ENGLISH, error).endswith(f"by your rules: the rule {rule} matches `rm -rf docs`")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(typing.get_args(WhyKind)),
+    quoted=st.tuples(st.text(), st.text(), st.text()),
+    problems=st.lists(st.tuples(st.sampled_from(sorted(KINDS)), st.text(min_size=1)), max_size=6),
+)
+def test_every_reason_is_worded_in_both_languages_and_quotes_what_it_names_as_it_is(kind, quoted, problems):
+    rule, text, path = quoted  # a model's command, a rule, a path: braces and all, never read as a template
+    why = Why(kind, rule, text, path, tuple(Problem(*problem) for problem in problems))
+    for language in (ENGLISH, CHINESE):
+        worded = why_text(language, why.values())
+        template = t(language, f"why_{kind}")
+        for name, value in (("rule", rule), ("text", text), ("path", path)):
+            assert (value in worded) or f"{{{name}}}" not in template
+        if "{problems}" in template:
+            assert worded.count("`") >= 2 * min(len(problems), 3)  # each problem named quotes its snippet
+    assert kind == "refused" or CJK.search(why_text(CHINESE, why.values()))  # a tool's own message is all it says
 
 
 def test_the_chat_and_the_card_read_in_chinese_with_no_english_left():
