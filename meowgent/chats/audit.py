@@ -28,6 +28,8 @@ class _Decided:
 
 _MOVED_ON: frozenset[str | None] = frozenset({"new_message", "new_answer"})
 """Why a call ended undecided: the person went on instead of deciding (`ToolResult.not_run`)."""
+_REFUSED: frozenset[str | None] = frozenset({"rules", "changed_call"})
+"""Why a call ended refused: the rules' (`ToolResult.reason` holds their reason)."""
 
 
 class CallLedger:
@@ -86,6 +88,8 @@ def _audit_row(
         row = replace(row, network=bool(hosts), hosts=list(hosts) if hosts else None)
     if result.reached is not None:  # where it went through its proxy
         row = replace(row, reached=list(result.reached), refused=list(result.refused))
+    if result.not_run in _REFUSED:
+        row = replace(row, why=dict(result.reason))
     if decided is None:  # the rules or a chat scope let it run or refused it, or a new message or answer came first
         if result.status != "rejected":
             return row

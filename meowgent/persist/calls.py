@@ -56,6 +56,9 @@ class AuditRow:
     outcome: AuditOutcome
     reason: str = ""
     """Why the person rejected it, in their words."""
+    why: dict[str, Any] | None = None
+    """Why the rules refused it, or refused the person's change of it: their reason's values
+    (`meowgent.policy.why.Why.values()`)."""
     chat_scope: dict[str, Any] | None = None
     """With scope `for_chat`: what the person allowed for the rest of the chat, as `Conversation.scopes` stores it."""
     account: str = ""
@@ -74,7 +77,7 @@ class AuditRow:
 
 _CALL_COLUMNS = ", ".join(f.name for f in fields(CallRow))
 _AUDIT_FIELDS = tuple(f.name for f in fields(AuditRow))
-_AUDIT_JSON = ("proposed", "run", "chat_scope", "legacy", "hosts", "reached", "refused")
+_AUDIT_JSON = ("proposed", "run", "chat_scope", "legacy", "hosts", "reached", "refused", "why")
 """AuditRow fields stored as JSON text (NULL for None)."""
 
 

@@ -308,7 +308,8 @@ def _v11_watch_links(conn: sqlite3.Connection) -> None:
 def _v12_not_decided(conn: sqlite3.Connection) -> None:
     """The audit's decision `not_decided`: a risky call nobody approved or rejected, because the person sent a new
     message or asked for a new answer first. Before, such a call was `not_approved`, which reads "rejected by your
-    rules". SQLite cannot change a CHECK, so the table is made again as it stands, with the one value more."""
+    rules". SQLite cannot change a CHECK, so the table is made again as it stands, with the one value more. And
+    `why`: the rules' reason for a call they refused (JSON; NULL for the rows before, which did not keep it)."""
     (made,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'audit'").fetchone()
     allowed = "'allowed', 'person', 'legacy'"
     if made.count(allowed) != 1:
@@ -318,6 +319,7 @@ def _v12_not_decided(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO audit_v12 SELECT * FROM audit")
     conn.execute("DROP TABLE audit")
     conn.execute("ALTER TABLE audit_v12 RENAME TO audit")
+    conn.execute("ALTER TABLE audit ADD COLUMN why TEXT")
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [

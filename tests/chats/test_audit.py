@@ -9,6 +9,7 @@ from meowgent.conversation import Decision
 from meowgent.events import Done, TextDelta, ToolCall, ToolCallReady, ToolResult
 from meowgent.persist.calls import AuditRow, CallRow
 from meowgent.policy.scopes import Scope
+from meowgent.policy.why import Why
 
 LS = ToolCall("c1", "run_shell", {"command": "ls"})
 NOTE = ToolCall("c2", "write_file", {"path": "a.md", "content": "x"})
@@ -111,8 +112,19 @@ def test_a_call_nobody_decided_was_the_rules_or_a_chat_scope(status, decision, r
 def test_a_call_nobody_decided_that_did_not_run_says_whether_the_rules_refused_it(not_run, decision):
     # "not_approved" reads "rejected by your rules": a call the person went past without deciding is not that.
     ledger = proposed(LS)
-    _, (row,) = rows(ledger, ToolResult(LS.id, LS.name, "Not run", "rejected", not_run=not_run), now=30.0)
+    why = Why("rule_matches", 'deny run_shell command "ls"', "ls").values() if not_run == "rules" else {}
+    result = ToolResult(LS.id, LS.name, "Not run", "rejected", not_run=not_run, reason=why)
+    _, (row,) = rows(ledger, result, now=30.0)
     assert (row.decision, row.decided_by, row.outcome, row.run) == (decision, "owner", "rejected", None)
+    assert row.why == (why or None)  # the rules' reason, kept for the log
+
+
+def test_an_approved_change_the_rules_refused_keeps_their_reason():
+    ledger = proposed(LS)
+    ledger.decided([LS], {LS.id: Decision(True, arguments={"command": "rm x"})}, account="", now=1.0)
+    why = Why("rule_matches", 'deny run_shell command "rm *"', "rm x").values()
+    _, (row,) = rows(ledger, ToolResult(LS.id, LS.name, "Not run", "rejected", not_run="changed_call", reason=why))
+    assert (row.decision, row.outcome, row.run, row.why) == ("approved", "rejected", None, why)
 
 
 def test_an_edited_call_records_what_ran():

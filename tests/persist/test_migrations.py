@@ -302,7 +302,7 @@ def test_a_chat_that_had_the_network_on_before_hosts_were_named_keeps_any_host(p
         assert store.network("on") == ("pypi.org",)
 
 
-def test_the_audit_learns_not_decided_and_keeps_every_row_and_column(path):
+def test_the_audit_learns_not_decided_and_why_and_keeps_every_row_and_column(path):
     with at_version(path, 11) as conn:
         conn.execute("INSERT INTO conversations (id, owner, created, updated) VALUES ('c1', 'alice', 1.0, 2.0)")
         conn.execute(
@@ -310,12 +310,14 @@ def test_the_audit_learns_not_decided_and_keeps_every_row_and_column(path):
             " reason, network, hosts, reached, refused) VALUES ('c1', 0, 5.0, 'run_shell', '{\"command\": \"ls\"}',"
             " NULL, 'not_approved', 'rules_or_chat', 'owner', 'rejected', 'why', 1, '[\"a.test\"]', '[]', '[]')"
         )
-        before = conn.execute("SELECT * FROM audit").fetchall()
+        columns = ", ".join(name for _, name, *_ in conn.execute("PRAGMA table_info(audit)"))
+        before = conn.execute(f"SELECT {columns} FROM audit").fetchall()
         conn.execute("COMMIT")
     with Store(path):
         pass
     with raw(path) as conn:
-        assert conn.execute("SELECT * FROM audit").fetchall() == before
+        assert conn.execute(f"SELECT {columns} FROM audit").fetchall() == before
+        assert conn.execute("SELECT why FROM audit").fetchall() == [(None,)]  # the rules' reason was not kept then
         conn.execute("UPDATE audit SET decision = 'not_decided'")
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute("UPDATE audit SET decision = 'made_up'")

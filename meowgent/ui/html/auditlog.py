@@ -18,7 +18,7 @@ from meowgent.ui.html.actions import action, lookup
 from meowgent.ui.html.callhtml import arguments_html
 from meowgent.ui.html.safehtml import Html, block, escape, join, tag
 from meowgent.ui.html.scopes import hosts_text, scope_label
-from meowgent.ui.i18n import ENGLISH, t
+from meowgent.ui.i18n import ENGLISH, t, why_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +65,13 @@ def _entry(entry: AuditRow, language: str) -> Html:
     words = audit_words(entry, language)
     who = t(language, "audit_by", who=words.who)
     decided = t(language, "audit_decided", decision=words.decision, scope=words.scope, who=who)
+    if entry.decision == "not_decided":  # nobody decided: no scope, no one to name
+        decided = words.decision
     lines: list[str | Html] = [heading, _line(language, "audit_decision", decided)]
     if entry.reason:
         lines.append(_line(language, "audit_reason", entry.reason))
+    if entry.why:  # the rules refused it
+        lines.append(_line(language, "audit_reason", why_text(language, entry.why)))
     if ran is None:
         lines.append(_line(language, "audit_ran", t(language, "audit_not_run")))
     elif ran == proposed:

@@ -9,6 +9,7 @@ import pytest
 from meowgent.persist.calls import AuditDecision, AuditOutcome, AuditRow, AuditScope, Decider
 from meowgent.persist.store import Store
 from meowgent.policy.scopes import Scope
+from meowgent.policy.why import Why
 from meowgent.ui.html.auditlog import audit_html, audit_words
 from meowgent.ui.i18n import CHINESE, ENGLISH
 from tests.persist.test_migrations import write_v7_audit
@@ -40,6 +41,20 @@ def test_a_command_with_network_says_its_hosts_and_where_it_went():
     anywhere = html_text(audit_html([replace(went, hosts=["*"], reached=[], refused=[])], CHINESE))
     assert "網路：開啟，連到 任何主機" in anywhere
     assert "沒有連上任何主機" in anywhere
+
+
+def test_a_refusal_of_the_rules_gives_their_reason_in_the_pages_language():
+    why = Why("rule_matches", 'deny run_shell command "pip *"', "pip install requests").values()
+    refused = replace(RAN, run=None, decision="not_approved", scope="rules_or_chat", outcome="rejected", why=why)
+    english, chinese = html_text(audit_html([refused])), html_text(audit_html([refused], CHINESE))
+    assert 'Reason: the rule deny run_shell command "pip *" matches `pip install requests`' in english
+    assert '原因：規則 deny run_shell command "pip *" 符合 `pip install requests`' in chinese
+    assert "被你的規則拒絕" in chinese
+
+
+def test_a_call_nobody_decided_names_no_one():
+    passed_over = replace(RAN, run=None, decision="not_decided", scope="rules_or_chat", outcome="rejected")
+    assert "Decision: not decided: a new message or a new answer came first\n" in html_text(audit_html([passed_over]))
 
 
 def test_rows_without_it_say_nothing_about_the_network():
