@@ -3,8 +3,8 @@
 The catalogs are data: `en.py` and `zh_tw.py` map the same keys to templates with the same `{placeholders}`.
 `t(language, key, **values)` formats one entry. Labels, the approval card, the banner, model facts, notices and
 errors all come from here. The rest of Meowgent writes no words for the person: its notes and errors carry a kind
-and plain values (`Notice`, `ErrorEvent`, `ModelError`, `ChatError`, `Risk`), which the functions below word, so
-rewording an English entry never changes the Chinese page.
+and plain values (`Notice`, `ErrorEvent`, `ModelError`, `ChatError`, `Risk`, a call's `ToolResult.not_run` and the
+rules' `Why`), which the functions below word, so rewording an English entry never changes the Chinese page.
 """
 
 from __future__ import annotations
