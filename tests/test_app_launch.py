@@ -54,7 +54,10 @@ def test_loopback_names():
     assert not is_loopback("example.com")
 
 
-def run_app(*arguments, **environment):
+def run_app(*arguments, interruptible=False, **environment):
+    """`python app.py` as a person starts it; `interruptible`: as from a terminal, where Ctrl-C reaches it even when
+    the suite itself runs in the background (a shell ignores SIGINT for its background jobs, and their children
+    inherit that, which the app rightly keeps)."""
     env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", **environment}
     return subprocess.Popen(
         [sys.executable, "app.py", *arguments],
@@ -63,6 +66,7 @@ def run_app(*arguments, **environment):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) if interruptible else None,
     )
 
 
@@ -183,7 +187,8 @@ def start_lines(app) -> str:
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_or_sigterm_closes_the_app_and_says_so(tmp_path, stop):
-    app = run_app("--port", str(free_port()), "--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
+    folders = ("--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
+    app = run_app("--port", str(free_port()), *folders, interruptible=True)
     assert "Open http" in start_lines(app)
     app.send_signal(stop)
     out, _ = app.communicate(timeout=60)
