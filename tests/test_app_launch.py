@@ -189,9 +189,13 @@ def start_lines(app) -> str:
 def test_ctrl_c_or_sigterm_closes_the_app_and_says_so(tmp_path, stop):
     folders = ("--workspace", str(tmp_path), "--data-dir", str(tmp_path / "data"))
     app = run_app("--port", str(free_port()), *folders, interruptible=True)
-    assert "Open http" in start_lines(app)
-    app.send_signal(stop)
-    out, _ = app.communicate(timeout=60)
+    try:
+        assert "Open http" in start_lines(app)
+        app.send_signal(stop)
+        out, _ = app.communicate(timeout=60)
+    finally:
+        app.kill()  # one that did not stop must not outlive the test
+        app.wait(10)
     assert app.returncode == 0
     assert out.strip().endswith("Meowgent stopped.")  # printed once the app's own close has returned
     assert "Traceback" not in out
