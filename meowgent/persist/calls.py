@@ -16,9 +16,9 @@ from meowgent.persist.records import dump
 CallStatus = Literal["pending", "approved", "rejected", "done", "error"]
 
 AuditDecision = Literal["approved", "rejected", "not_approved", "allowed", "person", "not_decided", "legacy"]
-"""The person approved or rejected it; nobody approved it (a deny rule, or a new message instead); the rules or a
-chat scope allowed it; `person`: the person's own act (an upload, an undo), which needs no approval; `legacy`: an
-older Meowgent's phrase, in `AuditRow.legacy`."""
+"""The person approved or rejected it; `not_approved`: the rules refused it; `not_decided`: nobody decided, as a new
+message or a new answer came first; `allowed`: the rules or a chat scope allowed it; `person`: the person's own act
+(an upload, an undo), which needs no approval; `legacy`: an older Meowgent's phrase, in `AuditRow.legacy`."""
 AuditScope = Literal["once", "rules_or_chat", "for_chat", "legacy"]
 """What the decision covered: this call; whatever the rules or the chat's scopes allow; `AuditRow.chat_scope` for
 the rest of the chat."""

@@ -71,8 +71,10 @@ def not_run_text(language: str, why: str, reason: Mapping[str, Any]) -> str:
     """Why a call did not run (`ToolResult.not_run`), in `language`, with the reason given: the person's own words,
     or the rules' (`why_text`)."""
     said = _entry(language, f"not_run_{why}", "not_run_other")
-    detail = str(reason["said"]) if "said" in reason else why_text(language, reason) if reason else ""
-    return t(language, "not_run_with_reason", said=said, reason=detail) if detail else said
+    if not reason:
+        return said
+    detail = str(reason["said"]) if "said" in reason else why_text(language, reason)
+    return t(language, "not_run_with_reason", said=said, reason=detail)
 
 
 def why_text(language: str, why: Mapping[str, Any]) -> str:
