@@ -4,6 +4,7 @@ Every app a test starts has the start token `OWNER_TOKEN`; every browser context
 a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. A test of strangers makes its own.
 """
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -259,23 +260,53 @@ PAGE_STATE = """() => ({
 })"""
 
 
+TOAST_PREFIX = "toast: "
+TOASTS_TO_CONSOLE = """new MutationObserver((changes) => {
+    for (const change of changes)
+        for (const node of change.addedNodes)
+            if (node instanceof Element)
+                for (const toast of [node, ...node.querySelectorAll(".toast-body")])
+                    // The toast's words are drawn just after the toast itself.
+                    if (toast.matches(".toast-body"))
+                        setTimeout(() => console.info("PREFIX" + toast.innerText.replace(/\\s+/g, " ")), 100);
+}).observe(document, {childList: true, subtree: true});""".replace("PREFIX", TOAST_PREFIX)
+"""Each toast the page shows, said on the console: a toast is gone before a failed test's report is written."""
+
+
 class PageDiary:
     """What each open browser context's pages said and showed, for the report of a browser test that fails: a
     failure seen once in many runs is read from its report, not reproduced."""
 
     open: ClassVar[dict[Any, list[str]]] = {}
-    """Each open context's console errors, page errors and failed requests, in order."""
+    """Each open context's console errors, toasts, page errors, failed requests and events run, in order."""
+
+    SENT_CHARS = 240
+    """How much of an event's inputs a line keeps: enough for the values a test typed or picked."""
 
     @classmethod
     def keep(cls, context) -> None:
         said = cls.open[context] = []
-        context.on("console", lambda message: message.type == "error" and said.append(f"console: {message.text}"))
+        context.add_init_script(TOASTS_TO_CONSOLE)
+        context.on("console", lambda message: cls.worth_a_line(message) and said.append(f"console: {message.text}"))
+        context.on("request", lambda request: cls.event_run(request, said))
         context.on("weberror", lambda error: said.append(f"page error: {error.error}"))
         context.on(
             "requestfailed",
             lambda request: cls.unusual(request) and said.append(f"failed: {request.url} {request.failure}"),
         )
         context.on("close", lambda _: cls.open.pop(context, None))
+
+    @staticmethod
+    def worth_a_line(message: Any) -> bool:
+        return message.type == "error" or message.text.startswith(TOAST_PREFIX)
+
+    @classmethod
+    def event_run(cls, request: Any, said: list[str]) -> None:
+        """Which event the page ran, with what inputs: a failure that comes once in many runs is often a value
+        the page had not yet taken when the click came."""
+        if request.method == "POST" and urlsplit(request.url).path.endswith("/queue/join"):
+            event = json.loads(request.post_data or "{}")
+            said.append(f"event {event.get('fn_index')}: {json.dumps(event.get('data'))[: cls.SENT_CHARS]}")
 
     @staticmethod
     def unusual(request: Any) -> bool:
