@@ -4,7 +4,6 @@ Every app a test starts has the start token `OWNER_TOKEN`; every browser context
 a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. A test of strangers makes its own.
 """
 
-import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -252,25 +251,46 @@ def reload_app(page, *, banner: str = "Connected") -> None:
     wait_for_load(page, banner=banner)
 
 
+PAGE_DIARY = """(() => {
+    const diary = (window.meowgentDiary = []);
+    const note = (line) => diary.push(`${Math.round(performance.now())} ms ${line}`);
+    const fetched = window.fetch;
+    window.fetch = function (resource, options) {
+        if (String(resource.url ?? resource).includes("/queue/join") && typeof options?.body === "string") {
+            const event = JSON.parse(options.body);
+            const named = window.gradio_config?.dependencies?.find((fn) => fn.id === event.fn_index)?.api_name;
+            note(`event ${named ?? event.fn_index}: ${JSON.stringify(event.data).slice(0, 240)}`);
+        }
+        return fetched.apply(this, arguments);
+    };
+    const noted = new WeakSet();
+    const waiting = new MutationObserver(() => {
+        const toasts = document.querySelector(".toast-wrap");
+        if (!toasts) return;
+        waiting.disconnect();
+        new MutationObserver(() => {
+            for (const toast of toasts.querySelectorAll(".toast-body"))
+                if (!noted.has(toast)) {
+                    noted.add(toast);
+                    // Its words are drawn just after the toast itself.
+                    setTimeout(() => note(`toast: ${toast.innerText.replace(/\\s+/g, " ")}`), 100);
+                }
+        }).observe(toasts, {childList: true, subtree: true});
+    });
+    waiting.observe(document, {childList: true, subtree: true});
+})();"""
+"""Kept by each page, read only for a failed test's report: the events the page ran with their inputs (a failure
+seen once in many runs is often a value the page had not yet taken when a click came) and the toasts it showed (gone
+before the report is written). In the page, so that a passing test pays nothing for it; the toasts are watched only
+in Gradio's toast box, not over the whole page."""
+
 PAGE_STATE = """() => ({
     status: document.getElementById("status")?.innerText ?? null,
     picked_chats: document.querySelectorAll("#chats input:checked").length,
     toasts: [...document.querySelectorAll(".toast-body")].map((toast) => toast.innerText),
     text: document.body.innerText.slice(0, 300),
+    diary: window.meowgentDiary ?? [],
 })"""
-
-
-TOAST_PREFIX = "toast: "
-TOASTS_TO_CONSOLE = """new MutationObserver((changes) => {
-    for (const change of changes)
-        for (const node of change.addedNodes)
-            if (node instanceof Element)
-                for (const toast of [node, ...node.querySelectorAll(".toast-body")])
-                    // The toast's words are drawn just after the toast itself.
-                    if (toast.matches(".toast-body"))
-                        setTimeout(() => console.info("PREFIX" + toast.innerText.replace(/\\s+/g, " ")), 100);
-}).observe(document, {childList: true, subtree: true});""".replace("PREFIX", TOAST_PREFIX)
-"""Each toast the page shows, said on the console: a toast is gone before a failed test's report is written."""
 
 
 class PageDiary:
@@ -278,35 +298,19 @@ class PageDiary:
     failure seen once in many runs is read from its report, not reproduced."""
 
     open: ClassVar[dict[Any, list[str]]] = {}
-    """Each open context's console errors, toasts, page errors, failed requests and events run, in order."""
-
-    SENT_CHARS = 240
-    """How much of an event's inputs a line keeps: enough for the values a test typed or picked."""
+    """Each open context's console errors, page errors and failed requests, in order."""
 
     @classmethod
     def keep(cls, context) -> None:
         said = cls.open[context] = []
-        context.add_init_script(TOASTS_TO_CONSOLE)
-        context.on("console", lambda message: cls.worth_a_line(message) and said.append(f"console: {message.text}"))
-        context.on("request", lambda request: cls.event_run(request, said))
+        context.add_init_script(PAGE_DIARY)
+        context.on("console", lambda message: message.type == "error" and said.append(f"console: {message.text}"))
         context.on("weberror", lambda error: said.append(f"page error: {error.error}"))
         context.on(
             "requestfailed",
             lambda request: cls.unusual(request) and said.append(f"failed: {request.url} {request.failure}"),
         )
         context.on("close", lambda _: cls.open.pop(context, None))
-
-    @staticmethod
-    def worth_a_line(message: Any) -> bool:
-        return message.type == "error" or message.text.startswith(TOAST_PREFIX)
-
-    @classmethod
-    def event_run(cls, request: Any, said: list[str]) -> None:
-        """Which event the page ran, with what inputs: a failure that comes once in many runs is often a value
-        the page had not yet taken when the click came."""
-        if request.method == "POST" and urlsplit(request.url).path.endswith("/queue/join"):
-            event = json.loads(request.post_data or "{}")
-            said.append(f"event {event.get('fn_index')}: {json.dumps(event.get('data'))[: cls.SENT_CHARS]}")
 
     @staticmethod
     def unusual(request: Any) -> bool:
@@ -320,9 +324,12 @@ class PageDiary:
             for page in context.pages:
                 try:
                     state = page.wait_for_function(PAGE_STATE, timeout=2_000).json_value()  # with a deadline
-                    lines.append(f"{page.url}: {state}")
                 except Exception as exc:  # a page that hangs or has gone is worth a line too
                     lines.append(f"{page.url}: unreadable ({type(exc).__name__})")
+                    continue
+                diary = state.pop("diary")
+                lines.append(f"{page.url}: {state}")
+                lines.extend(f"  {line}" for line in diary)
             lines.extend(said)
         return "\n".join(lines)
 
