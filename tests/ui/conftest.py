@@ -256,10 +256,14 @@ PAGE_DIARY = """(() => {
     const note = (line) => diary.push(`${Math.round(performance.now())} ms ${line}`);
     const fetched = window.fetch;
     window.fetch = function (resource, options) {
-        if (String(resource.url ?? resource).includes("/queue/join") && typeof options?.body === "string") {
-            const event = JSON.parse(options.body);
-            const named = window.gradio_config?.dependencies?.find((fn) => fn.id === event.fn_index)?.api_name;
-            note(`event ${named ?? event.fn_index}: ${JSON.stringify(event.data).slice(0, 240)}`);
+        try {  // the diary never stands in the page's way
+            if (String(resource.url ?? resource).includes("/queue/join") && typeof options?.body === "string") {
+                const event = JSON.parse(options.body);
+                const named = window.gradio_config?.dependencies?.find((fn) => fn.id === event.fn_index)?.api_name;
+                note(`event ${named ?? event.fn_index}: ${JSON.stringify(event.data).slice(0, 240)}`);
+            }
+        } catch (error) {
+            note(`unreadable event: ${error}`);
         }
         return fetched.apply(this, arguments);
     };
