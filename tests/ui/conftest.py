@@ -282,6 +282,8 @@ PAGE_DIARY = """(() => {
         }).observe(toasts, {childList: true, subtree: true});
     });
     waiting.observe(document, {childList: true, subtree: true});
+    // A page that is not Gradio's (the watch page) has no toast box to wait for.
+    document.addEventListener("DOMContentLoaded", () => document.querySelector("gradio-app") || waiting.disconnect());
 })();"""
 """Kept by each page, read only for a failed test's report: the events the page ran with their inputs (a failure
 seen once in many runs is often a value the page had not yet taken when a click came) and the toasts it showed (gone
