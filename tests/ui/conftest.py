@@ -4,11 +4,12 @@ Every app a test starts has the start token `OWNER_TOKEN`; every browser context
 a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. A test of strangers makes its own.
 """
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,6 +19,7 @@ import gradio as gr
 import httpx
 import pytest
 from gradio_client import Client
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from meowgent.config import Secret, Settings
@@ -63,6 +65,50 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def port_is_free(port: int) -> bool:
+    """Whether an app could listen on `port` now, checked as Gradio checks it (a closed app's connections in
+    TIME_WAIT do not count)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+class AppPort:
+    """The port the apps of this test process take in turn.
+
+    A browser's cache is keyed by URL, port included: on one port, each new app's page gets Gradio's 1.9 MB of
+    scripts from the warm cache of a reused browser context (`OwnersBrowser`) instead of fetching and compiling them
+    again. Measured on a new app each time, app start included: 2.9 CPU-s a test against 3.3 on a new port."""
+
+    kept: ClassVar[int] = 0
+
+    @classmethod
+    def take(cls) -> int:
+        """The kept port, or a fresh one while it is taken (a test's second app, or another program)."""
+        if cls.kept and port_is_free(cls.kept):
+            return cls.kept
+        port = free_port()
+        cls.kept = cls.kept or port
+        return port
+
+
+def serve_for_test(settings: Settings, **options: Any) -> tuple[gr.Blocks, str, Settings]:
+    """`serve` the app on `AppPort`'s port, or on a fresh one if that fails; returns it with its URL and the settings
+    it runs with. A port is only known to be free when looked at, a moment before the app listens: in a busy run
+    another worker's app or model server can take it in between (seen once in a full run: "Cannot find empty port")."""
+    try:
+        settings = replace(settings, port=AppPort.take())
+        demo, url, _ = serve(settings, **options)
+    except OSError:
+        settings = replace(settings, port=free_port())
+        demo, url, _ = serve(settings, **options)
+    return demo, url, settings
+
+
 @pytest.fixture
 def app_options() -> dict[str, Any]:
     """Overrides for `running_app`: the server's `models` and `version`, the app's `tools` (a ToolRegistry), and
@@ -85,7 +131,6 @@ def started_app(folder: Path, options: dict[str, Any]) -> Iterator[RunningApp]:
             **{
                 "workspace": workspace,
                 "ollama_host": ollama.url,
-                "port": free_port(),
                 "data_dir": folder / "data",
                 "shell_timeout": 30,
                 "read_timeout": 5,
@@ -93,7 +138,7 @@ def started_app(folder: Path, options: dict[str, Any]) -> Iterator[RunningApp]:
                 **options,
             }
         )
-        demo, url, _ = serve(settings, tools=tools)
+        demo, url, settings = serve_for_test(settings, tools=tools)
         app = RunningApp(url, ollama, workspace, settings, demo)
         try:
             yield app
@@ -308,15 +353,21 @@ class PageDiary:
 
     @classmethod
     def keep(cls, context) -> None:
-        said = cls.open[context] = []
+        """Start keeping `context`'s diary (once for each context: `OwnersBrowser` lends one to test after test)."""
         context.add_init_script(PAGE_DIARY)
-        context.on("console", lambda message: message.type == "error" and said.append(f"console: {message.text}"))
-        context.on("weberror", lambda error: said.append(f"page error: {error.error}"))
+        context.on("console", lambda message: message.type == "error" and cls.note(context, f"console: {message.text}"))
+        context.on("weberror", lambda error: cls.note(context, f"page error: {error.error}"))
         context.on(
             "requestfailed",
-            lambda request: cls.unusual(request) and said.append(f"failed: {request.url} {request.failure}"),
+            lambda request: cls.unusual(request) and cls.note(context, f"failed: {request.url} {request.failure}"),
         )
         context.on("close", lambda _: cls.open.pop(context, None))
+
+    @classmethod
+    def note(cls, context, line: str) -> None:
+        """Add a line to the diary of `context`'s present test (none while it waits in the pool)."""
+        if context in cls.open:
+            cls.open[context].append(line)
 
     @staticmethod
     def unusual(request: Any) -> bool:
@@ -327,7 +378,7 @@ class PageDiary:
     def report(cls) -> str:
         lines = []
         for context, said in cls.open.items():
-            for page in context.pages:
+            for page in context.pages[1:]:  # the first is the context's cleaner (see OwnersBrowser.take_back)
                 try:
                     state = page.wait_for_function(PAGE_STATE, timeout=2_000).json_value()  # with a deadline
                 except Exception as exc:  # a page that hangs or has gone is worth a line too
@@ -340,14 +391,14 @@ class PageDiary:
         return "\n".join(lines)
 
 
-@pytest.fixture(autouse=True)
-def closes_its_browser_contexts() -> Iterator[None]:
-    """Every browser context a test opens (a fixture's of the test included) is closed when it ends: a page left
-    open keeps reconnecting to its stopped app, costing CPU for the rest of its file."""
-    before = set(PageDiary.open)
-    yield
-    for context in [context for context in PageDiary.open if context not in before]:
-        context.close()
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Every browser context a test got (a fixture's of the test included) goes back at its end, its pages closed,
+    before its fixtures stop its apps: an open page holds its app's event stream, and an app waits 5 s for its
+    connections to end before it stops."""
+    for context, browser in list(OwnersBrowser.lent.items()):
+        browser.take_back(context)
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -358,19 +409,84 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+def web_origin(url: str) -> set[str]:
+    """`url`'s scheme, host and port, as Chromium keys what a page stores (none for about:blank and the like)."""
+    parts = urlsplit(url)
+    return {f"{parts.scheme}://{parts.netloc}"} if parts.scheme in ("http", "https") else set()
+
+
 class OwnersBrowser:
     """A Browser whose contexts show the start token, as the owner's browser does once it opened the printed link
-    (the tests of the link and its cookie, in test_owner.py, use contexts of `.unsigned`)."""
+    (the tests of the link and its cookie, in test_owner.py, use contexts of `.unsigned`).
+
+    Its contexts are lent to a test and taken back at the test's end, to be lent again with Chromium's HTTP cache
+    warm (see `AppPort`). Everything else a test could leave goes: pages, cookies, permissions, and the data stored
+    for any app's origin (the presenter's localStorage, say). A context is lent only for the same options, so a test
+    that asks for a phone gets a phone. `close()` on a lent context still closes it for good."""
+
+    lent: ClassVar[dict[Any, "OwnersBrowser"]] = {}
+    """The contexts tests have now, each with the browser it goes back to."""
 
     def __init__(self, browser) -> None:
         self.unsigned = browser
+        self._waiting: dict[str, list[Any]] = {}
+        """Contexts waiting to be lent, by their options (as JSON)."""
+        self._options: dict[Any, str] = {}
+        """Every open context's options (as JSON)."""
+        self._cleaners: dict[Any, Any] = {}
+        """Every open context's cleaner: a DevTools session of a blank page of its own (see `take_back`)."""
+        self._visited: dict[Any, set[str]] = {}
+        """The origins each open context's pages went to since it was last cleared."""
 
     def new_context(self, **options):
-        context = self.unsigned.new_context(**{"extra_http_headers": OWNER_HEADERS, **options})
+        options = {"extra_http_headers": OWNER_HEADERS, **options}
+        waiting = self._waiting.setdefault(json.dumps(options, sort_keys=True), [])
+        context = waiting.pop() if waiting else self._new(options)
         context.set_default_timeout(WAIT_MS)
         context.set_default_navigation_timeout(LOAD_MS)
-        PageDiary.keep(context)
+        self.lent[context] = self
+        PageDiary.open[context] = []
         return context
+
+    def _new(self, options: dict[str, Any]):
+        context = self.unsigned.new_context(**options)
+        self._options[context] = json.dumps(options, sort_keys=True)
+        self._cleaners[context] = context.new_cdp_session(context.new_page())
+        visited = self._visited[context] = set()
+        context.on("page", lambda page: page.on("framenavigated", lambda frame: visited.update(web_origin(frame.url))))
+        PageDiary.keep(context)
+        context.on("close", lambda _: self._forget(context))
+        return context
+
+    def _forget(self, context) -> None:
+        self.lent.pop(context, None)
+        self._cleaners.pop(context)
+        self._visited.pop(context)
+        waiting = self._waiting[self._options.pop(context)]
+        if context in waiting:
+            waiting.remove(context)
+
+    def take_back(self, context) -> None:
+        """Clear what the test left in `context` and keep it for the next test that asks for the same options.
+
+        The test's pages close first, so that none can store anything after the clearing (Gradio's BrowserState
+        writes the owner key whenever it changes). The clearing is done from a blank page the context keeps for it
+        (the test may have closed all of its own; a new page for each clearing would cost 0.24 CPU-s)."""
+        del self.lent[context]
+        PageDiary.open.pop(context, None)
+        cleaner = self._cleaners[context]
+        try:
+            for page in context.pages[1:]:  # the first is the cleaner's
+                page.close()
+            for visited in self._visited[context]:  # localStorage, IndexedDB, cookies and the like; not the HTTP cache
+                cleaner.send("Storage.clearDataForOrigin", {"origin": visited, "storageTypes": "all"})
+            self._visited[context].clear()
+            context.clear_cookies()
+            context.clear_permissions()
+        except PlaywrightError:  # a crashed page, say: a context that cannot be cleared is not lent again
+            context.close()
+            return
+        self._waiting[self._options[context]].append(context)
 
     def __getattr__(self, name: str):
         return getattr(self.unsigned, name)
@@ -378,7 +494,9 @@ class OwnersBrowser:
 
 @pytest.fixture(scope="module")
 def chromium():
-    """One headless Chromium for a test module (each test opens its own context, signed in as the owner)."""
+    """One headless Chromium for a test module (each test gets its own context, signed in as the owner). Not one for
+    the whole process: Playwright's sync API keeps an event loop running while it is open, and the asyncio.run of
+    later tests would fail."""
     if not CHROMIUM.exists():
         pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright

@@ -1,14 +1,14 @@
 """The real page in headless Chromium: streaming, live tool arguments, approval, Stop, errors, the page's policy.
 
-One Chromium serves the whole file; each test gets a fresh browser context (its own localStorage, so its own
-owner key) against a fresh app and scripted model server.
+One Chromium serves the whole file; each test gets a browser context of its own, lent cleared (no cookies and no
+localStorage, so its own owner key; tests/ui/conftest.py, `OwnersBrowser`), against a fresh app and scripted model
+server.
 Chats beyond one answer (reloads, restarts, the chat list) are in test_browser_chats.py, and what the page says
 before the first answer in test_browser_start.py: both use these fixtures.
 """
 
 import re
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -37,12 +37,8 @@ def new_context(browser: Browser) -> BrowserContext:
 
 
 @pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    context = new_context(browser)
-    try:
-        yield context
-    finally:
-        context.close()
+def context(browser: Browser) -> BrowserContext:
+    return new_context(browser)
 
 
 @pytest.fixture

@@ -30,18 +30,15 @@ def test_two_browsers_at_once_are_independent(running_app, browser, page):
     expect(page.locator("#approve")).to_be_visible()
 
     other = new_context(browser)
-    try:
-        bob = other.new_page()
-        open_app(bob, running_app.url)
-        expect(bob.locator("#approve")).to_be_hidden()
-        running_app.ollama.script(reply("Hello Bob, here is your answer.", chunk_size=4, delay=0.01))
-        send(bob, "bob says hi")
-        expect(bob.locator("#chat")).to_contain_text("Hello Bob, here is your answer.")
-        expect(bob.locator("#approve")).to_be_hidden()
-        expect(page.locator("#approve")).to_be_visible()  # Alice still waits, untouched by Bob's answer
-        bob_text, alice_text = chat_text(bob), chat_text(page)
-    finally:
-        other.close()
+    bob = other.new_page()
+    open_app(bob, running_app.url)
+    expect(bob.locator("#approve")).to_be_hidden()
+    running_app.ollama.script(reply("Hello Bob, here is your answer.", chunk_size=4, delay=0.01))
+    send(bob, "bob says hi")
+    expect(bob.locator("#chat")).to_contain_text("Hello Bob, here is your answer.")
+    expect(bob.locator("#approve")).to_be_hidden()
+    expect(page.locator("#approve")).to_be_visible()  # Alice still waits, untouched by Bob's answer
+    bob_text, alice_text = chat_text(bob), chat_text(page)
     assert "alice" not in bob_text.lower()
     assert "touch alice.txt" not in bob_text
     assert "Bob" not in alice_text
@@ -194,10 +191,7 @@ def test_rules_saved_in_the_page_are_this_browsers_own(running_app, browser, pag
     page.get_by_text("Rules", exact=True).click()
     expect(page.locator("#rules .cm-content")).to_have_text('[{"tool": "read_file", "action": "allow"}]')
     other = new_context(browser)
-    try:
-        stranger = other.new_page()
-        open_app(stranger, running_app.url)
-        stranger.get_by_text("Rules", exact=True).click()
-        expect(stranger.locator("#rules .cm-content")).to_contain_text("git status*")  # the example, not ours
-    finally:
-        other.close()
+    stranger = other.new_page()
+    open_app(stranger, running_app.url)
+    stranger.get_by_text("Rules", exact=True).click()
+    expect(stranger.locator("#rules .cm-content")).to_contain_text("git status*")  # the example, not ours

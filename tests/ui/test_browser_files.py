@@ -1,7 +1,6 @@
 """The Files panel in headless Chromium: the tree, previews, downloads, uploads and Undo, against the real app."""
 
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, send, wait_f
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
 
@@ -19,12 +18,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def page(chromium: Browser) -> Iterator[Page]:
-    context: BrowserContext = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+def page(chromium: Browser) -> Page:
+    return chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True).new_page()
 
 
 def open_files(page: Page) -> None:
@@ -233,13 +228,10 @@ def test_the_panels_undo_buttons_undo_the_newest_round_and_change_without_a_pick
 def test_the_panel_is_in_reach_on_a_phone(running_app, chromium):
     (running_app.workspace / "list.txt").write_text("milk\n")
     context = chromium.new_context(**SCREENS["phone"])
-    try:
-        phone = context.new_page()
-        open_app(phone, running_app.url)
-        phone.locator("#menu").click()
-        open_files(phone)
-        phone.locator("#file_list").get_by_text("list.txt").first.tap()
-        expect(phone.locator("#file_preview")).to_contain_text("milk")
-        assert in_view(phone.locator("#file_preview").first)
-    finally:
-        context.close()
+    phone = context.new_page()
+    open_app(phone, running_app.url)
+    phone.locator("#menu").click()
+    open_files(phone)
+    phone.locator("#file_list").get_by_text("list.txt").first.tap()
+    expect(phone.locator("#file_preview")).to_contain_text("milk")
+    assert in_view(phone.locator("#file_preview").first)

@@ -18,9 +18,8 @@ if not CHROMIUM.exists():
 from playwright.sync_api import Page, expect
 
 from meowgent.config import Secret, Settings
-from meowgent.ui.app import serve
 from tests.scripted_openai import Calls, Content, Reasoning, ScriptedOpenAI, Turn
-from tests.ui.conftest import OWNER, first_moment_showing, free_port
+from tests.ui.conftest import OWNER, first_moment_showing, serve_for_test
 from tests.ui.test_browser import browser, context, numbered_words, open_app, send  # noqa: F401  (fixtures too)
 
 MODEL = "Qwen/Qwen3-8B"
@@ -53,13 +52,12 @@ def openai_app(tmp_path: Path, app_options: dict) -> Iterator[OpenAIApp]:
         workspace=workspace,
         openai_urls=tuple(server.url for server in servers),
         model=MODEL,
-        port=free_port(),
         data_dir=tmp_path / "data",
         read_timeout=5,
         token=OWNER,
         **options,
     )
-    demo, url, _ = serve(settings)
+    demo, url, _ = serve_for_test(settings)
     try:
         yield OpenAIApp(url, servers, workspace)
     finally:

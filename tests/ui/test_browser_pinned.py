@@ -18,10 +18,9 @@ if not CHROMIUM.exists():
 from playwright.sync_api import Page, expect
 
 from meowgent.config import Settings
-from meowgent.ui.app import serve
 from tests.scripted_ollama import ScriptedOllama
 from tests.scripted_openai import ScriptedOpenAI
-from tests.ui.conftest import OWNER, free_port, open_app
+from tests.ui.conftest import OWNER, open_app, serve_for_test
 from tests.ui.test_browser import browser, context, send  # noqa: F401  (fixtures too)
 
 QWEN = "qwen3:latest"
@@ -46,12 +45,11 @@ def two_hosts(tmp_path: Path) -> Iterator[TwoHosts]:
             ollama_hosts=(ollama.url,),
             openai_urls=(openai.url,),
             model="qwen3",
-            port=free_port(),
             data_dir=tmp_path / "data",
             read_timeout=5,
             token=OWNER,
         )
-        demo, url, _ = serve(settings)
+        demo, url, _ = serve_for_test(settings)
         try:
             yield TwoHosts(url, ollama, openai)
         finally:

@@ -64,39 +64,33 @@ def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, b
     )
     (running_app.workspace / "設定.txt").write_text("貓=1\n")
     context = browser.new_context(viewport=VIEWPORT, locale="zh-TW")
-    try:
-        page = context.new_page()
-        open_app(page, running_app.url, banner="已連上 Ollama")
-        expect(page.locator("#new_chat")).to_contain_text("新對話")
-        send(page, "把貓改成 2")
-        card = page.locator("#approval").first
-        expect(card).to_contain_text("修改檔案")
-        expect(page.locator("#approve")).to_contain_text("核准")
-        assert "+貓=2" in page.locator("#card_details textarea").input_value()
-        page.get_by_text("English", exact=True).click()
-        expect(page.locator("#approve")).to_contain_text("Approve")
-        expect(card).to_contain_text("Change part of the file")
-        expect(page.locator("#status")).to_contain_text("Connected")
-    finally:
-        context.close()
+    page = context.new_page()
+    open_app(page, running_app.url, banner="已連上 Ollama")
+    expect(page.locator("#new_chat")).to_contain_text("新對話")
+    send(page, "把貓改成 2")
+    card = page.locator("#approval").first
+    expect(card).to_contain_text("修改檔案")
+    expect(page.locator("#approve")).to_contain_text("核准")
+    assert "+貓=2" in page.locator("#card_details textarea").input_value()
+    page.get_by_text("English", exact=True).click()
+    expect(page.locator("#approve")).to_contain_text("Approve")
+    expect(card).to_contain_text("Change part of the file")
+    expect(page.locator("#status")).to_contain_text("Connected")
 
 
 def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in(running_app, browser):
     running_app.demo.close()
     running_app.demo, url, _ = serve(running_app.settings, auth=("ann", "pw"))
     context = browser.new_context(viewport=VIEWPORT, locale="zh-TW")
-    try:
-        page = context.new_page()
-        page.goto(url)
-        expect(page.get_by_text("🐱 Meowgent")).to_be_visible()
-        expect(page.get_by_text("請用啟動 Meowgent 的終端機")).to_be_visible()
-        expect(page.get_by_role("button", name="登入")).to_be_visible()
-        page.get_by_label("使用者名稱").fill("ann")
-        page.get_by_label("密碼").fill("pw")
-        page.get_by_role("button", name="登入").click()
-        wait_for_load(page, banner="已連上 Ollama")
-    finally:
-        context.close()
+    page = context.new_page()
+    page.goto(url)
+    expect(page.get_by_text("🐱 Meowgent")).to_be_visible()
+    expect(page.get_by_text("請用啟動 Meowgent 的終端機")).to_be_visible()
+    expect(page.get_by_role("button", name="登入")).to_be_visible()
+    page.get_by_label("使用者名稱").fill("ann")
+    page.get_by_label("密碼").fill("pw")
+    page.get_by_role("button", name="登入").click()
+    wait_for_load(page, banner="已連上 Ollama")
 
 
 COUNT_TRACKER_FRAMES = """

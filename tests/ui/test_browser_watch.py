@@ -71,8 +71,7 @@ def owner(chromium: Browser, running_app) -> Page:
     context = chromium.new_context(viewport=VIEWPORT)
     page = context.new_page()
     open_app(page, running_app.url)
-    yield page
-    context.close()
+    return page
 
 
 def test_a_viewer_watches_the_answer_a_live_write_and_the_waiting_card_with_no_controls(running_app, chromium, owner):
@@ -105,7 +104,6 @@ def test_a_viewer_watches_the_answer_a_live_write_and_the_waiting_card_with_no_c
     assert str(running_app.workspace) not in viewer.content()
     viewer.locator(".mg-waiting").click()  # clicking the card does nothing: nothing to click
     assert not (running_app.workspace / "notes.md").exists()
-    viewer.context.close()
 
 
 def test_stop_sharing_and_deleting_the_chat_end_an_open_watch_page(running_app, chromium, owner):
@@ -131,7 +129,6 @@ def test_stop_sharing_and_deleting_the_chat_end_an_open_watch_page(running_app, 
     owner.locator("#confirm_delete").click()
     expect(viewer.locator("#chat")).to_contain_text(ENDED)
     expect(owner.locator("#watch_revoke")).to_be_hidden()  # the chat shown now has no link
-    viewer.context.close()
 
 
 def test_the_link_is_shown_again_after_a_reload(running_app, owner):
@@ -168,8 +165,6 @@ def test_a_viewers_page_goes_on_after_the_app_restarts_with_the_same_link(runnin
     expect(presenter.locator("#watch_qr svg")).to_have_count(0)
     presenter.locator("#watch_revoke").click()
     expect(viewer.locator("#chat")).to_contain_text(ENDED)
-    viewer.context.close()
-    fresh.context.close()
 
 
 def test_presenter_mode_survives_a_reload_of_the_presenters_page(running_app, owner):
@@ -265,8 +260,6 @@ def test_the_watch_page_needs_no_login_behind_auth_while_the_page_does(running_a
     expect(stranger.get_by_role("button", name="Login")).to_be_visible()
     expect(stranger.locator("#msg")).to_have_count(0)
     assert httpx.get(url + "config", timeout=10).status_code == 401
-    stranger.context.close()
-    context.close()
 
 
 def test_the_watch_page_fits_a_phone(running_app, chromium, owner):
@@ -285,4 +278,3 @@ def test_the_watch_page_fits_a_phone(running_app, chromium, owner):
     assert box is not None
     assert box["x"] >= 0
     assert box["x"] + box["width"] <= SCREENS["phone"]["viewport"]["width"]
-    phone.context.close()

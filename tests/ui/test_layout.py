@@ -6,7 +6,6 @@ The approval card's layout and edit form are in test_layout_card.py, which uses 
 """
 
 import sqlite3
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -31,12 +30,8 @@ def language(request) -> str:
 
 
 @pytest.fixture
-def page(chromium: Browser, screen: str) -> Iterator[Page]:
-    context = chromium.new_context(locale="en-US", **SCREENS[screen])
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+def page(chromium: Browser, screen: str) -> Page:
+    return chromium.new_context(locale="en-US", **SCREENS[screen]).new_page()
 
 
 SIDEBAR_OPEN_WIDTH = 768
@@ -68,35 +63,29 @@ def send(page: Page, text: str) -> None:
 
 def test_a_phone_opens_on_the_chat_with_the_sidebar_behind_the_menu(running_app, chromium, language):
     context = chromium.new_context(locale="zh-TW" if language == CHINESE else "en-US", **SCREENS["phone"])
-    try:
-        page = context.new_page()
-        open_app(page, running_app.url, banner=t(language, "banner_ok", version="").strip())
-        expect(page.locator("#status")).to_contain_text("qwen3")  # the model in use, too
-        for element in ("#chat", "#msg textarea", "#send", "#status", "#menu"):
-            assert in_view(page.locator(element)), f"{element} is not in view on a phone"
-        assert not in_view(page.locator("#language")), "the sidebar covers the chat"
-        assert page_scroll(page) == 0
+    page = context.new_page()
+    open_app(page, running_app.url, banner=t(language, "banner_ok", version="").strip())
+    expect(page.locator("#status")).to_contain_text("qwen3")  # the model in use, too
+    for element in ("#chat", "#msg textarea", "#send", "#status", "#menu"):
+        assert in_view(page.locator(element)), f"{element} is not in view on a phone"
+    assert not in_view(page.locator("#language")), "the sidebar covers the chat"
+    assert page_scroll(page) == 0
 
-        page.locator("#menu").click()
-        expect(page.locator("#new_chat")).to_be_in_viewport()
-        expect(page.locator("#new_chat")).to_contain_text(t(language, "new_chat"))
-        page.get_by_role("button", name="Toggle Sidebar").click()
-        expect(page.locator("#new_chat")).not_to_be_in_viewport()
-        assert in_view(page.locator("#msg textarea"))
-    finally:
-        context.close()
+    page.locator("#menu").click()
+    expect(page.locator("#new_chat")).to_be_in_viewport()
+    expect(page.locator("#new_chat")).to_contain_text(t(language, "new_chat"))
+    page.get_by_role("button", name="Toggle Sidebar").click()
+    expect(page.locator("#new_chat")).not_to_be_in_viewport()
+    assert in_view(page.locator("#msg textarea"))
 
 
 def test_a_laptop_opens_with_the_sidebar_beside_the_chat(running_app, chromium):
     context = chromium.new_context(**SCREENS["laptop"])
-    try:
-        page = context.new_page()
-        open_page(page, running_app)
-        expect(page.locator("#language")).to_be_in_viewport()
-        for element in ("#language", "#model", "#chat", "#msg textarea", "#send"):
-            assert in_view(page.locator(element)), f"{element} is not in view on a laptop"
-    finally:
-        context.close()
+    page = context.new_page()
+    open_page(page, running_app)
+    expect(page.locator("#language")).to_be_in_viewport()
+    for element in ("#language", "#model", "#chat", "#msg textarea", "#send"):
+        assert in_view(page.locator(element)), f"{element} is not in view on a laptop"
 
 
 # The banner's advice ("ollama serve") is the same words in both languages and the screen only decides where the

@@ -78,22 +78,19 @@ def test_a_megabyte_file_reaches_the_page_once(running_app, chromium):
     content = "".join(f"{i:07d} meow meow meow meow meow meow meow meow\n" for i in range(20_000))  # 1 MB
     running_app.ollama.script(Text(tool_call_text("write_file", {"path": "big.md", "content": content})))
     context = chromium.new_context(**SCREENS["laptop"])
-    try:
-        page = context.new_page()
-        open_page(page, running_app)
-        received = []
-        network = context.new_cdp_session(page)
-        network.on("Network.dataReceived", lambda event: received.append(event["dataLength"]))
-        network.send("Network.enable")
-        send(page, "write a big file")
-        expect(page.locator("#card_details textarea")).to_have_value(content)
-        shown = page.evaluate(
-            "() => [...document.querySelectorAll('textarea, input')].reduce((n, box) => n + box.value.length, 0)"
-            " + document.body.innerText.length"
-        )
-        bytes_received = sum(received)
-    finally:
-        context.close()
+    laptop = context.new_page()
+    open_page(laptop, running_app)
+    received = []
+    network = context.new_cdp_session(laptop)
+    network.on("Network.dataReceived", lambda event: received.append(event["dataLength"]))
+    network.send("Network.enable")
+    send(laptop, "write a big file")
+    expect(laptop.locator("#card_details textarea")).to_have_value(content)
+    shown = laptop.evaluate(
+        "() => [...document.querySelectorAll('textarea, input')].reduce((n, box) => n + box.value.length, 0)"
+        " + document.body.innerText.length"
+    )
+    bytes_received = sum(received)
     # Once in the card (and a few KB of the stream's tail); a second copy would double these.
     assert len(content) < shown < 1.3 * len(content)
     assert len(content) < bytes_received < 1.5 * len(content), f"{bytes_received:,} bytes for a {len(content):,} file"

@@ -14,11 +14,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from meowgent.config import Settings
-from meowgent.ui.app import serve
 from tests.mcp_fixture_server import http_server, stdio_entry
 from tests.scripted_ollama import ScriptedOllama, reply, tool_call_text
 from tests.ui import test_browser
-from tests.ui.conftest import OWNER, RunningApp, free_port, owners_client
+from tests.ui.conftest import OWNER, RunningApp, owners_client, serve_for_test
 from tests.ui.test_browser import open_app, send
 
 # The same Chromium fixtures as the main browser tests.
@@ -42,13 +41,12 @@ def app_with_servers(folder: Path) -> Iterator[RunningApp]:
         settings = Settings(
             workspace=workspace,
             ollama_host=ollama.url,
-            port=free_port(),
             data_dir=data,
             read_timeout=5,
             mcp_timeout=30,
             token=OWNER,
         )
-        demo, app_url, _ = serve(settings)
+        demo, app_url, settings = serve_for_test(settings)
         try:
             yield RunningApp(app_url, ollama, workspace, settings, demo)
         finally:
