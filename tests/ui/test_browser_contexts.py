@@ -58,3 +58,10 @@ def test_a_context_lent_again_keeps_nothing_of_the_last_test_but_its_cache(runni
     gradios = [script for script in scripts if script["url"].endswith(".js") and not mended(script["url"])]
     assert gradios
     assert all(script["fromDiskCache"] or script["status"] == 304 for script in gradios), gradios
+
+
+def test_a_context_is_lent_only_for_the_same_options(chromium):
+    laptop = chromium.new_context(**SCREENS["laptop"])
+    chromium.take_back(laptop)
+    assert chromium.new_context(**SCREENS["phone"]) is not laptop
+    assert chromium.new_context(**SCREENS["laptop"]) is laptop
