@@ -216,5 +216,9 @@ def serve(
             # The watch page ahead of Gradio's routes: it needs no login (its token is the permission), and Gradio
             # checks its login per route, so every other path still needs one.
             app_kwargs={"middleware": middleware, "routes": [demo.watching.mount()]},
+            # Gradio's launch asks the new server for its page once, with 3 s to answer, and fails with advice
+            # about proxies when it does not: seen on a machine whose cores were all busy, as with a model answering
+            # on the CPU. The server has started by then (its startup events answered), so nothing is lost.
+            _frontend=False,
         )
     return demo, local_url, share_url

@@ -6,6 +6,7 @@ import secrets
 import stat
 from pathlib import Path
 
+import gradio
 import httpx
 import pytest
 
@@ -378,3 +379,10 @@ def test_each_event_draws_its_progress_on_one_component_at_most(running_app):
     hidden = [event for event in events if event["show_progress"] == "hidden"]
     assert hidden
     assert all(event["show_progress_on"] == [] for event in hidden)
+
+
+def test_the_app_starts_on_a_machine_too_busy_to_answer_gradios_own_check_in_time(tmp_path, monkeypatch):
+    # Gradio's launch gives up when one request for the page takes over 3 s (a model busy on every core).
+    monkeypatch.setattr(gradio.networking, "url_ok", lambda url: False)
+    with started_app(tmp_path, {}) as app:
+        assert httpx.get(app.url, headers=OWNER_HEADERS, timeout=30).status_code == 200
