@@ -349,7 +349,7 @@ class PageDiary:
     failure seen once in many runs is read from its report, not reproduced."""
 
     open: ClassVar[dict[Any, list[str]]] = {}
-    """Each open context's console errors, page errors and failed requests, in order."""
+    """Each lent context's console errors, page errors and failed requests, in order."""
 
     @classmethod
     def keep(cls, context) -> None:
@@ -378,7 +378,7 @@ class PageDiary:
     def report(cls) -> str:
         lines = []
         for context, said in cls.open.items():
-            for page in context.pages[1:]:  # the first is the context's cleaner (see OwnersBrowser.take_back)
+            for page in tests_pages(context):
                 try:
                     state = page.wait_for_function(PAGE_STATE, timeout=2_000).json_value()  # with a deadline
                 except Exception as exc:  # a page that hangs or has gone is worth a line too
@@ -409,10 +409,30 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+def tests_pages(context) -> list[Any]:
+    """The pages the test opened in a lent context: all but the first, the blank page its cleaner works from."""
+    return context.pages[1:]
+
+
 def web_origin(url: str) -> set[str]:
     """`url`'s scheme, host and port, as Chromium keys what a page stores (none for about:blank and the like)."""
     parts = urlsplit(url)
     return {f"{parts.scheme}://{parts.netloc}"} if parts.scheme in ("http", "https") else set()
+
+
+@dataclass
+class KeptContext:
+    """What `OwnersBrowser` keeps of one of its contexts."""
+
+    kind: str
+    """Its options (as JSON): it is lent only to a test that asks for the same."""
+    cleaner: Any
+    """A DevTools session of a blank page of its own, which clears what the test's pages stored."""
+    visited: set[str] = field(default_factory=set)
+    """The origins its pages went to since it was last cleared."""
+
+    def went_to(self, frame: Any) -> None:
+        self.visited.update(web_origin(frame.url))
 
 
 class OwnersBrowser:
@@ -431,38 +451,31 @@ class OwnersBrowser:
         self.unsigned = browser
         self._waiting: dict[str, list[Any]] = {}
         """Contexts waiting to be lent, by their options (as JSON)."""
-        self._options: dict[Any, str] = {}
-        """Every open context's options (as JSON)."""
-        self._cleaners: dict[Any, Any] = {}
-        """Every open context's cleaner: a DevTools session of a blank page of its own (see `take_back`)."""
-        self._visited: dict[Any, set[str]] = {}
-        """The origins each open context's pages went to since it was last cleared."""
+        self._kept: dict[Any, KeptContext] = {}
+        """What this browser keeps of each of its open contexts."""
 
     def new_context(self, **options):
         options = {"extra_http_headers": OWNER_HEADERS, **options}
-        waiting = self._waiting.setdefault(json.dumps(options, sort_keys=True), [])
-        context = waiting.pop() if waiting else self._new(options)
+        kind = json.dumps(options, sort_keys=True)
+        waiting = self._waiting.setdefault(kind, [])
+        context = waiting.pop() if waiting else self._new(options, kind)
         context.set_default_timeout(WAIT_MS)
         context.set_default_navigation_timeout(LOAD_MS)
         self.lent[context] = self
         PageDiary.open[context] = []
         return context
 
-    def _new(self, options: dict[str, Any]):
+    def _new(self, options: dict[str, Any], kind: str):
         context = self.unsigned.new_context(**options)
-        self._options[context] = json.dumps(options, sort_keys=True)
-        self._cleaners[context] = context.new_cdp_session(context.new_page())
-        visited = self._visited[context] = set()
-        context.on("page", lambda page: page.on("framenavigated", lambda frame: visited.update(web_origin(frame.url))))
+        kept = self._kept[context] = KeptContext(kind, cleaner=context.new_cdp_session(context.new_page()))
+        context.on("page", lambda page: page.on("framenavigated", kept.went_to))
         PageDiary.keep(context)
         context.on("close", lambda _: self._forget(context))
         return context
 
     def _forget(self, context) -> None:
         self.lent.pop(context, None)
-        self._cleaners.pop(context)
-        self._visited.pop(context)
-        waiting = self._waiting[self._options.pop(context)]
+        waiting = self._waiting[self._kept.pop(context).kind]
         if context in waiting:
             waiting.remove(context)
 
@@ -474,19 +487,19 @@ class OwnersBrowser:
         (the test may have closed all of its own; a new page for each clearing would cost 0.24 CPU-s)."""
         del self.lent[context]
         PageDiary.open.pop(context, None)
-        cleaner = self._cleaners[context]
+        kept = self._kept[context]
         try:
-            for page in context.pages[1:]:  # the first is the cleaner's
+            for page in tests_pages(context):
                 page.close()
-            for visited in self._visited[context]:  # localStorage, IndexedDB, cookies and the like; not the HTTP cache
-                cleaner.send("Storage.clearDataForOrigin", {"origin": visited, "storageTypes": "all"})
-            self._visited[context].clear()
+            for visited in kept.visited:  # localStorage, IndexedDB, cookies and the like; not the HTTP cache
+                kept.cleaner.send("Storage.clearDataForOrigin", {"origin": visited, "storageTypes": "all"})
+            kept.visited.clear()
             context.clear_cookies()
             context.clear_permissions()
         except PlaywrightError:  # a crashed page, say: a context that cannot be cleared is not lent again
             context.close()
             return
-        self._waiting[self._options[context]].append(context)
+        self._waiting[kept.kind].append(context)
 
     def __getattr__(self, name: str):
         return getattr(self.unsigned, name)

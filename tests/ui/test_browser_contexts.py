@@ -17,10 +17,6 @@ if not CHROMIUM.exists():
 pytestmark = pytest.mark.browser
 
 
-def mended(url: str) -> bool:
-    return urlsplit(url).path in mended_chunks()
-
-
 def test_apps_started_in_turn_take_the_same_port_and_apps_at_once_do_not(tmp_path):
     first, beside, after = (tmp_path / name for name in ("first", "beside", "after"))
     for folder in (first, beside, after):
@@ -55,7 +51,9 @@ def test_a_context_lent_again_keeps_nothing_of_the_last_test_but_its_cache(runni
     assert page.evaluate("async () => (await navigator.permissions.query({name: 'clipboard-read'})).state") != "granted"
     # Gradio's scripts come from the cache (Chromium's "disk" cache, in memory for a context like this), or are
     # checked with the app and found unchanged (304); all but the chunk the app mends, which it serves itself.
-    gradios = [script for script in scripts if script["url"].endswith(".js") and not mended(script["url"])]
+    mended = mended_chunks()
+    javascript = [script for script in scripts if script["url"].endswith(".js")]
+    gradios = [script for script in javascript if urlsplit(script["url"]).path not in mended]
     assert gradios
     assert all(script["fromDiskCache"] or script["status"] == 304 for script in gradios), gradios
 
