@@ -277,11 +277,13 @@ def test_retry_answers_the_last_message_again(ollama_server, workspace):
 def test_stop_ends_the_answer_at_once_even_while_the_model_is_silent(ollama_server, workspace):
     ollama_server.script(Turn(Text("Loading"), Stall(8), Text(" never shown")))
     agent, conversation = make_agent(ollama_server, workspace), Conversation("c", "qwen3")
-    cancel = threading.Event()
-    threading.Timer(0.5, cancel.set).start()
-    started = time.monotonic()
-    events = answer(agent, conversation, "go", cancel)
-    assert time.monotonic() - started < 3  # the stall lasts 8 s
+    cancel, events = threading.Event(), []
+    for event in agent.run(conversation, "go", cancel):
+        events.append(event)
+        if isinstance(event, TextDelta) and prose(events) == "Loading":  # Stop once the model has gone silent
+            threading.Timer(0.3, cancel.set).start()
+            stopped = time.monotonic() + 0.3
+    assert time.monotonic() - stopped < 2  # the stall lasts 8 s
     assert events[-1].reason == "stopped"
     assert prose(events) == "Loading"
     assert conversation.messages[-1]["content"].startswith("Loading")
