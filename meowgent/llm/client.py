@@ -27,6 +27,7 @@ from meowgent.llm.errors import (
     not_ollama,
     response_error,
 )
+from meowgent.llm.hangup import Line
 from meowgent.llm.types import (
     ChatChunk,
     ChatRequest,
@@ -55,11 +56,13 @@ class OllamaClient:
                 host=host, timeout=httpx.Timeout(read_timeout, connect=connect_timeout), verify=tls
             )
             # Replies read by `watched` have their silences judged there; this read timeout only frees a reader
-            # left hanging on a server that went quiet.
+            # left hanging on a server that went quiet. Each reply has a connection of its own, so that hanging up
+            # on one can reach it before Ollama's first byte (llm/hangup.py): a reused one is never seen made.
             self._stream_client = ollama.Client(
                 host=host,
                 timeout=httpx.Timeout(read_timeout * HELD_CALL_PATIENCE, connect=connect_timeout),
                 verify=tls,
+                limits=httpx.Limits(max_keepalive_connections=0),
             )
             # Verifying a multi-gigabyte download can take minutes without a line of progress.
             self._pull_client = ollama.Client(
@@ -96,21 +99,29 @@ class OllamaClient:
         """
         silent = request.holding is Holding.SILENT
         if cancel is None and not silent:  # read in this thread: the client's read timeout is the stall rule
-            return self._chat(self._client, request)
-        chunks = self._chat(self._stream_client, request)
+            return self._chat(self._client, request, Line())
+        line = Line()
+        chunks = self._chat(self._stream_client, request, line)
         held = self._read_timeout * HELD_CALL_PATIENCE if silent else None
-        return watched(chunks, cancel or threading.Event(), stall_after=self._read_timeout, held_stall_after=held)
+        return watched(
+            chunks,
+            cancel or threading.Event(),
+            stall_after=self._read_timeout,
+            held_stall_after=held,
+            hang_up=line.hang_up,
+        )
 
-    def _chat(self, client: ollama.Client, request: ChatRequest) -> Generator[ChatChunk, None, None]:
+    def _chat(self, client: ollama.Client, request: ChatRequest, line: Line) -> Generator[ChatChunk, None, None]:
         """The reply's lines, read here rather than by the ollama client: its models cost more per token than all
-        the rest of the agent (bench/bench_agent.py)."""
+        the rest of the agent (bench/bench_agent.py). `line` learns the connection, for a reader in another thread."""
         if not request.model:
             raise ModelNotFound("")
         body = chat_body(request)
         done = False
         with (
             self._failures(model=request.model, what="answer"),
-            client._client.stream("POST", "/api/chat", json=body) as response,
+            client._client.stream("POST", "/api/chat", json=body, extensions={"trace": line.trace}) as response,
+            line.held(response),
         ):
             if not response.is_success:
                 response.read()

@@ -38,6 +38,7 @@ from meowgent.llm.errors import (
     openai_failure,
     stalled_at,
 )
+from meowgent.llm.hangup import Line
 from meowgent.llm.serverfacts import ServerFacts, ask_server, listed_windows
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, Holding, ModelInfo, ModelProfile, PullProgress
 from meowgent.llm.watch import watched
@@ -105,9 +106,11 @@ class OpenAIClient:
         longer than the read timeout is a stall (llm/watch.py), as with Ollama, said with this server's address.
         """
         if cancel is None:
-            return self._chat(request, threading.Event())
+            return self._chat(request, threading.Event(), Line())
+        line = Line()
+        chunks = self._chat(request, cancel, line)
         return self._named(
-            watched(self._chat(request, cancel), cancel, stall_after=self._read_timeout, held_stall_after=None)
+            watched(chunks, cancel, stall_after=self._read_timeout, held_stall_after=None, hang_up=line.hang_up)
         )
 
     def _named(self, stream: Generator[ChatChunk, None, None]) -> Generator[ChatChunk, None, None]:
@@ -117,7 +120,8 @@ class OpenAIClient:
         except StreamStalled as exc:
             raise stalled_at(self.host, exc.seconds) from None
 
-    def _chat(self, request: ChatRequest, cancel: threading.Event) -> Generator[ChatChunk, None, None]:
+    def _chat(self, request: ChatRequest, cancel: threading.Event, line: Line) -> Generator[ChatChunk, None, None]:
+        """The reply's chunks; `line` learns the connection once the response starts (the SDK takes no trace)."""
         if not request.model:
             raise ModelNotFound("")
         body = chat_body(request)
@@ -128,7 +132,7 @@ class OpenAIClient:
             deltas = ToolCallDeltas()
             final: Any = None
             usage: Any = None
-            with stream:
+            with stream, line.held(stream.response):
                 for part in stream:
                     usage = part.usage or usage
                     for choice in part.choices:  # one: we never ask for n > 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 
 from meowgent.llm.errors import StreamStalled
 from meowgent.llm.types import ChatChunk
@@ -81,11 +81,13 @@ def watched(
     *,
     stall_after: float,
     held_stall_after: float | None,
+    hang_up: Callable[[], None],
 ) -> Generator[ChatChunk, None, None]:
     """Read `chunks` in a helper thread, so that `cancel` and the stall rule act even while a read blocks.
 
-    A blocked socket read cannot be interrupted from another thread. The helper finishes that
-    read (or hits the client's read timeout), sees it is no longer wanted and closes the response.
+    A blocked socket read cannot be interrupted from another thread, but its connection can be shut down: leaving
+    early calls `hang_up` (llm/hangup.py), so the server sees the reply unwanted at once even while it is silent,
+    and the helper, woken, closes the response.
     Chunks are handed over in batches (a deque and an event set only when needed), so the
     hand-over costs almost nothing per token. `held_stall_after`, when given, replaces
     `stall_after`, and silences are then reported as chunks with `silent_for` set.
@@ -112,6 +114,7 @@ def watched(
                 return
     finally:
         handoff.unwanted.set()
+        hang_up()
 
 
 def _joined(item: ChatChunk, waiting: collections.deque[ChatChunk | _End]) -> ChatChunk:

@@ -275,6 +275,24 @@ def test_closing_the_stream_early_makes_ollama_stop(ollama_server, client):
     assert ollama_server.wait_for_disconnects(1, timeout=3)
 
 
+@pytest.mark.parametrize("silence", ["before the first line", "after the first line"])
+def test_stop_during_a_silence_hangs_up_at_once(ollama_server, client, silence):
+    # Ollama sends nothing while it processes the prompt (not even the headers) or holds a call back. Unless the
+    # client hangs up, it goes on computing a reply no one reads, ahead of the next message, until the stream's
+    # read timeout (here 120 s, five times over).
+    late = Turn(Stall(60), Text("late")) if silence == "before the first line" else Turn(Text("Loading"), Stall(60))
+    ollama_server.script(reply("Warm."), late)
+    assert "".join(c.content for c in chat(client, cancel=threading.Event())) == "Warm."  # a connection used before
+    cancel = threading.Event()
+    stream = client.stream_chat(ask(), cancel=cancel)
+    if silence == "after the first line":
+        assert next(stream).content == "Loading"
+    threading.Timer(0.3, cancel.set).start()
+
+    assert list(stream) == []
+    assert ollama_server.wait_for_disconnects(1, timeout=3)
+
+
 @pytest.mark.parametrize(
     "call",
     [

@@ -148,6 +148,18 @@ def test_stop_closes_the_stream_so_the_server_sees_the_disconnect(server):
     assert server.wait_for_disconnects(1)
 
 
+def test_stop_during_a_silence_hangs_up_at_once(server):
+    # The reader is blocked on the silent server; the server must still see the connection close now, not at the
+    # read timeout, or it goes on generating for no one.
+    server.script(Turn(Content("Loading"), Stall(60), Content(" late")))
+    cancel = threading.Event()
+    stream = OpenAIClient(server.url).stream_chat(ask(), cancel=cancel)
+    assert next(stream).content == "Loading"
+    cancel.set()
+    assert list(stream) == []
+    assert server.wait_for_disconnects(1, timeout=3)
+
+
 def test_busy_is_tried_again_after_retry_after(server):
     server.script(Turn(Status(429, retry_after="0")), Turn(Status(503)), "Hello.")
     chunks = read(OpenAIClient(server.url, retry_cap=0.01))
