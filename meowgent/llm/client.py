@@ -27,7 +27,7 @@ from meowgent.llm.errors import (
     not_ollama,
     response_error,
 )
-from meowgent.llm.hangup import Line
+from meowgent.llm.hangup import ReplyConnection
 from meowgent.llm.types import (
     ChatChunk,
     ChatRequest,
@@ -99,29 +99,31 @@ class OllamaClient:
         """
         silent = request.holding is Holding.SILENT
         if cancel is None and not silent:  # read in this thread: the client's read timeout is the stall rule
-            return self._chat(self._client, request, Line())
-        line = Line()
-        chunks = self._chat(self._stream_client, request, line)
+            return self._chat(self._client, request, ReplyConnection())
+        connection = ReplyConnection()
+        chunks = self._chat(self._stream_client, request, connection)
         held = self._read_timeout * HELD_CALL_PATIENCE if silent else None
         return watched(
             chunks,
             cancel or threading.Event(),
             stall_after=self._read_timeout,
             held_stall_after=held,
-            hang_up=line.hang_up,
+            hang_up=connection.hang_up,
         )
 
-    def _chat(self, client: ollama.Client, request: ChatRequest, line: Line) -> Generator[ChatChunk, None, None]:
+    def _chat(
+        self, client: ollama.Client, request: ChatRequest, connection: ReplyConnection
+    ) -> Generator[ChatChunk, None, None]:
         """The reply's lines, read here rather than by the ollama client: its models cost more per token than all
-        the rest of the agent (bench/bench_agent.py). `line` learns the connection, for a reader in another thread."""
+        the rest of the agent (bench/bench_agent.py). `connection` learns the socket, for a reader that leaves."""
         if not request.model:
             raise ModelNotFound("")
         body = chat_body(request)
         done = False
         with (
             self._failures(model=request.model, what="answer"),
-            client._client.stream("POST", "/api/chat", json=body, extensions={"trace": line.trace}) as response,
-            line.held(response),
+            client._client.stream("POST", "/api/chat", json=body, extensions={"trace": connection.trace}) as response,
+            connection.held(response),
         ):
             if not response.is_success:
                 response.read()

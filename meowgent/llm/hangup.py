@@ -20,7 +20,7 @@ _CONNECTED = frozenset({"connection.connect_tcp.complete", "connection.start_tls
 """httpx's trace events that carry a new connection's network stream as their return value."""
 
 
-class Line:
+class ReplyConnection:
     """The connection one reply is read from, for whoever stops wanting it.
 
     It learns the connection when it is made (`trace`, httpx's `trace` request extension: before the server sends

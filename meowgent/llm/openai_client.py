@@ -38,7 +38,7 @@ from meowgent.llm.errors import (
     openai_failure,
     stalled_at,
 )
-from meowgent.llm.hangup import Line
+from meowgent.llm.hangup import ReplyConnection
 from meowgent.llm.serverfacts import ServerFacts, ask_server, listed_windows
 from meowgent.llm.types import ChatChunk, ChatRequest, Health, Holding, ModelInfo, ModelProfile, PullProgress
 from meowgent.llm.watch import watched
@@ -106,11 +106,11 @@ class OpenAIClient:
         longer than the read timeout is a stall (llm/watch.py), as with Ollama, said with this server's address.
         """
         if cancel is None:
-            return self._chat(request, threading.Event(), Line())
-        line = Line()
-        chunks = self._chat(request, cancel, line)
+            return self._chat(request, threading.Event(), ReplyConnection())
+        connection = ReplyConnection()
+        chunks = self._chat(request, cancel, connection)
         return self._named(
-            watched(chunks, cancel, stall_after=self._read_timeout, held_stall_after=None, hang_up=line.hang_up)
+            watched(chunks, cancel, stall_after=self._read_timeout, held_stall_after=None, hang_up=connection.hang_up)
         )
 
     def _named(self, stream: Generator[ChatChunk, None, None]) -> Generator[ChatChunk, None, None]:
@@ -120,8 +120,10 @@ class OpenAIClient:
         except StreamStalled as exc:
             raise stalled_at(self.host, exc.seconds) from None
 
-    def _chat(self, request: ChatRequest, cancel: threading.Event, line: Line) -> Generator[ChatChunk, None, None]:
-        """The reply's chunks; `line` learns the connection once the response starts (the SDK takes no trace)."""
+    def _chat(
+        self, request: ChatRequest, cancel: threading.Event, connection: ReplyConnection
+    ) -> Generator[ChatChunk, None, None]:
+        """The reply's chunks; `connection` learns the socket when the response starts (the SDK takes no trace)."""
         if not request.model:
             raise ModelNotFound("")
         body = chat_body(request)
@@ -132,7 +134,7 @@ class OpenAIClient:
             deltas = ToolCallDeltas()
             final: Any = None
             usage: Any = None
-            with stream, line.held(stream.response):
+            with stream, connection.held(stream.response):
                 for part in stream:
                     usage = part.usage or usage
                     for choice in part.choices:  # one: we never ask for n > 1

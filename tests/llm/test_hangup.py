@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from meowgent.llm.hangup import Line
+from meowgent.llm.hangup import ReplyConnection
 
 
 class NetworkStream:
@@ -47,36 +47,36 @@ def hung_up(theirs: socket.socket) -> bool:
 
 def test_a_hang_up_while_the_response_is_read_closes_its_connection(pair):
     ours, theirs = pair
-    line = Line()
+    connection = ReplyConnection()
     theirs.settimeout(0.2)
-    with line.held(response_on(ours)):
+    with connection.held(response_on(ours)):
         assert not hung_up(theirs)
-        line.hang_up()
+        connection.hang_up()
         theirs.settimeout(2)
         assert hung_up(theirs)
 
 
 def test_a_hang_up_before_the_connection_is_made_reaches_it_when_it_is(pair):
     ours, theirs = pair
-    line = Line()
-    line.hang_up()
-    line.trace("connection.connect_tcp.started", {})
-    line.trace("connection.connect_tcp.complete", {"return_value": NetworkStream(ours)})
+    connection = ReplyConnection()
+    connection.hang_up()
+    connection.trace("connection.connect_tcp.started", {})
+    connection.trace("connection.connect_tcp.complete", {"return_value": NetworkStream(ours)})
     assert hung_up(theirs)
 
 
 def test_a_late_hang_up_leaves_a_connection_the_reader_gave_back(pair):
     ours, theirs = pair
-    line = Line()
-    line.trace("connection.connect_tcp.complete", {"return_value": NetworkStream(ours)})
-    with line.held(response_on(ours)):
+    connection = ReplyConnection()
+    connection.trace("connection.connect_tcp.complete", {"return_value": NetworkStream(ours)})
+    with connection.held(response_on(ours)):
         pass
-    line.hang_up()  # the connection may be another request's by now
+    connection.hang_up()  # the connection may be another request's by now
     ours.sendall(b"x")
     assert theirs.recv(1) == b"x"
 
 
 def test_a_response_without_a_socket_has_nothing_to_hang_up():
-    line = Line()
-    with line.held(httpx.Response(200)):
-        line.hang_up()  # no error: a mocked transport, or HTTP/2 on a stream of its own
+    connection = ReplyConnection()
+    with connection.held(httpx.Response(200)):
+        connection.hang_up()  # no error: a mocked transport, or HTTP/2 on a stream of its own
