@@ -151,7 +151,7 @@ def test_stop_closes_the_stream_so_the_server_sees_the_disconnect(server):
 def test_stop_during_a_silence_hangs_up_at_once(server):
     # The reader is blocked on the silent server; the server must still see the connection close now, not at the
     # read timeout, or it goes on generating for no one.
-    server.script(Turn(Content("Loading"), Stall(60), Content(" late")))
+    server.script(Turn(Content("Loading", token_size=len("Loading")), Stall(60), Content(" late")))  # one chunk
     cancel = threading.Event()
     stream = OpenAIClient(server.url).stream_chat(ask(), cancel=cancel)
     assert next(stream).content == "Loading"
