@@ -20,6 +20,7 @@ from bench.report import machine
 
 BENCHES = (
     "stream",
+    "app",
     "families",
     "agent",
     "ui",

@@ -11,6 +11,7 @@ import contextlib
 import io
 import logging
 import os
+import sys
 from typing import Any
 
 import gradio as gr
@@ -164,6 +165,19 @@ def show_progress_on_first_output(demo: gr.Blocks) -> None:
         fn.show_progress_on = fn.outputs[:1] if fn.show_progress != "hidden" else []
 
 
+def _set_up_queue(demo: App) -> None:
+    """Gradio's event queue, set on the one that Blocks made: `demo.queue(...)` would build Gradio's whole web app
+    again, only for `launch` to build it once more (docs/benchmarks.md, "app")."""
+    # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
+    demo._queue.default_concurrency_limit = None
+    # Gradio's queue looks for new events every millisecond while it has none (off Windows): 5% of a core for an
+    # idle app, taken from a model answering on the same CPU. A 10 ms look, as its progress loop has, costs 0.5%.
+    demo._queue.sleep_when_free = QUEUE_POLL_SECONDS
+    # After each event Gradio sums up the last 10,000 in a pandas table, for a monitoring page this app never turns
+    # on: 4 ms of CPU while it keeps 10 events, 22 ms at 10,000 (docs/benchmarks.md, "app"). Gradio misspells the name.
+    demo._queue.ANAYLTICS_CACHE_FREQUENCY = sys.maxsize  # events between two summaries: none comes
+
+
 def serve(
     settings: Settings,
     *,
@@ -175,11 +189,7 @@ def serve(
     # Gradio's cache (exports, uploads) in a folder only we can read, gone when we exit.
     os.environ["GRADIO_TEMP_DIR"] = str(private_temp_folder())
     demo = compose_app(settings, client=client, tools=tools)
-    # Answers stream for minutes and mostly wait on the model: no session may queue behind another.
-    demo.queue(default_concurrency_limit=None)
-    # Gradio's queue looks for new events every millisecond while it has none (off Windows): 5% of a core for an
-    # idle app, taken from a model answering on the same CPU. A 10 ms look, as its progress loop has, costs 0.5%.
-    demo._queue.sleep_when_free = QUEUE_POLL_SECONDS
+    _set_up_queue(demo)
     addresses = addresses_for(settings.host, settings.port, share=settings.share, public_names=settings.public_names)
     # Gradio's /upload takes files only from a Meowgent page's ticket, up to the upload caps in all.
     upload_cap = settings.upload_max_bytes * settings.upload_max_files

@@ -381,6 +381,23 @@ def test_each_event_draws_its_progress_on_one_component_at_most(running_app):
     assert all(event["show_progress_on"] == [] for event in hidden)
 
 
+def test_no_event_of_one_session_waits_for_another_sessions(running_app):
+    """Answers stream for minutes: an event with a concurrency limit would queue every other session behind one."""
+    queue = running_app.demo._queue
+    limits = {fn.concurrency_limit for fn in running_app.demo.fns.values()}
+    assert {queue.default_concurrency_limit if limit == "default" else limit for limit in limits} == {None}
+
+
+def test_gradio_sums_up_no_events_for_a_monitoring_page_that_is_off(running_app, client):
+    """Gradio's default: after each event, a pandas table of the last 10,000, growing dearer as the app ages."""
+    running_app.ollama.script(reply("Purr."))
+    key, _, _ = open_page(client)
+    client.predict(key, "hello", api_name="/on_send")
+    queue = running_app.demo._queue
+    assert queue.events_recorded >= 2  # the page's load and the message went through Gradio's queue
+    assert queue.cached_event_analytics_summary == {"functions": {}}
+
+
 def test_the_app_starts_on_a_machine_too_busy_to_answer_gradios_own_check_in_time(tmp_path, monkeypatch):
     # Gradio's launch gives up when one request for the page takes over 3 s (a model busy on every core).
     monkeypatch.setattr(gradio.networking, "url_ok", lambda url: False)
