@@ -67,6 +67,17 @@ QUEUE_POLL_SECONDS = 0.01
 """How often Gradio's queue looks for new events while it has none (see `serve`)."""
 
 
+PAGE_OPTIONS: dict[str, Any] = {
+    "title": "Meowgent",
+    "fill_height": True,
+    "delete_cache": (EXPORT_SECONDS, EXPORT_SECONDS),
+    # Gradio reports each start to its servers and asks them for its latest version unless told not to. app.py sets
+    # GRADIO_ANALYTICS_ENABLED; this holds for an app composed by any other program too (the tests, say).
+    "analytics_enabled": False,
+}
+"""Gradio's options for the page's Blocks."""
+
+
 class App(gr.Blocks):
     """The page's Blocks; closing it also stops the MCP servers the app started and its watch links' broadcasts,
     and writes what its chats streamed (two apps share nothing)."""
@@ -113,16 +124,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
     snapshots = Snapshots(service, windows, workspace=settings.workspace, tools=tools, commands=Commands.of(sandbox))
     watching = Watching.of(service, store=store, max_viewers=settings.max_watchers)
     file_links = Links()
-    blocks = App(
-        service,
-        mcp_tools,
-        watching,
-        file_links=file_links,
-        title="Meowgent",
-        fill_height=True,
-        delete_cache=(EXPORT_SECONDS, EXPORT_SECONDS),
-    )
-    with blocks as demo:
+    with App(service, mcp_tools, watching, file_links=file_links, **PAGE_OPTIONS) as demo:
         page = Page(settings, service, client, tools, sandbox, snapshots, PageContext(service))
         # Closed at first, so a phone opens on the chat; the page's script opens it on a wide screen.
         with gr.Sidebar(open=False, width=340, elem_id="sidebar"):

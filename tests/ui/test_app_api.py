@@ -398,6 +398,19 @@ def test_gradio_sums_up_no_events_for_a_monitoring_page_that_is_off(running_app,
     assert queue.cached_event_analytics_summary == {"functions": {}}
 
 
+def test_the_app_tells_gradio_nothing_however_it_is_started(tmp_path, monkeypatch):
+    """Gradio's default is to report each start to its servers and to ask them for its latest version, unless
+    GRADIO_ANALYTICS_ENABLED says no: app.py sets that, but an app composed in any other program must not report."""
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "True")  # Gradio's own default, whatever this process set
+    reported = []
+    for name in ("version_check", "initiated_analytics", "launched_analytics", "integration_analytics"):
+        monkeypatch.setattr(gradio.analytics, name, lambda *args, name=name: reported.append(name))
+    with started_app(tmp_path, {}) as app:
+        assert httpx.get(app.url, headers=OWNER_HEADERS, timeout=30).status_code == 200
+        assert app.demo.analytics_enabled is False
+    assert reported == []
+
+
 def test_the_app_starts_on_a_machine_too_busy_to_answer_gradios_own_check_in_time(tmp_path, monkeypatch):
     # Gradio's launch gives up when one request for the page takes over 3 s (a model busy on every core).
     monkeypatch.setattr(gradio.networking, "url_ok", lambda url: False)
