@@ -13,7 +13,15 @@ import pytest
 
 from bench.load import screen
 from tests.scripted_ollama import Text, Turn, reply, tool_call_text
-from tests.ui.conftest import OWNER_HEADERS, OWNER_TOKEN, chat_text, free_port, html_text, owners_client
+from tests.ui.conftest import (
+    LOOPBACK_TLS,
+    OWNER_HEADERS,
+    OWNER_TOKEN,
+    chat_text,
+    free_port,
+    html_text,
+    owners_client,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +59,7 @@ class AppProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the app exited: {self.process.stderr.read().decode()}")
             try:
-                if httpx.get(self.url, headers=OWNER_HEADERS, timeout=1).status_code == 200:
+                if httpx.get(self.url, headers=OWNER_HEADERS, timeout=1, verify=LOOPBACK_TLS).status_code == 200:
                     return
             except httpx.HTTPError:
                 time.sleep(0.2)

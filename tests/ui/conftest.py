@@ -6,6 +6,7 @@ a test makes sends it (`OWNER_HEADERS`), as the owner's browser and scripts do. 
 
 import json
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -203,9 +204,22 @@ alive every 15 s): httpx's 5 s ran out for the description, a few hundred KB mad
 both cores."""
 
 
+LOOPBACK_TLS = ssl.create_default_context()
+"""The one TLS context of the suite's HTTP clients that are made again and again. httpx loads the CA list for each
+new client (29 ms of CPU here), though these only speak plain HTTP to 127.0.0.1; gradio_client makes two a call."""
+
+
 def owners_client(url: str, *, headers: dict[str, str] = OWNER_HEADERS, **options: Any) -> Client:
     """A gradio_client of the app at `url`, as the owner's scripts make one (the start token in `headers`)."""
-    return Client(url, verbose=False, headers=headers, httpx_kwargs={"timeout": CLIENT_TIMEOUT}, **options)
+    # gradio_client hands `ssl_verify` to httpx's `verify`, which takes a context as well as a bool.
+    return Client(
+        url,
+        verbose=False,
+        headers=headers,
+        httpx_kwargs={"timeout": CLIENT_TIMEOUT},
+        ssl_verify=LOOPBACK_TLS,  # type: ignore[arg-type]
+        **options,
+    )
 
 
 LOADED_CHAT = "#chats input:checked"
