@@ -71,7 +71,8 @@ def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, b
     card = page.locator("#approval").first
     expect(card).to_contain_text("修改檔案")
     expect(page.locator("#approve")).to_contain_text("核准")
-    assert "+貓=2" in page.locator("#card_details textarea").input_value()
+    expect(card).to_contain_text("+貓=2")
+    expect(page.locator("#card_details")).to_be_hidden()  # the card shows the diff whole, and once
     page.get_by_text("English", exact=True).click()
     expect(page.locator("#approve")).to_contain_text("Approve")
     expect(card).to_contain_text("Change part of the file")

@@ -4,6 +4,8 @@ appears, with every call and a long file shown once, and its edit form changing 
 Split from test_layout.py (same fixtures and helpers) so the two halves run on two workers.
 """
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -23,7 +25,7 @@ LAST_LINE = "line 199: cats sleep sixteen hours a day"
 
 def wait_for_card(page: Page) -> None:  # noqa: F811  (the fixtures imported above)
     expect(page.locator("#approve")).to_be_visible()
-    expect(page.locator("#card_details textarea")).not_to_have_value("")
+    expect(page.locator("#card_text")).to_contain_text(re.compile(r"\S"))  # the card's words came with its buttons
 
 
 # A phone is where a card can push the buttons off the screen, in either language's words; a laptop's room is the

@@ -34,12 +34,13 @@ holds the first call's text whole, and the card doesn't repeat it: a 1 MB file t
 
 @dataclass(frozen=True)
 class CallDescription:
-    """`summary` says what will happen (safe HTML); `details` is the full command, content or URL as text."""
+    """`summary` says what will happen (safe HTML); `details` is the full command, content or URL as text, and what
+    the summary shows only in part (an edit's long diff, an MCP call's long field)."""
 
     summary: Html
     details: str
     diff: LineDiff | None = None
-    """An edit's diff, worked out once for both its coloured view and `details`."""
+    """An edit's diff, worked out once for its coloured view and, when that is cut, `details`."""
     target: str | None = None
     """Where a write or edit really goes, when a symbolic link sends its path elsewhere."""
 
@@ -84,7 +85,10 @@ def describe_call(
             old, new = str(arguments.get(traits.old or "", "")), str(arguments.get(traits.main or "", ""))
             diff = edit_diff(old, new, language)
             summary = _say(language, "edit_file", path=_path(path, target))
-            return CallDescription(_through_link(summary, path, target, language), "\n".join(diff.lines), diff, target)
+            # The card draws the diff; the box under it holds the text only when the card shows it in part.
+            folded = lines_chars(diff.lines) > CARD_BOX_CHARS
+            details = "\n".join(diff.lines) if folded else ""
+            return CallDescription(_through_link(summary, path, target, language), details, diff, target)
         case Look.FETCH:
             url = str(arguments.get(traits.url or "", ""))
             host = urlsplit(url).hostname or t(language, "unknown_site")

@@ -87,12 +87,12 @@ def test_an_edit_shows_a_coloured_diff_of_the_old_and_the_new_text(workspace):
     call = ToolCall("c1", "edit_file", {"path": "app.py", "old": "x = 1\ny = 2", "new": "x = 1\ny = 3"})
     assert said(describe_call(call, workspace)) == "Change part of the file app.py like this:"
     card = describe_queue((call,), workspace)
-    assert card.details.splitlines()[2:] == ["@@ -1,2 +1,2 @@", " x = 1", "-y = 2", "+y = 3"]
+    assert "--- before\n+++ after\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n" in said(card)
     assert '<span class="mg-del">&#45;y &#61; 2</span>' in card.summary
     assert '<span class="mg-add">&#43;y &#61; 3</span>' in card.summary
+    assert card.details == ""  # shown whole on the card: no box under it with the same diff again
     chinese = describe_queue((call,), workspace, CHINESE)
-    assert "--- 修改前" in chinese.details
-    assert "+++ 修改後" in html_text(chinese.summary)
+    assert "--- 修改前\n+++ 修改後" in html_text(chinese.summary)
 
 
 def test_a_web_fetch_names_the_host(workspace):
