@@ -416,3 +416,22 @@ def test_the_app_starts_on_a_machine_too_busy_to_answer_gradios_own_check_in_tim
     monkeypatch.setattr(gradio.networking, "url_ok", lambda url: False)
     with started_app(tmp_path, {}) as app:
         assert httpx.get(app.url, headers=OWNER_HEADERS, timeout=30).status_code == 200
+
+
+def test_every_field_a_person_can_reach_has_a_name_a_screen_reader_says(running_app):
+    """A field without a label is announced by Gradio's page as "Textbox" (the message box was), and the rules' editor
+    showed "Code" in either language. The fields hidden until a card needs them are labelled then (test_layout_card)."""
+    fields = ("textbox", "dropdown", "radio", "checkbox", "checkboxgroup", "file", "code")
+    reachable = [
+        component
+        for component in running_app.demo.config["components"]
+        if component["type"] in fields and component["props"].get("visible") not in (False, "hidden")
+    ]
+    assert {component["props"].get("elem_id") for component in reachable} >= {
+        "msg",
+        "card_details",
+        "pull_name",
+        "rules",
+    }
+    unnamed = [component["props"].get("elem_id") for component in reachable if not component["props"].get("label")]
+    assert unnamed == []

@@ -67,6 +67,7 @@ def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, b
     page = context.new_page()
     open_app(page, running_app.url, banner="已連上 Ollama")
     expect(page.locator("#new_chat")).to_contain_text("新對話")
+    expect(page.get_by_role("textbox", name="你的訊息")).to_be_visible()  # what a screen reader says of the box
     send(page, "把貓改成 2")
     card = page.locator("#approval").first
     expect(card).to_contain_text("修改檔案")
@@ -77,6 +78,7 @@ def test_a_chinese_browser_gets_chinese_and_can_switch_to_english(running_app, b
     expect(page.locator("#approve")).to_contain_text("Approve")
     expect(card).to_contain_text("Change part of the file")
     expect(page.locator("#status")).to_contain_text("Connected")
+    expect(page.get_by_role("textbox", name="Your message")).to_be_visible()
 
 
 def test_the_login_page_names_us_in_the_browsers_language_and_lets_the_person_in(running_app, browser):

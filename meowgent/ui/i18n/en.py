@@ -7,6 +7,7 @@ TEXT: dict[str, str] = {
     "model": "Model",
     "think": "Think before answering",
     "get_model": "Get a model",
+    "pull_name_label": "Name of the model to get",
     "download": "Download",
     "workspace": "**Workspace**  \n`{folder}`",
     "new_chat": "+ New chat",
@@ -16,6 +17,7 @@ TEXT: dict[str, str] = {
     "pick_to_revoke": "Pick one to revoke it",
     "revoke": "Revoke",
     "rules": "Rules",
+    "rules_label": "Your rules, in JSON",
     "rules_help": "Which calls run without asking. Each rule has a `tool`, an `action` (`allow`, `ask` or `deny`) and "
     "maybe a pattern: `command`, `path` or `host`. Deny beats ask beats allow. Without rules, reading runs at once "
     "and everything else asks. These rules judge your chats only; the server's own `rules.json` applies to everyone.",
@@ -67,11 +69,13 @@ TEXT: dict[str, str] = {
     "words instead, type them here (optional):",
     "reason": "If you reject, tell the assistant why (optional)",
     "message": "Ask me anything, then press Enter",
+    "message_label": "Your message",
     "stop": "⏹ Stop",
     "retry": "↻ Retry last answer",
     "invalid_edit_json": "The changed request isn't valid JSON ({detail}). Nothing was run.",
     # approval card
     "card_one": "The assistant wants to do this",
+    "card_details_label": "Its whole text",
     "card_many": "The assistant wants to do {count} things, in this order",
     "card_many_hint": "“Approve” decides the first one alone; “Approve all” runs all of them, in this order.",
     "run_command": "Run this command in the folder {folder}:",

@@ -6,6 +6,7 @@ TEXT: dict[str, str] = {
     "model": "模型",
     "think": "回答前先思考",
     "get_model": "下載模型",
+    "pull_name_label": "要下載的模型名稱",
     "download": "下載",
     "workspace": "**工作資料夾**  \n`{folder}`",
     "new_chat": "+ 新對話",
@@ -15,6 +16,7 @@ TEXT: dict[str, str] = {
     "pick_to_revoke": "勾選要撤銷的項目",
     "revoke": "撤銷",
     "rules": "規則",
+    "rules_label": "你的規則（JSON 格式）",
     "rules_help": "哪些動作不必詢問就能執行。每條規則有 `tool`（工具）、`action`（`allow` 允許、`ask` 詢問、`deny` "
     "禁止），以及可選的 `command`、`path` 或 `host` 樣式。禁止優先於詢問，詢問優先於允許。沒有規則時，讀取會直接執行，"
     "其餘都會先詢問。這些規則只用於你的對話；伺服器自己的 `rules.json` 適用於所有人。",
@@ -64,10 +66,12 @@ TEXT: dict[str, str] = {
     "scope_prefix": "「此對話中都允許」只允許完全相同的指令。若要允許以某些字開頭的所有指令，請在這裡輸入（選填）：",
     "reason": "如果拒絕，可以告訴助理原因（選填）",
     "message": "輸入任何問題，按 Enter 送出",
+    "message_label": "你的訊息",
     "stop": "⏹ 停止",
     "retry": "↻ 重新回答",
     "invalid_edit_json": "修改後的請求不是有效的 JSON（{detail}），所以沒有執行。",
     "card_one": "助理想要執行以下動作",
+    "card_details_label": "完整內容",
     "card_many": "助理想依序執行 {count} 個動作",
     "card_many_hint": "「核准」只決定第一個動作；「全部核准」會依序執行全部動作。",
     "run_command": "在資料夾 {folder} 中執行這個指令：",

@@ -41,8 +41,15 @@ class CardPanel:
                 self.text = gr.Markdown(elem_id="card_text")
                 # A plain text box, not Markdown: it shows a 1 MB file whole without freezing the page,
                 # and scrolls inside, so the buttons below stay in view. The only copy of the content.
-                self.details = gr.Textbox(
-                    show_label=False, interactive=False, lines=1, max_lines=12, elem_id="card_details", buttons=["copy"]
+                self.details = localized(
+                    gr.Textbox,
+                    {"label": "card_details_label"},
+                    show_label=False,
+                    interactive=False,
+                    lines=1,
+                    max_lines=12,
+                    elem_id="card_details",
+                    buttons=["copy"],
                 )
                 # Filled only when opened: until then the page carries a long content once, in card_details.
                 with localized(gr.Accordion, {"label": "edit_before"}, open=False, elem_id="edit") as edit_section:

@@ -41,7 +41,7 @@ class ChatPanel:
         with gr.Row(equal_height=True, elem_id="composer"):
             self.msg = localized(
                 gr.Textbox,
-                {"placeholder": "message"},
+                {"placeholder": "message", "label": "message_label"},  # the label: what a screen reader says
                 show_label=False,
                 scale=8,
                 lines=1,

@@ -70,7 +70,11 @@ class FilesPanel:
         localized = page.localized
         with localized(gr.Accordion, {"label": "files_title"}, open=False, elem_id="files"):
             self.search = localized(
-                gr.Textbox, {"placeholder": "files_search"}, show_label=False, elem_id="file_search", max_lines=1
+                gr.Textbox,
+                {"placeholder": "files_search", "label": "files_search"},
+                show_label=False,
+                elem_id="file_search",
+                max_lines=1,
             )
             with gr.Row():
                 self.up = localized(gr.Button, {"value": "files_up"}, size="sm", elem_id="file_up")

@@ -38,7 +38,13 @@ class ModelPanel:
         self.meter = gr.Markdown(elem_id="context_meter")
         self.think = localized(gr.Checkbox, {"label": "think"}, value=True, visible=False, elem_id="think")
         with localized(gr.Accordion, {"label": "get_model"}, open=False):
-            self.pull_name = gr.Textbox(placeholder=settings.model, show_label=False, elem_id="pull_name")
+            self.pull_name = localized(
+                gr.Textbox,
+                {"label": "pull_name_label"},
+                placeholder=settings.model,
+                show_label=False,
+                elem_id="pull_name",
+            )
             self.pull = localized(gr.Button, {"value": "download"}, size="sm", elem_id="pull")
             self.pull_status = gr.Markdown(elem_id="pull_status")
         self.timer = gr.Timer(STATUS_SECONDS)

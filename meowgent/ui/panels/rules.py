@@ -22,7 +22,9 @@ class RulesPanel:
         localized = page.localized
         with localized(gr.Accordion, {"label": "rules"}, open=False):
             localized(gr.Markdown, {"value": "rules_help"})
-            self.text = gr.Code(value=RULES_EXAMPLE, language="json", elem_id="rules")
+            self.text = localized(
+                gr.Code, {"label": "rules_label"}, value=RULES_EXAMPLE, language="json", elem_id="rules"
+            )
             self.save = localized(gr.Button, {"value": "save_rules"}, size="sm", elem_id="save_rules")
             self.status = gr.Markdown(elem_id="rules_status")
 
