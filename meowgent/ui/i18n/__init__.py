@@ -79,15 +79,21 @@ def not_run_text(language: str, why: str, reason: Mapping[str, Any]) -> str:
 
 def why_text(language: str, why: Mapping[str, Any]) -> str:
     """The rules' reason (`meowgent.policy.why.Why.values()`) in `language`: the rule and the command as written,
-    and a line's problems, the first few and how many more."""
+    and a line's problems (`problems_text`)."""
+    values = {name: why.get(name, "") for name in ("rule", "text", "path")}
+    return _entry(language, f"why_{why.get('kind')}", "why_other", **values, problems=problems_text(language, why))
+
+
+def problems_text(language: str, why: Mapping[str, Any]) -> str:
+    """What leaves a line open, from a reason's values: the first few problems, each quoting its snippet, and how
+    many more."""
     problems = t(language, "problem_separator").join(
         _entry(language, f"problem_{kind}", "problem_other", snippet=f"`{snippet}`")
         for kind, snippet in why.get("problems", ())
     )
     if why.get("more"):
         problems += t(language, "problems_more", count=why["more"])
-    values = {name: why.get(name, "") for name in ("rule", "text", "path")}
-    return _entry(language, f"why_{why.get('kind')}", "why_other", **values, problems=problems)
+    return problems
 
 
 def _entry(language: str, key: str, other: str, **values: object) -> str:

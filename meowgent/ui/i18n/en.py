@@ -90,6 +90,7 @@ TEXT: dict[str, str] = {
     "unknown_site": "an unknown site",
     "other_tool": "Use the tool {tool} with:",
     "heads_up": "⚠️ Heads up: {risks}.",
+    "hidden_because": "Why: {problems}.",
     "risk_this": "this {risks}",
     "risk_separator": ", ",
     "risk_sentences": ". ",

@@ -86,6 +86,7 @@ TEXT: dict[str, str] = {
     "unknown_site": "未知的網站",
     "other_tool": "使用工具 {tool}，參數如下：",
     "heads_up": "⚠️ 請注意：{risks}。",
+    "hidden_because": "原因：{problems}。",
     "risk_this": "這個動作會{risks}",
     "risk_separator": "、",
     "risk_sentences": "。",

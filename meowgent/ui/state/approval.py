@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 from meowgent.events import ToolCall
 from meowgent.policy.risks import Risk, risk_notes
+from meowgent.policy.why import Why
+from meowgent.shellsplit.reader import split_command
 from meowgent.tools.linediff import LineDiff
 from meowgent.tools.registry import ToolRegistry
 from meowgent.tools.sandbox import NoSandbox, Sandbox
@@ -25,7 +27,7 @@ from meowgent.ui.html.callhtml import browser_safe, diff_html, edit_diff, lines_
 from meowgent.ui.html.mcpcall import external, fields, fields_html, remote_name
 from meowgent.ui.html.safehtml import Html, block, fill, join, show_invisible, tag, visible_lines
 from meowgent.ui.html.tooltext import Look, look_of, tool_look
-from meowgent.ui.i18n import ENGLISH, risks, t
+from meowgent.ui.i18n import ENGLISH, problems_text, risks, t
 
 CARD_BOX_CHARS = 50_000
 """Each later call's text on the card is whole up to this size, then its head and tail. The box under the card
@@ -127,10 +129,18 @@ def _describe_mcp(call: ToolCall, tool: ExternalTool, language: str) -> CallDesc
     return CallDescription(join([summary, shown, technical]), details)
 
 
-def risk_line(call: ToolCall, workspace: Path, language: str = ENGLISH, *, tools: ToolRegistry | None = None) -> str:
-    """What deserves a second look, from our rules (never from the model): `⚠️ Heads up: this deletes files.`"""
+def risk_lines(call: ToolCall, workspace: Path, language: str, *, tools: ToolRegistry) -> list[Html]:
+    """What deserves a second look, from our rules (never from the model): `⚠️ Heads up: this deletes files.`; and
+    for a command Meowgent can't read whole, why: what in the line leaves it open, so the person can judge it."""
     notes = risk_notes(call, workspace, tools=tools)
-    return t(language, "heads_up", risks=risks(language, notes)) if notes else ""
+    if not notes:
+        return []
+    lines = [tag("div", tag("strong", t(language, "heads_up", risks=risks(language, notes))))]
+    if Risk.HIDDEN in notes:  # only a shell line is hidden
+        command = str(call.arguments.get(tools.traits(call.name).command or "", ""))
+        why = Why("hidden", problems=split_command(command).problems).values()
+        lines.append(tag("div", t(language, "hidden_because", problems=problems_text(language, why))))
+    return lines
 
 
 def describe_queue(
@@ -217,8 +227,7 @@ def _step(
     title = action(call.name, lookup(call.arguments), language, target=description.target, tools=tools)
     # <div>, not <p>: Gradio's Markdown style runs paragraphs inside list items into one line.
     parts: list[str | Html] = [tag("div", tag("strong", title)), tag("div", description.summary)]
-    if warning := risk_line(call, workspace, language, tools=tools):
-        parts.append(tag("div", tag("strong", warning)))
+    parts += risk_lines(call, workspace, language, tools=tools)
     if sandbox_line := where.line(call, workspace, language):
         parts.append(tag("div", sandbox_line))
     if tool_look(call.name, tools) is Look.RUN:  # no checkpoint can know what a command changed (issue 21)

@@ -237,6 +237,25 @@ def test_bidi_and_zero_width_characters_are_shown_not_obeyed(workspace):
     assert "⟨U+2067⟩# harmless⟨U+2069⟩ ⟨U+202E⟩rm x⟨U+200B⟩⟨U+FEFF⟩" in said(card)
 
 
+def test_a_command_meowgent_cannot_read_whole_says_why_on_its_card(workspace):
+    line = "git status $((git status 'a[$(rm -rf docs)]'))"
+    card = said(describe_queue((ToolCall("c1", "run_shell", {"command": line}),), workspace))
+    assert "Heads up: Meowgent can't tell everything this runs." in card
+    assert "Why: " in card
+    assert "the arithmetic `$((git status 'a[$(rm -rf docs)]'))` can run code" in card
+    chinese = said(describe_queue((ToolCall("c1", "run_shell", {"command": line}),), workspace, CHINESE))
+    assert "原因：" in chinese
+    assert "算術運算 `$((git status" in chinese
+    many = "; ".join(f'eval "$X{i}"' for i in range(10))
+    counted = said(describe_queue((ToolCall("c1", "run_shell", {"command": many}),), workspace))
+    assert re.search(r"Why: [^\n]*; and \d+ more\.", counted)  # the first few, then how many more
+    hostile = describe_queue((ToolCall("c1", "run_shell", {"command": "echo $(( <img src=x> ))"}),), workspace)
+    assert "Why: " in said(hostile)
+    assert "<img" not in hostile.summary  # a snippet is text
+    assert tags_in(hostile.summary) <= OUR_TAGS
+    assert "Why:" not in said(describe_queue((ToolCall("c1", "run_shell", {"command": "rm -rf build"}),), workspace))
+
+
 def test_leading_blank_lines_cannot_push_a_command_out_of_view(workspace):
     command = "\n" * 40 + "touch hidden.txt"
     card = describe_queue((ToolCall("c1", "run_shell", {"command": command}),), workspace)
