@@ -149,7 +149,7 @@ def compose_app(settings: Settings, *, client: ModelBackend | None = None, tools
         rules.wire(after=[load])
         mcp.wire()
         watch.wire(after=[page.chat_id.change, sidebar.language.input])
-        files.wire(demo, after=[load, *page.answers])
+        files.wire(demo, after=[load, *page.answers], follower=chat.follower)
         chat.card.show_after([load, *page.answers, *switches])
     show_progress_on_first_output(demo)
     return demo

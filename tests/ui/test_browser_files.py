@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, send, wait_for_event_end
+from tests.ui.conftest import CHROMIUM, SCREENS, in_view, open_app, reload_app, send, wait_for_event_end
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
@@ -152,6 +152,14 @@ def test_undo_in_the_chat_restores_an_edited_file_exactly_and_removes_a_created_
     undo_in_chat(page, "created.txt")
     expect(page.locator(".toast-body").last).to_contain_text("created.txt was removed")
     assert not (running_app.workspace / "created.txt").exists()
+    # Each row says what happened instead of offering an Undo that could only say it is done already, after a
+    # reload too (the rows are drawn from the undo's record).
+    for path in ("edited.txt", "created.txt"):
+        expect(call_row(page, path)).to_contain_text("↩ Undone")
+        expect(call_row(page, path).locator("button.undo")).to_have_count(0)
+    reload_app(page)
+    expect(call_row(page, "created.txt")).to_contain_text("↩ Undone")
+    expect(page.locator("#chat button.undo")).to_have_count(0)
 
 
 def test_a_file_changed_since_shows_the_diff_and_asks(running_app, page):

@@ -136,6 +136,11 @@ def open_calls(rows: Sequence[CheckpointRow]) -> list[str]:
     return list(dict.fromkeys(row.call_id for row in rows if not row.undone))
 
 
+def undone_calls(rows: Sequence[CheckpointRow]) -> frozenset[str]:
+    """The calls whose every change was undone: nothing of theirs is left to undo."""
+    return frozenset(row.call_id for row in rows) - set(open_calls(rows))
+
+
 def kept(picked: object, offered: Sequence[T], default: T | None) -> T | None:
     """The person's pick while the list still offers it, else the default: a refresh of a list never moves a pick,
     and never keeps one that means nothing now. (A sequence, not a set: a value sent to the API may be anything.)"""

@@ -17,6 +17,11 @@ def undo_button(call_id: str, language: str) -> Html:
     )
 
 
+def undone_mark(language: str) -> Html:
+    """What a write's row shows once its change was undone, in the button's place."""
+    return tag("span", t(language, "files_undone_mark"), cls="undone")
+
+
 def no_undo_note(language: str) -> Html:
     """What a command's panel says instead of an Undo button."""
     return tag("p", t(language, "files_commands_cannot"), cls="no-undo")

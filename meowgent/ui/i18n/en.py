@@ -480,6 +480,7 @@ TEXT: dict[str, str] = {
     "files_mark_changed": "changed",
     "files_mark_pending": "counting…",
     "files_undo": "↩ Undo this change",
+    "files_undone_mark": "↩ Undone",
     "files_undo_since": "↩ Undo everything since this message",
     "files_undone": "{name} is back as it was before the change.",
     "files_removed": "{name} was removed: the agent had created it.",

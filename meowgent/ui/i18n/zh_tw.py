@@ -446,6 +446,7 @@ TEXT: dict[str, str] = {
     "files_mark_changed": "已變更",
     "files_mark_pending": "計算中…",
     "files_undo": "↩ 復原這項變更",
+    "files_undone_mark": "↩ 已復原",
     "files_undo_since": "↩ 復原這則訊息之後的所有變更",
     "files_undone": "{name} 已回到變更前的樣子。",
     "files_removed": "已移除 {name}：它是代理程式建立的。",

@@ -30,6 +30,7 @@ from meowgent.ui.i18n import t
 from meowgent.ui.panels.shared import Page
 from meowgent.ui.panels.undo import UndoPanel
 from meowgent.ui.routes.fileroutes import TICKET_COOKIE, Links
+from meowgent.ui.state.follow import Follower
 
 DOWNLOAD = """(url) => {
   if (!url) return;
@@ -154,12 +155,13 @@ class FilesPanel:
             self.download: gr.update(visible=shown is not None),
         }
 
-    def wire(self, demo: gr.Blocks, *, after: list[Any]) -> None:
-        """Bind the panel; `after`: the events after which the tree may have changed (opening a chat, an answer)."""
+    def wire(self, demo: gr.Blocks, *, after: list[Any], follower: Follower) -> None:
+        """Bind the panel; `after`: the events after which the tree may have changed (opening a chat, an answer);
+        `follower` draws the chat again after an undo."""
         self._wire_browsing(after)
         self._wire_downloads()
         self._wire_uploads()
-        self.undo.wire(demo)
+        self.undo.wire(demo, follower=follower)
 
     # ---- bindings ----
 

@@ -9,6 +9,7 @@ under the chat (`question_box`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 import gradio as gr
@@ -19,6 +20,7 @@ from meowgent.files.checkpoints import UndoReport
 from meowgent.files.errors import FileRefused
 from meowgent.ui.html import fileview
 from meowgent.ui.panels.shared import Page
+from meowgent.ui.state.follow import Follower
 
 UNDO_CLICKS = """
 () => {
@@ -122,22 +124,34 @@ class UndoPanel:
 
     # ---- bindings ----
 
-    def wire(self, demo: gr.Blocks) -> None:
-        """Bind the buttons (the files panel's refreshes fill the lists, with `offered`)."""
+    def wire(self, demo: gr.Blocks, *, follower: Follower) -> None:
+        """Bind the buttons (the files panel's refreshes fill the lists, with `offered`); after each, the chat is
+        drawn again by `follower`, so the rows of the calls undone say so."""
         demo.load(None, js=UNDO_CLICKS)
+        self.follower = follower
         action, chat_state = self.page.context.chat_action, [self.page.owner_key, self.page.chat_id]
         undo_in = [*chat_state, self.listing.folder]
         undo_out = [*self.listing.shown, *self.lists, self.waiting, self.question, self.question_text]
-        self.undo_change.click(action(self.on_undo_change), [*undo_in, self.changes], undo_out, concurrency_limit=None)
-        self.undo_since.click(action(self.on_undo_since), [*undo_in, self.since], undo_out, concurrency_limit=None)
-        self.undo_call_go.click(
-            action(self.on_undo_call),
-            [*chat_state, self.undo_call, self.listing.folder],
-            undo_out,
-            js=SEND_UNDO_CALL,
-            concurrency_limit=None,
-        )
-        self.undo_anyway.click(action(self.on_undo_anyway), [*undo_in, self.waiting], undo_out, concurrency_limit=None)
+        undos = [
+            self.undo_change.click(
+                action(self.on_undo_change), [*undo_in, self.changes], undo_out, concurrency_limit=None
+            ),
+            self.undo_since.click(action(self.on_undo_since), [*undo_in, self.since], undo_out, concurrency_limit=None),
+            self.undo_call_go.click(
+                action(self.on_undo_call),
+                [*chat_state, self.undo_call, self.listing.folder],
+                undo_out,
+                js=SEND_UNDO_CALL,
+                concurrency_limit=None,
+            ),
+            self.undo_anyway.click(
+                action(self.on_undo_anyway), [*undo_in, self.waiting], undo_out, concurrency_limit=None
+            ),
+        ]
+        for undo in undos:
+            undo.then(
+                action(self.redraw_chat), chat_state, follower.shown, concurrency_limit=None, show_progress="hidden"
+            )
         self.undo_keep.click(
             lambda: {self.waiting: {}, self.question: gr.update(visible=False)}, None, [self.waiting, self.question]
         )
@@ -146,6 +160,13 @@ class UndoPanel:
         return self.page.context.language_of(request)
 
     # ---- undo ----
+
+    def redraw_chat(self, key: str, chat: str, request: gr.Request) -> Iterator[dict[Any, Any]]:
+        """The chat drawn again after an undo; while an answer runs, its own frames do it (a second stream of frames
+        into the same page would only double the browser's work)."""
+        owner = self.page.context.known_owner(key, request)
+        if not self.page.service.is_running(owner, chat):
+            yield from self.follower.follow(owner, chat, request)
 
     def _undone(self, owner: str, chat: str, folder: str, report: UndoReport, asked: dict, request: gr.Request):
         language = self._language_of(request)

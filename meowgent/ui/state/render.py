@@ -7,7 +7,7 @@ question about the world, where a symbolic link sends a write, is a function the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -40,7 +40,7 @@ from meowgent.ui.html.callhtml import arguments_html, label, output_html, trim_f
 from meowgent.ui.html.prose import LiveProse, prose_html
 from meowgent.ui.html.safehtml import Html, block, escape, join, tag, visible_lines
 from meowgent.ui.html.tooltext import TEXTS, Look, look_of, tool_look
-from meowgent.ui.html.undobutton import no_undo_note, undo_button
+from meowgent.ui.html.undobutton import no_undo_note, undo_button, undone_mark
 from meowgent.ui.i18n import ENGLISH, error_text, not_run_text, notice_text, t
 from meowgent.ui.state.livecall import LiveCall, StreamedText
 
@@ -71,6 +71,7 @@ CHAT_CSS = """
 .mg details summary { cursor: pointer; opacity: 0.8; }
 #chat button.undo { margin-left: 0.75em; padding: 0 0.5em; border: 1px solid currentColor; border-radius: 6px;
   font-size: 0.85em; cursor: pointer; }
+#chat .undone { margin-left: 0.75em; font-size: 0.85em; opacity: 0.7; }
 """
 """The look of the classes used here; the app adds it to the page's style sheet."""
 
@@ -101,6 +102,8 @@ class _Call:
     """Seconds the model has been writing this call while Ollama holds its text back."""
     not_run: tuple[NotRun, Mapping[str, Any]] | None = None
     """Why it did not run, and the reason given: said in the page's language instead of the note to the model."""
+    undone: bool = False
+    """Every file change it made was undone since: its row says so instead of offering Undo."""
 
 
 @dataclass
@@ -198,6 +201,12 @@ class ChatView:
                 self._finish(reason)
         return True
 
+    def mark_undone(self, call_ids: Collection[str]) -> None:
+        """The calls whose every file change was undone (`meowgent.ui.html.fileview.undone_calls`): their rows say
+        "Undone" instead of offering Undo, which would only answer that it was undone already."""
+        for call_id, panel in self._calls.items():
+            panel.undone = call_id in call_ids
+
     def messages(self) -> list[gr.ChatMessage]:
         """The page's messages; an item rendered before and unchanged since is not rendered again."""
         out = []
@@ -247,7 +256,7 @@ def _version(item: _Item) -> tuple[Any, ...]:
             return (prose.length, seconds)
         case _Call():
             changes = (item.raw.length, item.call is not None, len(item.result), item.duration, item.edited)
-            return (item.state, int(item.silent), *changes)
+            return (item.state, int(item.silent), item.undone, *changes)
     return ()
 
 
@@ -339,7 +348,7 @@ def _undo_parts(panel: _Call, language: str, tools: ToolRegistry) -> tuple[Html,
     if call is None or panel.state != "done":
         return Html(""), Html("")
     if call.name in tools.all() and can_undo(tools.get(call.name)):
-        return undo_button(call.id, language), Html("")
+        return (undone_mark(language) if panel.undone else undo_button(call.id, language)), Html("")
     if tool_look(call.name, tools) is Look.RUN:
         return Html(""), no_undo_note(language)
     return Html(""), Html("")

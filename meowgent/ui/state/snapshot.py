@@ -14,6 +14,7 @@ from meowgent.chats.service import ChatService
 from meowgent.llm.backend import ModelBackend
 from meowgent.llm.errors import ModelError
 from meowgent.tools.registry import ToolRegistry
+from meowgent.ui.html.fileview import undone_calls
 from meowgent.ui.state.approval import Commands, describe_queue
 from meowgent.ui.state.editform import form_for
 from meowgent.ui.state.frame import Snapshot
@@ -64,6 +65,7 @@ class Snapshots:
 
     def take(self, owner: str, chat: str, view: ChatView, *, previous: Snapshot | None = None) -> Snapshot:
         """`chat` as `view` renders it now; `previous` (this event's last) lends its card if the same calls wait."""
+        view.mark_undone(self._undone_calls(owner, chat))
         language, messages = view.language, view.messages()
         try:
             running = self.service.is_running(owner, chat)
@@ -98,3 +100,10 @@ class Snapshots:
             network=network,
             window=window,
         )
+
+    def _undone_calls(self, owner: str, chat: str) -> frozenset[str]:
+        """The calls of the chat whose changes were all undone (none for a chat not the owner's)."""
+        try:
+            return undone_calls(self.service.files.changes(owner, chat))
+        except ChatError:
+            return frozenset()

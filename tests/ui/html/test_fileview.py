@@ -119,6 +119,8 @@ def test_only_changes_not_undone_yet_can_be_picked_to_undo():
         CheckpointRow(3, "c", "call1", 2, "c.txt", None, 0, "h", 1, 0.0, True, True),
     ]
     assert fileview.open_calls(rows) == ["call1"]  # once, though two of its files; call2 is undone
+    assert fileview.undone_calls(rows) == {"call2"}  # call1 still has a change to undo
+    assert fileview.undone_calls([*rows[1:]]) == {"call1", "call2"}
 
 
 JSON = st.recursive(

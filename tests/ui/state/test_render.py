@@ -396,6 +396,19 @@ def test_a_finished_write_carries_its_undo_on_the_row_seen_without_opening_it():
     assert "↩ 復原這項變更" in title_of(panel(chinese, write.id))
 
 
+def test_a_write_undone_says_so_on_its_row_instead_of_offering_undo_again():
+    view = view_of(*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "Wrote notes.md.", "done", 0.1))
+    view.messages()  # drawn once with its button: the row is drawn again when the undo is known
+    view.mark_undone({WRITE.id})
+    row = panel(view, WRITE.id).metadata["title"]
+    assert title_of(panel(view, WRITE.id)).startswith("Write notes.md↩ Undone")
+    assert "button" not in row
+    view.language = CHINESE
+    assert "↩ 已復原" in title_of(panel(view, WRITE.id))
+    view.mark_undone(())  # its change written again, say: Undo is offered again
+    assert "button" in panel(view, WRITE.id).metadata["title"]
+
+
 @pytest.mark.parametrize("status", ["error", "rejected"])
 def test_a_write_that_did_not_happen_has_no_undo(status):
     view = view_of(*ready(WRITE), ToolResult(WRITE.id, WRITE.name, "No.", status, 0.1))
