@@ -228,6 +228,13 @@ def test_another_client_cannot_open_a_chat_by_its_id(running_app):
     assert "secret" not in json.dumps(opened)
     chat, _card = screen(bob.predict(bob_key, "", api_name="/on_approve"))
     assert "secret" not in json.dumps(chat)
+    # The chat drawn again after an undo: no frame of it for anyone but its owner.
+    assert "secret" in json.dumps(alice.predict(alice_key, alice_chat, api_name="/redraw_chat"))
+    try:
+        redrawn = bob.predict(bob_key, alice_chat, api_name="/redraw_chat")
+    except Exception as refused:  # gradio_client raises its own AppError
+        redrawn = str(refused)
+    assert "secret" not in json.dumps(redrawn)
 
 
 def test_another_clients_rules_cannot_let_an_owners_risky_call_run(running_app):

@@ -164,8 +164,12 @@ class UndoPanel:
     def redraw_chat(self, key: str, chat: str, request: gr.Request) -> Iterator[dict[Any, Any]]:
         """The chat drawn again after an undo; while an answer runs, its own frames do it (a second stream of frames
         into the same page would only double the browser's work)."""
-        owner = self.page.context.known_owner(key, request)
-        if not self.page.service.is_running(owner, chat):
+        owner = self.page.context.owner_of(key, request)
+        try:
+            running = self.page.service.is_running(owner, chat)
+        except ChatError:  # not this caller's chat: the undo itself said so, once is enough
+            return
+        if not running:
             yield from self.follower.follow(owner, chat, request)
 
     def _undone(self, owner: str, chat: str, folder: str, report: UndoReport, asked: dict, request: gr.Request):
