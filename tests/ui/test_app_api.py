@@ -442,3 +442,16 @@ def test_every_field_a_person_can_reach_has_a_name_a_screen_reader_says(running_
     }
     unnamed = [component["props"].get("elem_id") for component in reachable if not component["props"].get("label")]
     assert unnamed == []
+
+
+def test_the_frames_of_streamed_text_leave_the_stores_write_lock_to_the_recorder(running_app, client, monkeypatch):
+    """Which calls are undone is a write transaction of the store: read for whole frames, not for every frame."""
+    running_app.ollama.script(reply("Purr. " * 300, chunk_size=6, delay=0.01))  # about 3 s: 15 frames of text
+    key, _, _ = open_page(client)
+    files = running_app.demo.service.files
+    reads = []
+    monkeypatch.setattr(files, "changes", lambda owner, chat: reads.append(chat) or [])
+    frames = list(client.submit(key, "hello", api_name="/on_send"))
+    assert "Purr. Purr." in chat_text(screen(frames[-1])[0])
+    assert len(frames) >= 10  # the answer streamed in many frames
+    assert 1 <= len(reads) < len(frames) / 2

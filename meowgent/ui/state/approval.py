@@ -234,7 +234,7 @@ def _step(
         parts.append(tag("div", t(language, "files_commands_cannot")))
     if description.diff is not None:
         parts.append(diff_html(description.diff, language, limit=CARD_BOX_CHARS))
-        return Step(join(parts), cut=boxed and lines_chars(description.diff.lines) > CARD_BOX_CHARS)
+        return Step(join(parts), cut=boxed and bool(description.details))  # the box holds a diff the card cuts
     if external(call.name, tools):  # its fields are in the summary, its JSON whole in `details` only when folded
         return Step(join(parts), cut=boxed and bool(description.details))
     if not boxed:

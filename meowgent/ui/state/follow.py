@@ -64,6 +64,6 @@ class Follower:
                 changed |= view.apply(event)
             draw = throttle.due(news=bool(batch), status=changed, now=time.monotonic())
             if draw is not None:
-                snapshot = self.snapshots.take(owner, chat, view, previous=snapshot)
+                snapshot = self.snapshots.take(owner, chat, view, previous=snapshot, whole=draw is Draw.WHOLE)
                 yield (frame if draw is Draw.WHOLE else chat_frame)(snapshot, language, self.targets)
         yield frame(self.snapshots.take(owner, chat, view, previous=snapshot), language, self.targets)

@@ -63,9 +63,16 @@ class Snapshots:
         self.tools = tools
         self.commands = commands
 
-    def take(self, owner: str, chat: str, view: ChatView, *, previous: Snapshot | None = None) -> Snapshot:
-        """`chat` as `view` renders it now; `previous` (this event's last) lends its card if the same calls wait."""
-        view.mark_undone(self._undone_calls(owner, chat))
+    def take(
+        self, owner: str, chat: str, view: ChatView, *, previous: Snapshot | None = None, whole: bool = True
+    ) -> Snapshot:
+        """`chat` as `view` renders it now; `previous` (this event's last) lends its card if the same calls wait.
+
+        A `whole` frame's snapshot also reads which calls' changes are undone: that read is a write transaction of
+        the store, which the recorder of a streaming answer waits on, so the frames of streamed text keep the marks
+        of the last whole one."""
+        if whole:
+            view.mark_undone(self._undone_calls(owner, chat))
         language, messages = view.language, view.messages()
         try:
             running = self.service.is_running(owner, chat)
