@@ -40,7 +40,13 @@ def login_for(settings: Settings) -> tuple[tuple[str, str] | None, bool]:
 def main(argv: Sequence[str] | None = None) -> None:
     settings = parse_settings(argv)
     if settings.workspace == default_workspace():  # named on the first line printed below
-        settings.workspace.mkdir(mode=0o700, exist_ok=True)
+        try:
+            settings.workspace.mkdir(mode=0o700, exist_ok=True)
+        except OSError as exc:  # a home folder that does not exist, or that we may not write in
+            sys.exit(
+                f"Meowgent can't make its workspace folder {settings.workspace} ({exc.strerror}). "
+                "Pick a folder with --workspace."
+            )
     if not settings.workspace.is_dir():
         sys.exit(
             f"The workspace folder {settings.workspace} does not exist. Create it or pick another with --workspace."

@@ -125,6 +125,17 @@ def test_share_offline_says_so_requires_the_printed_password_and_the_page_says_h
         app.wait(10)
 
 
+def test_a_home_folder_that_does_not_exist_is_a_plain_message(tmp_path):
+    missing = tmp_path / "no-such-home"
+    app = run_app("--data-dir", str(tmp_path / "d"), HOME=str(missing))
+    out, _ = app.communicate(timeout=60)
+    assert app.returncode != 0
+    assert f"Meowgent can't make its workspace folder {missing / 'meowgent-workspace'}" in out
+    assert "--workspace" in out
+    assert "Traceback" not in out
+    assert not missing.exists()
+
+
 def test_a_busy_port_is_a_plain_message_and_the_default_workspace_is_made_before_it(tmp_path):
     # One start serves both: the app stops at the busy port right after preparing its folders, the default
     # workspace (none is given, so $HOME/meowgent-workspace) among them.
